@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+// transfertop: a terminal transfer monitor, and TransferKit, the URLSession model on libcurl.
+import PackageDescription
+
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+]
+
+let package = Package(
+    name: "transfertop",
+    products: [
+        .library(name: "TransferKit", targets: ["TransferKit"]),
+        .executable(name: "transfertop", targets: ["transfertop"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+    ],
+    targets: [
+        // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
+            providers: [.apt(["libncursesw5-dev"])]),
+        // Pure value types and logic: states, metrics, errors, exports, resume data. No I/O.
+        .target(name: "TransferModel", dependencies: ["CCurl"]),
+        // The engine: sessions, tasks and the libcurl transfer thread.
+        .target(name: "TransferKit", dependencies: ["TransferModel", "CCurl"]),
+        // A loopback HTTP/1.1 + HTTPS + HTTP/2 server for tests, benchmarks and the demo.
+        .target(name: "LoopbackServer", dependencies: nio),
+        // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
+        .target(name: "TransferTopUI", dependencies: ["TransferModel"]),
+        // The command line, line mode, ncurses backend and demo, as a testable library.
+        .target(name: "TransferTopCLI", dependencies: ["TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses"]),
+        .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
+        .testTarget(name: "TransferModelTests", dependencies: ["TransferModel"]),
+        .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer"]),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
+        .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI"]),
+        .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer"]),
+    ]
+)

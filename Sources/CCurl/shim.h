@@ -1,0 +1,145 @@
+// Typed, non-variadic wrappers over libcurl and the few OpenSSL calls we need.
+//
+// Why this file exists: Swift cannot call C variadic functions (curl_easy_setopt,
+// curl_easy_getinfo, curl_multi_setopt, curl_share_setopt), and it does not import the
+// CURLAUTH_* cast macros. One wrapper per argument type keeps every call typed.
+#ifndef TRANSFERKIT_CCURL_SHIM_H
+#define TRANSFERKIT_CCURL_SHIM_H
+
+#include <curl/curl.h>
+#include <openssl/ssl.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <stdint.h>
+#include <string.h>
+
+// MARK: easy setopt, one per argument type
+
+static inline CURLcode tk_easy_setopt_long(CURL *_Nonnull h, CURLoption o, long v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode tk_easy_setopt_off(CURL *_Nonnull h, CURLoption o, curl_off_t v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode tk_easy_setopt_ptr(CURL *_Nonnull h, CURLoption o, const void *_Nullable v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode tk_easy_setopt_str(CURL *_Nonnull h, CURLoption o, const char *_Nullable v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode tk_easy_setopt_slist(CURL *_Nonnull h, CURLoption o, struct curl_slist *_Nullable v) {
+    return curl_easy_setopt(h, o, v);
+}
+
+typedef size_t (*tk_data_callback)(char *_Nonnull, size_t, size_t, void *_Nullable);
+typedef int (*tk_xferinfo_callback)(void *_Nullable, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
+typedef int (*tk_prereq_callback)(void *_Nullable, char *_Nullable, char *_Nullable, int, int);
+typedef curl_socket_t (*tk_opensocket_callback)(void *_Nullable, curlsocktype, struct curl_sockaddr *_Nonnull);
+typedef int (*tk_closesocket_callback)(void *_Nullable, curl_socket_t);
+typedef int (*tk_seek_callback)(void *_Nullable, curl_off_t, int);
+
+static inline CURLcode tk_easy_setopt_data_cb(CURL *_Nonnull h, CURLoption o, tk_data_callback _Nullable cb) {
+    return curl_easy_setopt(h, o, cb);
+}
+static inline CURLcode tk_easy_setopt_xferinfo_cb(CURL *_Nonnull h, tk_xferinfo_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb);
+}
+static inline CURLcode tk_easy_setopt_prereq_cb(CURL *_Nonnull h, tk_prereq_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, cb);
+}
+static inline CURLcode tk_easy_setopt_seek_cb(CURL *_Nonnull h, tk_seek_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb);
+}
+
+// MARK: easy getinfo, one per result type
+
+static inline CURLcode tk_easy_getinfo_long(CURL *_Nonnull h, CURLINFO i, long *_Nonnull out) {
+    return curl_easy_getinfo(h, i, out);
+}
+static inline CURLcode tk_easy_getinfo_off(CURL *_Nonnull h, CURLINFO i, curl_off_t *_Nonnull out) {
+    return curl_easy_getinfo(h, i, out);
+}
+static inline CURLcode tk_easy_getinfo_str(CURL *_Nonnull h, CURLINFO i, const char *_Nullable *_Nonnull out) {
+    char *p = NULL;
+    CURLcode rc = curl_easy_getinfo(h, i, &p);
+    *out = p;
+    return rc;
+}
+static inline CURLcode tk_easy_getinfo_ptr(CURL *_Nonnull h, CURLINFO i, void *_Nullable *_Nonnull out) {
+    char *p = NULL;
+    CURLcode rc = curl_easy_getinfo(h, i, &p);
+    *out = p;
+    return rc;
+}
+
+// MARK: multi and share setopt
+
+static inline CURLMcode tk_multi_setopt_long(CURLM *_Nonnull m, CURLMoption o, long v) {
+    return curl_multi_setopt(m, o, v);
+}
+static inline CURLSHcode tk_share_setopt_long(CURLSH *_Nonnull s, CURLSHoption o, long v) {
+    return curl_share_setopt(s, o, v);
+}
+typedef void (*tk_share_lock_cb)(CURL *_Nullable, curl_lock_data, curl_lock_access, void *_Nullable);
+typedef void (*tk_share_unlock_cb)(CURL *_Nullable, curl_lock_data, void *_Nullable);
+static inline CURLSHcode tk_share_set_locks(CURLSH *_Nonnull s, tk_share_lock_cb _Nonnull lock,
+                                            tk_share_unlock_cb _Nonnull unlock, void *_Nullable ctx) {
+    CURLSHcode rc = curl_share_setopt(s, CURLSHOPT_LOCKFUNC, lock);
+    if (rc != CURLSHE_OK) return rc;
+    rc = curl_share_setopt(s, CURLSHOPT_UNLOCKFUNC, unlock);
+    if (rc != CURLSHE_OK) return rc;
+    return curl_share_setopt(s, CURLSHOPT_USERDATA, ctx);
+}
+
+// MARK: constants Swift does not import (cast macros)
+
+static const unsigned long TK_CURLAUTH_BASIC = CURLAUTH_BASIC;
+static const unsigned long TK_CURLAUTH_DIGEST = CURLAUTH_DIGEST;
+static const unsigned long TK_CURLAUTH_ANY = CURLAUTH_ANY;
+static const unsigned long TK_CURLAUTH_NONE = CURLAUTH_NONE;
+static const long TK_CURL_SOCKET_BAD = (long)CURL_SOCKET_BAD;
+
+// MARK: CURLMsg accessors (the union is awkward from Swift)
+
+static inline CURL *_Nullable tk_msg_easy(CURLMsg *_Nonnull m) { return m->easy_handle; }
+static inline CURLcode tk_msg_result(CURLMsg *_Nonnull m) { return m->data.result; }
+static inline int tk_msg_is_done(CURLMsg *_Nonnull m) { return m->msg == CURLMSG_DONE; }
+
+// MARK: TLS facts, read while the connection is attached (libcurl forgets them after DONE)
+
+/// Writes the negotiated TLS version and cipher names into the buffers. Returns 1 when the
+/// handle has a live OpenSSL connection, 0 otherwise.
+static inline int tk_tls_info(CURL *_Nonnull h, char *_Nonnull version, size_t vlen,
+                              char *_Nonnull cipher, size_t clen) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(h, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return 0;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return 0;
+    SSL *ssl = (SSL *)info->internals;
+    const char *v = SSL_get_version(ssl);
+    const char *c = SSL_get_cipher_name(ssl);
+    if (v == NULL || c == NULL) return 0;
+    strncpy(version, v, vlen - 1); version[vlen - 1] = 0;
+    strncpy(cipher, c, clen - 1); cipher[clen - 1] = 0;
+    return 1;
+}
+
+// MARK: SHA-256 (OpenSSL's EVP; used for resume-data integrity and file checksums)
+
+typedef struct tk_sha256_ctx { EVP_MD_CTX *_Nullable md; } tk_sha256_ctx;
+
+static inline tk_sha256_ctx tk_sha256_begin(void) {
+    tk_sha256_ctx c;
+    c.md = EVP_MD_CTX_new();
+    if (c.md) EVP_DigestInit_ex(c.md, EVP_sha256(), NULL);
+    return c;
+}
+static inline void tk_sha256_update(tk_sha256_ctx *_Nonnull c, const void *_Nullable p, size_t n) {
+    if (c->md && n > 0) EVP_DigestUpdate(c->md, p, n);
+}
+/// Writes 32 bytes into out and frees the context.
+static inline void tk_sha256_end(tk_sha256_ctx *_Nonnull c, unsigned char *_Nonnull out) {
+    unsigned int len = 0;
+    if (c->md) { EVP_DigestFinal_ex(c->md, out, &len); EVP_MD_CTX_free(c->md); c->md = NULL; }
+}
+
+#endif
