@@ -1,0 +1,80 @@
+/// Human numbers for narrow columns: bytes, speeds, durations. Every result fits a fixed
+/// width (bytes ≤ 8 columns, speed ≤ 10, ETA ≤ 6), so tables never jitter.
+public enum Units {
+    private static let suffixes = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+
+    /// `512 B`, `1.5 KiB`, `12.3 MiB`, `123 MiB` (IEC units; one decimal below 100).
+    public static func bytes(_ count: Int64) -> String {
+        guard count >= 1024 else { return "\(Swift.max(0, count)) B" }
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < suffixes.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return "\(decimal(value)) \(suffixes[unit])"
+    }
+
+    /// `1.2 MiB/s`; `0 B/s` when idle.
+    public static func speed(_ bytesPerSecond: Double) -> String {
+        guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "0 B/s" }
+        return bytes(Int64(bytesPerSecond)) + "/s"
+    }
+
+    /// `42s`, `1m05s`, `2h03m`, `3d04h`; `--` when unknown (nil, infinite or negative).
+    public static func eta(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite, seconds >= 0 else { return "--" }
+        let s = Int(seconds.rounded(.up))
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m" + twoDigits(s % 60) + "s" }
+        if s < 86400 { return "\(s / 3600)h" + twoDigits(s / 60 % 60) + "m" }
+        return s / 86400 > 99 ? ">99d" : "\(s / 86400)d" + twoDigits(s / 3600 % 24) + "h"
+    }
+
+    /// Milliseconds for the waterfall: `0.4ms`, `12ms`, `1234ms`, `12.3s`.
+    public static func millis(_ ms: Double) -> String {
+        if ms < 1 { return "\(decimal(Swift.max(0, ms)))ms" }
+        if ms < 10_000 { return "\(Int(ms.rounded()))ms" }
+        return "\(decimal(ms / 1000))s"
+    }
+
+    /// One decimal below 100, none above: `1.5`, `12.3`, `123`.
+    static func decimal(_ value: Double) -> String {
+        if value >= 99.95 { return "\(Int(value.rounded()))" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+
+/// Padding and truncation by display width (not by `Character` count, which is wrong for CJK).
+public enum TextFit {
+    /// `text` cut to `width` columns (an ellipsis marks the cut), padded with spaces to `width`.
+    public static func pad(_ text: String, _ width: Int, ellipsis: String = "…") -> String {
+        let fitted = truncate(text, width, ellipsis: ellipsis)
+        return fitted + String(repeating: " ", count: Swift.max(0, width - DisplayWidth.of(fitted)))
+    }
+
+    /// Right-aligned in `width` columns.
+    public static func padLeft(_ text: String, _ width: Int) -> String {
+        let fitted = truncate(text, width, ellipsis: "")
+        return String(repeating: " ", count: Swift.max(0, width - DisplayWidth.of(fitted))) + fitted
+    }
+
+    /// At most `width` columns; when cut, the last column is the ellipsis.
+    public static func truncate(_ text: String, _ width: Int, ellipsis: String = "…") -> String {
+        guard width > 0 else { return "" }
+        guard DisplayWidth.of(text) > width else { return text }
+        let room = width - DisplayWidth.of(ellipsis)
+        var out = ""
+        var used = 0
+        for c in text {
+            let w = DisplayWidth.of(c)
+            if used + w > room { break }
+            out.append(c)
+            used += w
+        }
+        return out + (room >= 0 ? ellipsis : "")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TransferModel
+
+/// Pure translation of transaction metrics into waterfall segments (SPEC S9, T3).
+public enum Waterfall {
+    /// The hops of a task on one shared time scale starting at the task's interval start.
+    public static func hops(_ metrics: TaskMetrics, now: Date) -> [WaterfallHop] {
+        metrics.transactionMetrics.enumerated().map { index, t in
+            hop(t, number: index + 1, origin: metrics.taskIntervalStart, now: now)
+        }
+    }
+
+    /// The scale's length in ms: the task's whole interval, or up to `now` while it runs, and
+    /// never shorter than the last segment (clocks of engine and monitor may disagree).
+    public static func scaleMs(_ metrics: TaskMetrics, hops: [WaterfallHop], now: Date) -> Double {
+        let end = metrics.taskIntervalEnd ?? now
+        let interval = end.timeIntervalSince(metrics.taskIntervalStart) * 1000
+        let last = hops.flatMap(\.segments).map(\.endMs).max() ?? 0
+        return Swift.max(interval, last, 0.001)
+    }
+
+    public static func hop(_ t: TransactionMetrics, number: Int, origin: Date, now: Date) -> WaterfallHop {
+        let live = t.currentPhase != .done
+        let ms = { (d: Date) in d.timeIntervalSince(origin) * 1000 }
+        let nowMs = ms(now)
+        var segments: [WaterfallSegment] = []
+        for (phase, start, end) in intervals(t) {
+            guard let start else { continue }
+            if let end {
+                segments.append(WaterfallSegment(phase: phase, startMs: ms(start), endMs: ms(end)))
+            } else if live {
+                // An open phase of a running hop grows to "now".
+                segments.append(WaterfallSegment(phase: phase, startMs: ms(start), endMs: Swift.max(ms(start), nowMs), isRunning: true))
+            }
+        }
+        let status = t.statusCode.map(String.init) ?? (live ? "…" : "---")
+        return WaterfallHop(label: "#\(number) \(status)", segments: segments,
+                            isReused: t.isReusedConnection, currentPhase: WaterfallPhase(t.currentPhase),
+                            failed: t.errorDescription != nil)
+    }
+
+    /// Start and end of every phase; a phase that did not happen has a nil start.
+    ///
+    /// URLSession counts the TLS handshake inside connect (connectEnd comes after
+    /// secureConnectionEnd); we cut connect at the TLS start so the two do not overlap.
+    static func intervals(_ t: TransactionMetrics) -> [(WaterfallPhase, Date?, Date?)] {
+        let connectEnd = t.secureConnectionStartDate.map { s in t.connectEndDate.map { min($0, s) } ?? s } ?? t.connectEndDate
+        let queueEnd = t.queueEndDate
+        return [
+            (.queued, queueEnd == nil && t.currentPhase != .queued ? nil : t.fetchStartDate, queueEnd),
+            (.dns, t.domainLookupStartDate, t.domainLookupEndDate),
+            (.connect, t.connectStartDate, connectEnd),
+            (.tls, t.secureConnectionStartDate, t.secureConnectionEndDate),
+            (.request, t.requestStartDate, t.requestEndDate),
+            (.wait, t.requestEndDate, t.responseStartDate),
+            (.receive, t.responseStartDate, t.responseEndDate),
+        ]
+    }
+}

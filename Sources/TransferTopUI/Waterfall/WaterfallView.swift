@@ -1,0 +1,82 @@
+import Foundation
+import TransferModel
+
+/// Draws waterfall hops as lines of spans: `label bar numbers` (SPEC T3).
+public enum WaterfallView {
+    static let labelWidth = 8
+
+    /// An axis line then one line per hop, each at most `width` columns.
+    public static func lines(_ metrics: TaskMetrics, now: Date, width: Int, utf8: Bool) -> [[Span]] {
+        let hops = Waterfall.hops(metrics, now: now)
+        guard !hops.isEmpty else { return [[Span("no transactions yet", .dim)]] }
+        let scale = Waterfall.scaleMs(metrics, hops: hops, now: now)
+        let bar = barWidth(for: width)
+        return [axis(scale: scale, barWidth: bar)] + hops.map { line($0, scaleMs: scale, barWidth: bar, utf8: utf8) }
+    }
+
+    /// About a third of the width for the bar; the rest for label and numbers.
+    public static func barWidth(for width: Int) -> Int {
+        Swift.max(8, Swift.min(50, (width - labelWidth - 1) / 3))
+    }
+
+    static func axis(scale: Double, barWidth: Int) -> [Span] {
+        let total = Units.millis(scale)
+        let gap = Swift.max(1, barWidth - 1 - DisplayWidth.of(total))
+        return [Span(TextFit.pad("", labelWidth + 1)), Span("0" + String(repeating: " ", count: gap) + total, .dim)]
+    }
+
+    public static func line(_ hop: WaterfallHop, scaleMs: Double, barWidth: Int, utf8: Bool) -> [Span] {
+        var spans = [Span(TextFit.pad(hop.label, labelWidth) + " ", hop.failed ? .error : .text)]
+        spans += bar(hop, scaleMs: scaleMs, width: barWidth, utf8: utf8)
+        if hop.isReused { spans.append(Span(" reused", .phaseMark)) }
+        spans += numbers(hop, utf8: utf8)
+        if hop.failed { spans.append(Span(" failed", .error)) }
+        return spans
+    }
+
+    /// Exactly `width` cells; later phases win a shared cell, and any phase that took time
+    /// gets at least one cell so a 1 ms DNS lookup is still visible on a 10 s scale.
+    public static func bar(_ hop: WaterfallHop, scaleMs: Double, width: Int, utf8: Bool) -> [Span] {
+        guard width > 0 else { return [] }
+        var cells = Array(repeating: Span(" ", .text), count: width)
+        for s in hop.segments where s.durationMs > 0 || s.isRunning {
+            let c0 = Swift.min(width - 1, Swift.max(0, Int(s.startMs / scaleMs * Double(width))))
+            let c1 = Swift.min(width, Swift.max(c0 + 1, Int((s.endMs / scaleMs * Double(width)).rounded())))
+            for c in c0..<c1 { cells[c] = Span(glyph(s.phase, utf8: utf8), s.phase.role) }
+        }
+        return merge(cells)
+    }
+
+    /// `dns 12ms tcp 3ms …`; the phase a live hop is in is marked with ▶ (`>` in ASCII).
+    static func numbers(_ hop: WaterfallHop, utf8: Bool) -> [Span] {
+        hop.segments.filter { $0.durationMs > 0 || $0.isRunning }.map { s in
+            let mark = s.isRunning && s.phase == hop.currentPhase ? (utf8 ? "▶" : ">") : ""
+            return Span(" \(mark)\(s.phase.label) \(Units.millis(s.durationMs))", s.isRunning ? .phaseMark : s.phase.role)
+        }
+    }
+
+    /// Colour carries the phase; the glyph carries it too for monochrome and ASCII terminals.
+    static func glyph(_ phase: WaterfallPhase, utf8: Bool) -> String {
+        switch (phase, utf8) {
+        case (.queued, true): return "░"
+        case (.wait, true): return "─"
+        case (_, true): return "█"
+        case (.queued, false): return "."
+        case (.dns, false): return "d"
+        case (.connect, false): return "c"
+        case (.tls, false): return "t"
+        case (.request, false): return "s"
+        case (.wait, false): return "-"
+        case (.receive, false): return "r"
+        }
+    }
+
+    /// Joins neighbouring cells of one role into one span.
+    static func merge(_ cells: [Span]) -> [Span] {
+        var out: [Span] = []
+        for c in cells {
+            if let last = out.last, last.role == c.role { out[out.count - 1].text += c.text } else { out.append(c) }
+        }
+        return out
+    }
+}
