@@ -1,0 +1,84 @@
+import Foundation
+
+/// One hop's phase durations in milliseconds, shared by the CSV and HAR writers and the UI.
+///
+/// A duration is `nil` when its phase is absent (did not happen) or did not finish: never 0 for
+/// "absent". docs/metrics.md defines each one.
+public struct TransactionTimings: Sendable, Equatable {
+    /// fetch start → queue end: waiting for a free connection (per-host limit).
+    public var queuedMs: Double?
+    public var dnsMs: Double?
+    /// TCP only: connect start → TLS start (or connect end without TLS).
+    public var connectMs: Double?
+    public var tlsMs: Double?
+    /// request start → request end (head, and body for uploads).
+    public var requestMs: Double?
+    /// request end → first response byte (HAR `wait`).
+    public var waitMs: Double?
+    /// first response byte → last response byte.
+    public var receiveMs: Double?
+    /// fetch start → first response byte (includes queueing).
+    public var ttfbMs: Double?
+    /// fetch start → response end, or → `transactionEnd` when the hop failed before a response.
+    public var totalMs: Double?
+
+    public init(queuedMs: Double? = nil, dnsMs: Double? = nil, connectMs: Double? = nil,
+                tlsMs: Double? = nil, requestMs: Double? = nil, waitMs: Double? = nil,
+                receiveMs: Double? = nil, ttfbMs: Double? = nil, totalMs: Double? = nil) {
+        self.queuedMs = queuedMs
+        self.dnsMs = dnsMs
+        self.connectMs = connectMs
+        self.tlsMs = tlsMs
+        self.requestMs = requestMs
+        self.waitMs = waitMs
+        self.receiveMs = receiveMs
+        self.ttfbMs = ttfbMs
+        self.totalMs = totalMs
+    }
+
+    /// - Parameter transactionEnd: when the hop ended if it got no complete response (the task's
+    ///   end for its last hop, the next hop's fetch start otherwise); TransactionMetrics has no
+    ///   end date of its own for a failed hop.
+    public init(_ m: TransactionMetrics, transactionEnd: Date? = nil) {
+        func ms(_ a: Date?, _ b: Date?) -> Double? {
+            guard let a, let b else { return nil }
+            return max(0, b.timeIntervalSince(a) * 1000)
+        }
+        queuedMs = ms(m.fetchStartDate, m.queueEndDate)
+        dnsMs = ms(m.domainLookupStartDate, m.domainLookupEndDate)
+        // Only a completed connection has a TCP duration: on a failed TLS handshake 7.88 does
+        // not say when TCP finished (see MetricsTranslation).
+        connectMs = m.connectEndDate == nil ? nil
+            : ms(m.connectStartDate, m.secureConnectionStartDate ?? m.connectEndDate)
+        tlsMs = ms(m.secureConnectionStartDate, m.secureConnectionEndDate)
+        requestMs = ms(m.requestStartDate, m.requestEndDate)
+        waitMs = ms(m.requestEndDate, m.responseStartDate)
+        receiveMs = ms(m.responseStartDate, m.responseEndDate)
+        ttfbMs = ms(m.fetchStartDate, m.responseStartDate)
+        totalMs = ms(m.fetchStartDate, m.responseEndDate ?? transactionEnd)
+    }
+
+    /// Connect including TLS (HAR `connect`): connect start → connect end.
+    public static func connectIncludingTLSMs(_ m: TransactionMetrics) -> Double? {
+        guard let a = m.connectStartDate, let b = m.connectEndDate else { return nil }
+        return max(0, b.timeIntervalSince(a) * 1000)
+    }
+}
+
+extension TaskMetrics {
+    /// The end of hop `index` for durations: its response end, else the next hop's fetch start,
+    /// else the task's end.
+    public func transactionEnd(at index: Int) -> Date? {
+        let m = transactionMetrics[index]
+        if let end = m.responseEndDate { return end }
+        if index + 1 < transactionMetrics.count, let next = transactionMetrics[index + 1].fetchStartDate {
+            return next
+        }
+        return taskIntervalEnd
+    }
+
+    /// The durations of every hop, in order.
+    public var timings: [TransactionTimings] {
+        transactionMetrics.indices.map { TransactionTimings(transactionMetrics[$0], transactionEnd: transactionEnd(at: $0)) }
+    }
+}
