@@ -1,0 +1,208 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Maps a complete request to a ``ResponsePlan``. Pure apart from reading the file table.
+enum Router {
+    static func route(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256Hasher?, core: ServerCore,
+                      connectionID: Int, protocolName: String) -> ResponsePlan {
+        let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = parts.first.map(String.init) ?? "/"
+        let queryString = parts.count > 1 ? String(parts[1]) : ""
+        let queryItems = parseQuery(queryString)
+        var query: [String: String] = [:]
+        for (k, v) in queryItems where query[k] == nil { query[k] = v }
+        func int(_ key: String) -> Int? { query[key].flatMap { Int($0) } }
+        func flag(_ key: String) -> Bool { query[key] == "1" || query[key] == "true" }
+        let seed = UInt8(clamping: int("seed") ?? 0)
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+
+        switch (segments.first ?? "", segments.count) {
+        case ("bytes", 2):
+            guard let n = Int(segments[1]), n >= 0 else { return notFound() }
+            var plan = ResponsePlan.pattern(.ok, count: n, seed: seed)
+            if flag("chunked") { plan.framing = .chunked }
+            if flag("close") { plan.framing = .close }
+            return plan
+
+        case ("drip", 1):
+            let size = max(0, int("size") ?? 0)
+            var plan = ResponsePlan.pattern(.ok, count: size, seed: seed)
+            plan.rate = max(1, int("rate") ?? 1024)
+            plan.chunk = max(1, min(int("chunk") ?? max(1, plan.rate! / 20), 64 * 1024))
+            return plan
+
+        case ("delay", 1):
+            var plan = ResponsePlan.pattern(.ok, count: max(0, int("size") ?? 0), seed: seed)
+            plan.delayMS = max(0, int("ms") ?? 0)
+            return plan
+
+        case ("stall", 1), ("reset", 1):
+            var plan = ResponsePlan.pattern(.ok, count: max(0, int("size") ?? 0), seed: seed)
+            plan.cutAfter = max(0, int("after") ?? 0)
+            plan.cut = segments[0] == "stall" ? .stall : .reset
+            return plan
+
+        case ("status", 2):
+            guard let code = Int(segments[1]), (100...999).contains(code) else { return notFound() }
+            let status = HTTPResponseStatus(statusCode: code)
+            if code == 204 || code == 304 || code < 200 {
+                var plan = ResponsePlan(status: status)
+                plan.framing = .length(0)
+                return plan
+            }
+            if let size = int("size") { return .pattern(status, count: max(0, size), seed: seed) }
+            return .text(status, "status \(code)\n")
+
+        case ("echo", 1):
+            let digest = hasher?.finalizeHex() ?? ""
+            hasher = nil
+            let json = "{\"method\":\(jsonString(head.method.rawValue)),\"path\":\(jsonString(head.uri)),"
+                + "\"headers\":\(jsonHeaders(head.headers)),\"bodyLength\":\(bodyCount),\"bodySHA256\":\"\(digest)\"}"
+            return .text(.ok, json, type: "application/json")
+
+        case ("cookies", 1):
+            let cookie = head.headers[canonicalForm: "cookie"].joined(separator: "; ")
+            var pairs: [String] = []
+            for piece in cookie.split(separator: ";") {
+                let kv = piece.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+                if let k = kv.first, !k.isEmpty { pairs.append("\(jsonString(k)):\(jsonString(kv.count > 1 ? kv[1] : ""))") }
+            }
+            return .text(.ok, "{\"cookie\":\(jsonString(cookie)),\"cookies\":{\(pairs.joined(separator: ","))}}",
+                         type: "application/json")
+
+        case ("cookies", 2) where segments[1] == "set":
+            var plan = ResponsePlan.text(.ok, "ok")
+            for (name, value) in queryItems { plan.headers.add(name: "Set-Cookie", value: "\(name)=\(value); Path=/") }
+            return plan
+
+        case ("redirect", 2):
+            guard let n = Int(segments[1]), n >= 0 else { return notFound() }
+            if n == 0 { return .text(.ok, "done") }
+            let suffix = queryString.isEmpty ? "" : "?\(queryString)"
+            return redirect(to: "/redirect/\(n - 1)\(suffix)", status: int("status") ?? 302)
+
+        case ("redirect-to", 1):
+            guard let url = query["url"] else { return .text(.badRequest, "missing url") }
+            return redirect(to: url, status: int("status") ?? 302)
+
+        case ("redirect-method", 1):
+            return redirect(to: "/echo", status: int("status") ?? 302)
+
+        case ("conn", 1):
+            return .text(.ok, String(connectionID))
+
+        case ("headers", 1):
+            return .text(.ok, "{\"headers\":\(jsonHeaders(head.headers))}", type: "application/json")
+
+        case ("files", 2):
+            guard let file = core.file(segments[1]) else { return notFound() }
+            return fileResponse(file, head: head, query: query, flag: flag, int: int)
+
+        default:
+            return notFound()
+        }
+    }
+
+    private static func fileResponse(_ file: FileEntry, head: HTTPRequestHead, query: [String: String],
+                                     flag: (String) -> Bool, int: (String) -> Int?) -> ResponsePlan {
+        let total = file.size
+        let validators = !flag("noValidator")
+        func decorate(_ plan: inout ResponsePlan) {
+            plan.headers.add(name: "Accept-Ranges", value: "bytes")
+            if validators {
+                plan.headers.add(name: "ETag", value: file.etag)
+                plan.headers.add(name: "Last-Modified", value: file.lastModified)
+            }
+            if let rate = int("rate") {
+                plan.rate = max(1, rate)
+                plan.chunk = max(1, min(rate / 20, 64 * 1024))
+            }
+            if let k = int("resetAfter") {
+                plan.cutAfter = max(0, k)
+                plan.cut = .reset
+            }
+        }
+        var full = ResponsePlan.pattern(.ok, count: total, seed: file.seed)
+        decorate(&full)
+        guard !flag("ignoreRange"), let rangeHeader = head.headers.first(name: "range"),
+              let (start, endOrNil) = parseRange(rangeHeader)
+        else { return full }
+        if let ifRange = head.headers.first(name: "if-range") {
+            let matches = validators && (ifRange == file.etag || ifRange == file.lastModified)
+            if !matches { return full }
+        }
+        if start >= total {
+            var plan = ResponsePlan(status: .rangeNotSatisfiable)
+            plan.framing = .length(0)
+            plan.headers.add(name: "Content-Range", value: "bytes */\(total)")
+            decorate(&plan)
+            plan.cutAfter = nil
+            return plan
+        }
+        let end = min(endOrNil ?? (total - 1), total - 1)
+        guard end >= start else { return full }
+        let count = end - start + 1
+        let bodyStart = flag("badRange") ? 0 : start
+        var plan = ResponsePlan.pattern(.partialContent, count: count, offset: bodyStart, seed: file.seed)
+        plan.headers.add(name: "Content-Range", value: "bytes \(bodyStart)-\(bodyStart + count - 1)/\(total)")
+        decorate(&plan)
+        return plan
+    }
+
+    /// Parses `bytes=N-` or `bytes=N-M` (a single range only).
+    static func parseRange(_ value: String) -> (Int, Int?)? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("bytes="), !trimmed.contains(",") else { return nil }
+        let spec = trimmed.dropFirst("bytes=".count).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard spec.count == 2, let start = Int(spec[0].trimmingCharacters(in: .whitespaces)), start >= 0 else { return nil }
+        let endText = spec[1].trimmingCharacters(in: .whitespaces)
+        if endText.isEmpty { return (start, nil) }
+        guard let end = Int(endText) else { return nil }
+        return (start, end)
+    }
+
+    private static func redirect(to location: String, status: Int) -> ResponsePlan {
+        let code = [301, 302, 303, 307, 308].contains(status) ? status : 302
+        var plan = ResponsePlan.text(HTTPResponseStatus(statusCode: code), "redirect")
+        plan.headers.add(name: "Location", value: location)
+        return plan
+    }
+
+    private static func notFound() -> ResponsePlan { .text(.notFound, "not found") }
+
+    static func parseQuery(_ query: String) -> [(String, String)] {
+        query.split(separator: "&").compactMap { item in
+            let kv = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            guard let key = kv.first, !key.isEmpty else { return nil }
+            return (key, kv.count > 1 ? kv[1] : "")
+        }
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func jsonHeaders(_ headers: HTTPHeaders) -> String {
+        "[" + headers.map { "[\(jsonString($0.name)),\(jsonString($0.value))]" }.joined(separator: ",") + "]"
+    }
+}
