@@ -1,0 +1,66 @@
+/// Every user action, named as in key-binding files (SPEC T4, STYLE 11).
+public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
+    case selectUp = "select-up"
+    case selectDown = "select-down"
+    case pageUp = "page-up"
+    case pageDown = "page-down"
+    case selectFirst = "select-first"
+    case selectLast = "select-last"
+    case nextPane = "next-pane"
+    case toggleDetail = "toggle-detail"
+    case suspend
+    case resume
+    case cancel
+    case cancelWithResumeData = "cancel-with-resume-data"
+    case resumeFromResumeData = "resume-from-resume-data"
+    case finishAndInvalidate = "finish-and-invalidate"
+    case invalidateAndCancel = "invalidate-and-cancel"
+    case newTask = "new-task"
+    case newSession = "new-session"
+    case exportCSV = "export-csv"
+    case nextTheme = "next-theme"
+    case filter
+    case help
+    case quit
+}
+
+/// One row of the action table: the single source of default keys and help text.
+public struct ActionInfo: Sendable, Equatable {
+    public var action: Action
+    public var defaultKeys: [Key]
+    public var help: String
+    /// Help screen section.
+    public var group: String
+}
+
+/// The action table. The help screen, the footer and the default bindings all come from here.
+public enum ActionTable {
+    public static let entries: [ActionInfo] = [
+        ActionInfo(action: .selectUp, defaultKeys: [.up, .char("k")], help: "select the previous row", group: "Navigate"),
+        ActionInfo(action: .selectDown, defaultKeys: [.down, .char("j")], help: "select the next row", group: "Navigate"),
+        ActionInfo(action: .pageUp, defaultKeys: [.pageUp], help: "move up one page", group: "Navigate"),
+        ActionInfo(action: .pageDown, defaultKeys: [.pageDown], help: "move down one page", group: "Navigate"),
+        ActionInfo(action: .selectFirst, defaultKeys: [.home, .char("g")], help: "select the first row", group: "Navigate"),
+        ActionInfo(action: .selectLast, defaultKeys: [.end, .char("G")], help: "select the last row", group: "Navigate"),
+        ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, event log", group: "Navigate"),
+        ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate"),
+        ActionInfo(action: .filter, defaultKeys: [.char("/")], help: "filter tasks by URL, state or session", group: "Navigate"),
+        ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks"),
+        ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks"),
+        ActionInfo(action: .cancel, defaultKeys: [.char("c")], help: "cancel the selected task", group: "Tasks"),
+        ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks"),
+        ActionInfo(action: .resumeFromResumeData, defaultKeys: [.char("R")], help: "continue from resume data (as a new task)", group: "Tasks"),
+        ActionInfo(action: .newTask, defaultKeys: [.char("n")], help: "add a task to the session (asks for a URL)", group: "Tasks"),
+        ActionInfo(action: .finishAndInvalidate, defaultKeys: [.char("f")], help: "finish the session's tasks, then invalidate", group: "Sessions"),
+        ActionInfo(action: .invalidateAndCancel, defaultKeys: [.char("X")], help: "cancel the session's tasks and invalidate it", group: "Sessions"),
+        ActionInfo(action: .newSession, defaultKeys: [.char("N")], help: "create a new session", group: "Sessions"),
+        ActionInfo(action: .exportCSV, defaultKeys: [.char("e")], help: "export per-transaction metrics as CSV", group: "Monitor"),
+        ActionInfo(action: .nextTheme, defaultKeys: [.char("t")], help: "switch to the next colour theme", group: "Monitor"),
+        ActionInfo(action: .help, defaultKeys: [.char("?"), .function(1)], help: "show or hide this help", group: "Monitor"),
+        ActionInfo(action: .quit, defaultKeys: [.char("q")], help: "quit (downloads keep resume data)", group: "Monitor"),
+    ]
+
+    public static func info(_ action: Action) -> ActionInfo {
+        entries.first { $0.action == action }!
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Which key runs which action: the table's defaults, changed by a config file (SPEC T4).
+public struct KeyBindings: Sendable, Equatable {
+    public private(set) var actions: [Key: Action]
+
+    public init(_ actions: [Key: Action]) {
+        self.actions = actions
+    }
+
+    public static let defaults = KeyBindings(Dictionary(
+        ActionTable.entries.flatMap { e in e.defaultKeys.map { ($0, e.action) } },
+        uniquingKeysWith: { first, _ in first }))
+
+    public func action(for key: Key) -> Action? { actions[key] }
+
+    /// The keys bound to `action`, in a stable order (the table's order first).
+    public func keys(for action: Action) -> [Key] {
+        let defaults = ActionTable.info(action).defaultKeys.filter { actions[$0] == action }
+        let extra = actions.filter { $0.value == action && !defaults.contains($0.key) }.map(\.key)
+        return defaults + extra.sorted { $0.description < $1.description }
+    }
+
+    public mutating func bind(_ key: Key, to action: Action?) {
+        actions[key] = action
+    }
+}
+
+/// A key-binding file error naming the line and the accepted format.
+public struct KeyBindingError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+
+    public static let format = "expected `key = action-name` (or `key = none` to unbind), e.g. `x = cancel`"
+
+    public var description: String { "\(file):\(line): \(message); \(Self.format)" }
+}
+
+/// Parses key-binding files: `# comments` and `key = action-name` lines over the defaults.
+public enum KeyBindingParser {
+    public static func parse(_ text: String, file: String, base: KeyBindings = .defaults) throws(KeyBindingError) -> KeyBindings {
+        var bindings = base
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fail = { (m: String) in KeyBindingError(file: file, line: offset + 1, message: m) }
+            let (key, action) = try parseLine(line, fail: fail)
+            bindings.bind(key, to: action)
+        }
+        return bindings
+    }
+
+    static func parseLine(_ line: String, fail: (String) -> KeyBindingError) throws(KeyBindingError) -> (Key, Action?) {
+        // The key may itself be `=` only when spelt `equals`, so the first `=` splits.
+        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(line)\"") }
+        let keyName = line[..<eq].trimmingCharacters(in: .whitespaces)
+        let actionName = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+        guard let key = Key(name: keyName) else { throw fail("unknown key `\(keyName)`") }
+        if actionName == "none" { return (key, nil) }
+        guard let action = Action(rawValue: actionName) else {
+            let names = Action.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail("unknown action `\(actionName)` (actions: \(names))")
+        }
+        return (key, action)
+    }
+}
