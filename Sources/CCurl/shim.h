@@ -47,6 +47,14 @@ static inline CURLcode tk_easy_setopt_xferinfo_cb(CURL *_Nonnull h, tk_xferinfo_
 static inline CURLcode tk_easy_setopt_prereq_cb(CURL *_Nonnull h, tk_prereq_callback _Nullable cb) {
     return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, cb);
 }
+typedef int (*tk_resolver_start_callback)(void *_Nullable, void *_Nullable, void *_Nullable);
+typedef int (*tk_sockopt_callback)(void *_Nullable, curl_socket_t, curlsocktype);
+static inline CURLcode tk_easy_setopt_resolver_start_cb(CURL *_Nonnull h, tk_resolver_start_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_RESOLVER_START_FUNCTION, cb);
+}
+static inline CURLcode tk_easy_setopt_sockopt_cb(CURL *_Nonnull h, tk_sockopt_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, cb);
+}
 static inline CURLcode tk_easy_setopt_seek_cb(CURL *_Nonnull h, tk_seek_callback _Nullable cb) {
     return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb);
 }

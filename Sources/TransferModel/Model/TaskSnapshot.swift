@@ -105,6 +105,8 @@ public struct TransferEvent: Sendable, Equatable {
         case taskStateChanged(TaskState)
         /// A delegate callback by its URLSession name, e.g. `didReceiveResponse`.
         case delegateCallback(String)
+        /// Bytes moved since the last progress event (coalesced: at most a few per second).
+        case progress(received: Int64, sent: Int64)
     }
 
     public var date: Date

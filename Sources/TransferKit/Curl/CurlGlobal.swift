@@ -1,0 +1,14 @@
+import CCurl
+
+/// libcurl's process-wide initialisation, done once before the first handle.
+///
+/// 7.88 reports `threadsafe`, so `curl_global_init` is safe to race; the lazy static makes it
+/// happen exactly once anyway.
+enum CurlGlobal {
+    static let ready: Bool = {
+        // CURL_GLOBAL_ALL is a compound macro Swift does not import; its value is 3.
+        curl_global_init(3) == CURLE_OK
+    }()
+
+    static var versionString: String { String(cString: curl_version()) }
+}

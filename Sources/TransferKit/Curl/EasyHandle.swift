@@ -1,0 +1,84 @@
+import CCurl
+
+/// An owned libcurl easy handle with typed setters (STYLE 3-4).
+///
+/// Not `Sendable`: it lives on the transfer thread that created it and dies there. Strings
+/// are copied by libcurl (since 7.17); header lists must outlive the handle, so it keeps them.
+final class EasyHandle {
+    let raw: UnsafeMutableRawPointer
+    private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    /// libcurl writes its human error text here; it must live as long as the handle.
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    init?() {
+        guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
+        raw = h
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        _ = tk_easy_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        for l in lists { curl_slist_free_all(l) }
+        errorBuffer.deallocate()
+    }
+
+    var errorText: String { String(cString: errorBuffer) }
+
+    func set(_ o: CURLoption, _ v: Int) throws(CurlSetupError) {
+        try check(tk_easy_setopt_long(raw, o, v), o)
+    }
+    func set(_ o: CURLoption, _ v: Bool) throws(CurlSetupError) { try set(o, v ? 1 : 0) }
+    func set(_ o: CURLoption, offset v: Int64) throws(CurlSetupError) {
+        try check(tk_easy_setopt_off(raw, o, curl_off_t(v)), o)
+    }
+    func set(_ o: CURLoption, _ v: String?) throws(CurlSetupError) {
+        try check(tk_easy_setopt_str(raw, o, v), o)
+    }
+    func set(_ o: CURLoption, pointer v: UnsafeRawPointer?) throws(CurlSetupError) {
+        try check(tk_easy_setopt_ptr(raw, o, v), o)
+    }
+    func set(_ o: CURLoption, list: [String]) throws(CurlSetupError) {
+        var l: UnsafeMutablePointer<curl_slist>? = nil
+        for s in list { l = curl_slist_append(l, s) }
+        if let l { lists.append(l) }
+        try check(tk_easy_setopt_slist(raw, o, l), o)
+    }
+
+    private func check(_ rc: CURLcode, _ o: CURLoption) throws(CurlSetupError) {
+        guard rc == CURLE_OK else { throw CurlSetupError(option: o.rawValue, code: rc.rawValue) }
+    }
+
+    // MARK: getinfo
+
+    func long(_ i: CURLINFO) -> Int {
+        var v = 0
+        return tk_easy_getinfo_long(raw, i, &v) == CURLE_OK ? v : 0
+    }
+    func offset(_ i: CURLINFO) -> Int64 {
+        var v: curl_off_t = 0
+        return tk_easy_getinfo_off(raw, i, &v) == CURLE_OK ? Int64(v) : 0
+    }
+    func string(_ i: CURLINFO) -> String? {
+        var p: UnsafePointer<CChar>? = nil
+        guard tk_easy_getinfo_str(raw, i, &p) == CURLE_OK, let p else { return nil }
+        return String(cString: p)
+    }
+
+    /// Negotiated TLS version and cipher; only while the connection is attached (A3).
+    func tlsInfo() -> (version: String, cipher: String)? {
+        var v = [CChar](repeating: 0, count: 64)
+        var c = [CChar](repeating: 0, count: 128)
+        guard tk_tls_info(raw, &v, v.count, &c, c.count) == 1 else { return nil }
+        return (String(cString: v), String(cString: c))
+    }
+}
+
+/// A `curl_easy_setopt` that libcurl refused: a programming or build error, never ignored.
+struct CurlSetupError: Error, CustomStringConvertible {
+    var option: UInt32
+    var code: UInt32
+    var description: String {
+        "curl_easy_setopt(\(option)) failed: \(String(cString: curl_easy_strerror(CURLcode(rawValue: code))))"
+    }
+}

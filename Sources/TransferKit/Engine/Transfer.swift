@@ -1,0 +1,127 @@
+import CCurl
+import Foundation
+
+/// The transfer thread's record of one running task: its easy handle, the response being
+/// parsed, where the body goes, flow control and timers. Lives and dies on the transfer
+/// thread; never shared (STYLE 3).
+final class Transfer {
+    let task: TransferTask
+    unowned let engine: TransferEngine
+    var easy: EasyHandle
+    var request: TransferRequest
+    /// 0 for the first request, +1 per redirect followed.
+    var hop = 0
+
+    // Response head of the current hop, parsed line by line in the header callback.
+    var statusCode = 0
+    var responseHeaders: [HTTPHeader] = []
+    var headComplete = false
+    var response: TransferResponse?
+    /// A 3xx we may follow: its body is kept aside (small) in case the delegate refuses.
+    var isRedirectHop = false
+    var redirectBody = Data()
+
+    // Where the body goes.
+    enum Sink { case collect, delegate, file }
+    var sink: Sink
+    var collected = Data()
+    var pending = Data()
+    var fileDescriptor: Int32 = -1
+    var fileURL: URL?
+    var fileOffset: Int64 = 0
+    var sinkFailure: TransferError?
+
+    // Flow control (A2): suspend is a state machine, not one call.
+    var wantPaused = false
+    /// A connection is attached (PREREQFUNCTION ran): `curl_easy_pause` works from here on.
+    var connected = false
+    var inMulti = false
+    /// Waiting for the delegate's response disposition: body bytes are held, not delivered.
+    var awaitingDisposition = false
+    var held = Data()
+    var pausedForDisposition = false
+
+    /// A redirect hop finished and the delegate has not answered yet.
+    var awaitingRedirectDecision = false
+    var pendingRedirect: TransferRequest?
+    /// False once a redirect turned the request into a body-less GET.
+    var hasBodyThisHop = true
+
+    // Upload.
+    var uploadOffset: Int64 = 0
+    var uploadFD: Int32 = -1
+
+    // Accounting and timers (monotonic ns).
+    var hopReceived: Int64 = 0
+    var hopSent: Int64 = 0
+    var totalReceivedBeforeHop: Int64 = 0
+    var published: (received: Int64, sent: Int64) = (0, 0)
+    var lastProgressEvent: UInt64 = 0
+    let taskStart: UInt64
+    var lastActivity: UInt64
+    var suspendedSince: UInt64?
+    var suspendedTotal: UInt64 = 0
+    /// The hop has left libcurl's per-host queue (resolver, socket or prereq callback ran).
+    var dequeued = false
+    var hopStart: UInt64
+    var dequeuedAt: UInt64?
+    var prereqAt: UInt64?
+    var firstHeaderAt: UInt64?
+    var lastByteAt: UInt64?
+    var lastBodySentAt: UInt64?
+    var tls: (version: String, cipher: String)?
+    /// Resume support (issue 4): the offset this hop's body starts at in the file.
+    var resumeOffset: Int64 = 0
+
+    init(task: TransferTask, engine: TransferEngine, easy: EasyHandle, sink: Sink) {
+        self.task = task
+        self.engine = engine
+        self.easy = easy
+        self.request = task.currentRequest
+        self.sink = sink
+        let now = Monotonic.now()
+        taskStart = now
+        lastActivity = now
+        hopStart = now
+    }
+
+    deinit {
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+        if uploadFD >= 0 { close(uploadFD) }
+    }
+
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ p: UnsafeMutableRawPointer?) -> Transfer {
+        Unmanaged<Transfer>.fromOpaque(p!).takeUnretainedValue()
+    }
+
+    /// Resets per-hop state before the next request of a redirect chain.
+    func beginHop(_ next: TransferRequest, easy: EasyHandle) {
+        totalReceivedBeforeHop += isRedirectHop ? 0 : hopReceived
+        request = next
+        self.easy = easy
+        hop += 1
+        statusCode = 0
+        responseHeaders = []
+        headComplete = false
+        response = nil
+        isRedirectHop = false
+        redirectBody = Data()
+        connected = false
+        dequeued = false
+        hopReceived = 0
+        hopStart = Monotonic.now()
+        lastActivity = hopStart
+        dequeuedAt = nil
+        prereqAt = nil
+        firstHeaderAt = nil
+        lastByteAt = nil
+        lastBodySentAt = nil
+        tls = nil
+        uploadOffset = 0
+    }
+
+    /// Bytes of body received by the task across hops (redirect bodies excluded).
+    var totalReceived: Int64 { totalReceivedBeforeHop + (isRedirectHop ? 0 : hopReceived) }
+}

@@ -1,0 +1,165 @@
+import CCurl
+import Foundation
+
+/// libcurl's callbacks. They run on the transfer thread inside `curl_multi_perform` (and
+/// inside `curl_easy_pause` on unpause, A2): they never block, never take the engine's
+/// inbox lock, and never remove handles — they record what happened and the loop acts on it.
+enum TransferCallbacks {
+    static let write: tk_data_callback = { ptr, size, count, ctx in
+        Transfer.from(ctx).receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
+    }
+
+    static let header: tk_data_callback = { ptr, size, count, ctx in
+        Transfer.from(ctx).receiveHeaderLine(UnsafeRawBufferPointer(start: ptr, count: size * count))
+    }
+
+    static let read: tk_data_callback = { ptr, size, count, ctx in
+        Transfer.from(ctx).supplyBody(UnsafeMutableRawBufferPointer(start: ptr, count: size * count))
+    }
+
+    static let seek: tk_seek_callback = { ctx, offset, origin in
+        Transfer.from(ctx).seekBody(Int64(offset), origin: origin)
+    }
+
+    /// Runs once a connection is attached (new or reused), before the request is sent.
+    static let prereq: tk_prereq_callback = { ctx, _, _, _, _ in
+        let t = Transfer.from(ctx)
+        let now = Monotonic.now()
+        t.prereqAt = now
+        t.connected = true
+        t.markDequeued(now)
+        return Int32(CURL_PREREQFUNC_OK)
+    }
+
+    /// Name resolution starts: the hop has left the per-host queue.
+    static let resolverStart: tk_resolver_start_callback = { _, _, ctx in
+        Transfer.from(ctx).markDequeued(Monotonic.now())
+        return 0
+    }
+
+    /// A new socket is about to connect: the hop has left the queue (cached DNS skips the
+    /// resolver callback).
+    static let sockopt: tk_sockopt_callback = { ctx, _, _ in
+        Transfer.from(ctx).markDequeued(Monotonic.now())
+        return 0  // CURL_SOCKOPT_OK
+    }
+}
+
+extension Transfer {
+    func markDequeued(_ now: UInt64) {
+        guard !dequeued else { return }
+        dequeued = true
+        dequeuedAt = now
+        lastActivity = now
+    }
+
+    /// One header line (status lines included). A blank line ends a head; 1xx heads are
+    /// skipped because the real response follows.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
+        let now = Monotonic.now()
+        lastActivity = now
+        if firstHeaderAt == nil {
+            firstHeaderAt = now
+            tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            statusCode = Self.parseStatus(text)
+            responseHeaders = []
+            headComplete = false
+        } else if text == "\r\n" || text == "\n" {
+            if statusCode >= 200 || statusCode == 0 {
+                headComplete = true
+                engine.responseHeadComplete(self)
+            }
+        } else if let colon = text.firstIndex(of: ":") {
+            let name = String(text[..<colon])
+            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            responseHeaders.append(HTTPHeader(name, value))
+        }
+        return line.count
+    }
+
+    static func parseStatus(_ line: String) -> Int {
+        let parts = line.split(separator: " ", maxSplits: 2)
+        return parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
+    }
+
+    /// Body bytes: into memory, to the delegate, or to the file. Returning anything but
+    /// `count` (or PAUSE) makes libcurl fail the transfer with CURLE_WRITE_ERROR.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if wantPaused { return Int(CURL_WRITEFUNC_PAUSE) }
+        let now = Monotonic.now()
+        lastActivity = now
+        lastByteAt = now
+        if isRedirectHop {
+            if redirectBody.count < 64 * 1024 { redirectBody.append(contentsOf: bytes) }
+            return bytes.count
+        }
+        if awaitingDisposition {
+            if held.count > 16 * 1024 * 1024 {
+                pausedForDisposition = true
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
+            held.append(contentsOf: bytes)
+            hopReceived += Int64(bytes.count)
+            return bytes.count
+        }
+        switch sink {
+        case .collect: collected.append(contentsOf: bytes)
+        case .delegate:
+            pending.append(contentsOf: bytes)
+            if pending.count >= TransferEngine.deliveryChunk { engine.flushData(self) }
+        case .file:
+            if !writeToFile(bytes) { return 0 }
+        }
+        hopReceived += Int64(bytes.count)
+        return bytes.count
+    }
+
+    /// Writes every byte or records why it could not (disk full, file gone).
+    func writeToFile(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = Foundation.write(fileDescriptor, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                sinkFailure = TransferError(.cannotWriteToFile, "cannot write the download: \(String(cString: strerror(errno)))")
+                return false
+            }
+            done += n
+        }
+        fileOffset += Int64(bytes.count)
+        return true
+    }
+
+    /// Request body bytes, from memory or streamed from a file.
+    func supplyBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if wantPaused { return Int(CURL_READFUNC_PAUSE) }
+        lastActivity = Monotonic.now()
+        var n = 0
+        switch task.upload {
+        case .data(let d):
+            let start = Int(uploadOffset)
+            n = min(buffer.count, d.count - start)
+            if n > 0 { d.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<(start + n)) }
+        case .file:
+            n = pread(uploadFD, buffer.baseAddress, buffer.count, off_t(uploadOffset))
+            if n < 0 { return Int(CURL_READFUNC_ABORT) }
+        case nil:
+            n = 0
+        }
+        uploadOffset += Int64(n)
+        hopSent += Int64(n)
+        if n > 0 { lastBodySentAt = Monotonic.now() }
+        return n
+    }
+
+    /// libcurl rewinds the body for redirects (307/308) and retries.
+    func seekBody(_ offset: Int64, origin: Int32) -> Int32 {
+        guard origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+        hopSent -= uploadOffset - offset
+        uploadOffset = offset
+        return 0  // CURL_SEEKFUNC_OK
+    }
+}

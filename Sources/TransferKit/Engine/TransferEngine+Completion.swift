@@ -1,0 +1,138 @@
+import CCurl
+import Foundation
+
+extension TransferEngine {
+    /// A hop's easy handle reported DONE.
+    func hopFinished(_ t: Transfer, code: CURLcode) {
+        detach(t)
+        let doneAt = Monotonic.now()
+        recordTransaction(t, code: code, doneAt: doneAt)
+        if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
+            redirect(t, to: proposed)
+            return
+        }
+        var error: TransferError? = nil
+        if let failure = t.sinkFailure {
+            error = failure
+        } else if code != CURLE_OK {
+            error = transferError(t, code: code)
+        } else if t.isRedirectHop {
+            // A 3xx we could not follow (e.g. no Location): it is the final response.
+            deliverRedirectAsFinal(t)
+        }
+        if var e = error, t.task.kind == .download, CurlErrorMapping.isResumable(e.code) {
+            e.resumeData = makeResumeData(t)
+            finish(t, error: e, keepPartialFile: e.resumeData != nil)
+            return
+        }
+        finish(t, error: error)
+    }
+
+    func transferError(_ t: Transfer, code: CURLcode) -> TransferError {
+        let mapped = CurlErrorMapping.code(forCurlCode: Int32(code.rawValue))
+        let detail = t.easy.errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : t.easy.errorText
+        return TransferError(mapped, mapped.summary, curlCode: Int32(code.rawValue), curlMessage: detail,
+                             failingURL: Redaction.redactURL(t.request.url.absoluteString))
+    }
+
+    // MARK: redirects (issue 3): one hop at a time, under the delegate's control
+
+    func redirect(_ t: Transfer, to proposed: TransferRequest) {
+        guard t.hop < RedirectPolicy.maximumRedirects else {
+            finish(t, error: TransferError(.httpTooManyRedirects,
+                                           "more than \(RedirectPolicy.maximumRedirects) redirects (a redirect loop?)",
+                                           failingURL: Redaction.redactURL(t.request.url.absoluteString)))
+            return
+        }
+        let session = t.task.session
+        guard let delegate = session.delegate as? any TransferTaskDelegate, let response = t.response else {
+            followRedirect(t, proposed)
+            return
+        }
+        t.awaitingRedirectDecision = true
+        let task = t.task
+        session.delegateQueue.async { [self] in
+            session.emit(.delegateCallback("willPerformHTTPRedirection"), task: task,
+                         detail: "\(response.statusCode) → \(Redaction.redactURL(proposed.url.absoluteString))")
+            delegate.session(session, task: task, willPerformHTTPRedirection: response, newRequest: proposed) { [self] r in
+                _ = send(.redirect(task, r))
+            }
+        }
+    }
+
+    func applyRedirectDecision(_ t: Transfer, _ request: TransferRequest?) {
+        guard t.awaitingRedirectDecision else { return }
+        t.awaitingRedirectDecision = false
+        if let request {
+            followRedirect(t, request)
+        } else {
+            deliverRedirectAsFinal(t)
+            finish(t, error: nil)
+        }
+    }
+
+    func followRedirect(_ t: Transfer, _ next: TransferRequest) {
+        let keepsBody = next.httpMethod.uppercased() == t.request.httpMethod.uppercased() && t.hasBodyThisHop
+        t.beginHop(next, easy: t.easy)
+        t.hasBodyThisHop = keepsBody
+        do {
+            t.easy = try makeEasy(for: t)
+        } catch {
+            finish(t, error: error)
+            return
+        }
+        beginTransaction(t)
+        if !t.wantPaused { attach(t) }
+    }
+
+    /// The delegate refused the redirect: the 3xx and its body become the task's result.
+    func deliverRedirectAsFinal(_ t: Transfer) {
+        guard let response = t.response else { return }
+        t.isRedirectHop = false
+        acceptFinalResponse(t, response)
+        t.awaitingDisposition = false
+        let body = t.redirectBody
+        t.redirectBody = Data()
+        body.withUnsafeBytes { _ = t.receiveBody($0) }
+    }
+
+    // MARK: finishing
+
+    /// Ends the task: publishes its result and hands it to the state machine for delivery.
+    func finish(_ t: Transfer, error: TransferError?, keepPartialFile: Bool = false) {
+        detach(t)
+        transfers.removeValue(forKey: ObjectIdentifier(t.task))
+        if !t.awaitingDisposition { flushData(t) }
+        publishProgress(t, now: Monotonic.now())
+        if t.fileDescriptor >= 0 {
+            close(t.fileDescriptor)
+            t.fileDescriptor = -1
+        }
+        var file = t.fileURL
+        if error != nil, !keepPartialFile, let f = file {
+            unlink(f.path)
+            file = nil
+        }
+        let end = clock.date(Monotonic.now())
+        t.task.core.withLock { c in
+            c.error = error
+            c.metrics.taskIntervalEnd = end
+            if let i = c.metrics.transactionMetrics.indices.last, c.metrics.transactionMetrics[i].currentPhase != .done {
+                c.metrics.transactionMetrics[i].currentPhase = .done
+                c.metrics.transactionMetrics[i].errorDescription = error?.message
+            }
+            if t.sink == .collect { c.body = t.collected }
+            if error == nil { c.downloadFile = file }
+            c.producedResumeData = error?.resumeData
+        }
+        t.task.apply(.finished(error))
+    }
+}
+
+extension TransferTask {
+    /// Completes a task that never reached (or already left) the transfer thread.
+    func fail(_ error: TransferError) {
+        core.withLock { $0.error = error }
+        apply(.finished(error))
+    }
+}

@@ -1,0 +1,160 @@
+import CCurl
+import Foundation
+
+extension TransferEngine {
+    // MARK: start
+
+    func start(_ task: TransferTask) {
+        let sink = sinkKind(for: task)
+        guard let placeholder = EasyHandle() else {
+            task.fail(TransferError(.unknown, "libcurl could not create a handle"))
+            return
+        }
+        let t = Transfer(task: task, engine: self, easy: placeholder, sink: sink)
+        transfers[ObjectIdentifier(task)] = t
+        do {
+            if sink == .file { try openDownloadFile(t) }
+            if case .file(let url) = task.upload { try openUploadFile(t, url) }
+            t.easy = try makeEasy(for: t)
+        } catch {
+            finish(t, error: error)
+            return
+        }
+        beginTransaction(t)
+        attach(t)
+    }
+
+    func sinkKind(for task: TransferTask) -> Transfer.Sink {
+        if task.kind == .download { return .file }
+        let hasHandler = task.core.withLock { $0.completion != nil }
+        return hasHandler || !(task.session.delegate is any TransferDataDelegate) ? .collect : .delegate
+    }
+
+    func openDownloadFile(_ t: Transfer) throws(TransferError) {
+        let dir = NSTemporaryDirectory() + "transferkit-\(getuid())"
+        mkdir(dir, 0o700)
+        let path = dir + "/download-\(getpid())-\(sessionID)-\(t.task.taskIdentifier)-\(UUID().uuidString).tmp"
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw TransferError(.cannotCreateFile, "cannot create the download file \(path): \(String(cString: strerror(errno)))")
+        }
+        t.fileDescriptor = fd
+        t.fileURL = URL(fileURLWithPath: path)
+    }
+
+    func openUploadFile(_ t: Transfer, _ url: URL) throws(TransferError) {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw TransferError(.cannotOpenFile, "cannot open the upload file \(url.path): \(String(cString: strerror(errno)))")
+        }
+        t.uploadFD = fd
+    }
+
+    /// Adds a live transaction record for the hop that is starting.
+    func beginTransaction(_ t: Transfer) {
+        let record = TransactionMetrics(method: t.request.httpMethod, url: t.request.url.absoluteString,
+                                        requestHeaders: t.request.headers, fetchStartDate: clock.date(t.hopStart))
+        t.task.core.withLock { c in
+            c.currentRequest = t.request
+            c.metrics.transactionMetrics.append(record)
+            c.metrics.redirectCount = t.hop
+        }
+    }
+
+    // MARK: suspend and resume (A2)
+
+    func suspend(_ t: Transfer) {
+        guard !t.wantPaused else { return }
+        t.wantPaused = true
+        t.suspendedSince = Monotonic.now()
+        if t.connected, t.inMulti {
+            // Connected: pause both directions; HTTP/1.1 stops reading the socket.
+            _ = curl_easy_pause(t.easy.raw, CURLPAUSE_ALL)
+        } else if t.inMulti {
+            // No connection yet: libcurl cannot pause it (rc 43), so take it out of the multi
+            // and start the hop again on resume; no byte of it has been received.
+            detach(t)
+        }
+    }
+
+    func resume(_ t: Transfer) {
+        guard t.wantPaused else { return }
+        let now = Monotonic.now()
+        t.wantPaused = false
+        if let since = t.suspendedSince { t.suspendedTotal += now - since }
+        t.suspendedSince = nil
+        t.lastActivity = now
+        if t.awaitingRedirectDecision { return }
+        if !t.inMulti {
+            restartHop(t)
+        } else if !t.pausedForDisposition {
+            // May deliver buffered data through the write callback before it returns (A2).
+            _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT)
+        }
+    }
+
+    /// Starts the current hop afresh on a new handle (after a pre-connection suspend).
+    func restartHop(_ t: Transfer) {
+        do {
+            let easy = try makeEasy(for: t)
+            t.easy = easy
+            t.connected = false
+            t.dequeued = false
+            t.hopStart = Monotonic.now()
+            t.lastActivity = t.hopStart
+            attach(t)
+        } catch {
+            finish(t, error: error)
+        }
+    }
+
+    // MARK: cancel
+
+    func cancel(_ task: TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?) {
+        let error = TransferError.cancelled(url: Redaction.redactURL(task.originalRequest.url.absoluteString))
+        guard let t = transfers[ObjectIdentifier(task)] else {
+            // Never started (or already finished): complete it without a transfer.
+            task.core.withLock { $0.error = error }
+            task.apply(.finished(error))
+            if let reply { task.session.delegateQueue.async { reply(nil) } }
+            return
+        }
+        detach(t)
+        let resumeData = byProducingResumeData ? makeResumeData(t) : nil
+        var e = error
+        e.resumeData = resumeData
+        finish(t, error: e, keepPartialFile: resumeData != nil)
+        if let reply { task.session.delegateQueue.async { reply(resumeData) } }
+    }
+
+    // MARK: timers (A6): the engine owns both timeouts
+
+    struct Deadlines {
+        var idle: UInt64?
+        var resource: UInt64
+    }
+
+    func deadlines(_ t: Transfer) -> Deadlines? {
+        guard !t.wantPaused, !t.awaitingRedirectDecision else { return nil }
+        let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
+        let idle = t.dequeued && requestTimeout > 0 ? t.lastActivity + UInt64(requestTimeout * 1e9) : nil
+        let resource = t.taskStart + t.suspendedTotal + UInt64(max(0, configuration.timeoutIntervalForResource) * 1e9)
+        return Deadlines(idle: idle, resource: resource)
+    }
+
+    func expiredTimer(_ t: Transfer, now: UInt64) -> TransferError? {
+        guard let d = deadlines(t) else { return nil }
+        let url = Redaction.redactURL(t.request.url.absoluteString)
+        if let idle = d.idle, now >= idle {
+            return TransferError(.timedOut, "no data for \(formatSeconds(t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest)) (timeoutIntervalForRequest)", failingURL: url)
+        }
+        if now >= d.resource {
+            return TransferError(.timedOut, "the task took longer than \(formatSeconds(configuration.timeoutIntervalForResource)) (timeoutIntervalForResource)", failingURL: url)
+        }
+        return nil
+    }
+
+    private func formatSeconds(_ s: TimeInterval) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : String(format: "%.3g s", s)
+    }
+}

@@ -1,0 +1,74 @@
+import CCurl
+import Foundation
+
+extension TransferEngine {
+    /// Completes the current hop's transaction record from libcurl's facts (read now, while
+    /// the handle still holds them) and the engine's own timestamps (A3).
+    func recordTransaction(_ t: Transfer, code: CURLcode, doneAt: UInt64) {
+        let e = t.easy
+        let facts = CurlTimingFacts(
+            namelookupMicros: e.offset(CURLINFO_NAMELOOKUP_TIME_T), connectMicros: e.offset(CURLINFO_CONNECT_TIME_T),
+            appconnectMicros: e.offset(CURLINFO_APPCONNECT_TIME_T), pretransferMicros: e.offset(CURLINFO_PRETRANSFER_TIME_T),
+            starttransferMicros: e.offset(CURLINFO_STARTTRANSFER_TIME_T), totalMicros: e.offset(CURLINFO_TOTAL_TIME_T),
+            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.request.url.scheme?.lowercased() == "https",
+            fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
+            firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),
+            lastBodyByteSentAt: t.lastBodySentAt.map(clock.date), doneAt: clock.date(doneAt))
+        let dates = MetricsTranslation.phaseDates(facts)
+        let failure = code == CURLE_OK ? nil : transferError(t, code: code).message
+        updateTransaction(t) { m in
+            m.apply(dates)
+            m.statusCode = t.statusCode > 0 ? t.statusCode : nil
+            m.responseHeaders = t.responseHeaders
+            m.networkProtocolName = t.response?.networkProtocolName
+            m.remoteAddress = e.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
+            m.remotePort = Self.nonZero(e.long(CURLINFO_PRIMARY_PORT))
+            m.localAddress = e.string(CURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
+            m.localPort = Self.nonZero(e.long(CURLINFO_LOCAL_PORT))
+            m.isProxyConnection = configuration.proxy != nil
+            m.tlsProtocolVersion = t.tls?.version
+            m.tlsCipherSuite = t.tls?.cipher
+            m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
+            m.countOfRequestBodyBytesSent = t.hopSent
+            m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))
+            m.countOfResponseBodyBytesReceived = t.isRedirectHop ? Int64(t.redirectBody.count) : t.hopReceived
+            m.resourceFetchType = .networkLoad
+            m.currentPhase = .done
+            m.errorDescription = failure
+        }
+    }
+
+    /// While a hop runs, moves its record's phase forward so the monitor's waterfall grows.
+    func updateLivePhase(_ t: Transfer) {
+        let phase: TransactionPhase
+        if t.firstHeaderAt != nil {
+            phase = .receive
+        } else if t.prereqAt != nil {
+            phase = t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < (t.task.upload?.expectedLength ?? 0)
+                ? .request : .wait
+        } else if t.dequeued {
+            let connectDone = t.easy.offset(CURLINFO_CONNECT_TIME_T) > 0
+            let dnsDone = t.easy.offset(CURLINFO_NAMELOOKUP_TIME_T) > 0
+            phase = connectDone ? .tls : (dnsDone ? .connect : .dns)
+        } else {
+            phase = .queued
+        }
+        updateTransaction(t) { m in
+            m.currentPhase = phase
+            if let d = t.dequeuedAt { m.queueEndDate = clock.date(d) }
+            if let p = t.prereqAt { m.requestStartDate = clock.date(p) }
+            if let h = t.firstHeaderAt { m.responseStartDate = clock.date(h) }
+            if t.statusCode > 0 { m.statusCode = t.statusCode }
+            m.countOfResponseBodyBytesReceived = t.hopReceived
+        }
+    }
+
+    func updateTransaction(_ t: Transfer, _ body: (inout TransactionMetrics) -> Void) {
+        t.task.core.withLock { c in
+            guard let i = c.metrics.transactionMetrics.indices.last else { return }
+            body(&c.metrics.transactionMetrics[i])
+        }
+    }
+
+    static func nonZero(_ v: Int) -> Int? { v == 0 ? nil : v }
+}

@@ -1,0 +1,124 @@
+import CCurl
+import Foundation
+
+extension TransferEngine {
+    // MARK: response head (called from the header callback)
+
+    func responseHeadComplete(_ t: Transfer) {
+        let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
+        let response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
+                                        networkProtocolName: proto)
+        t.response = response
+        let outcome = RedirectPolicy.evaluate(
+            .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
+                  hasBody: t.task.upload != nil && t.hasBodyThisHop),
+            status: t.statusCode, location: response.value(forHTTPHeaderField: "Location"))
+        if case .follow(let next) = outcome {
+            t.isRedirectHop = true
+            var proposed = t.request
+            proposed.url = next.url
+            proposed.httpMethod = next.method
+            proposed.headers = next.headers
+            if !next.hasBody { proposed.httpBody = nil }
+            t.pendingRedirect = proposed
+            return
+        }
+        acceptFinalResponse(t, response)
+    }
+
+    /// The response this task will deliver: record it and, for delegate data tasks, ask the
+    /// delegate what to do while body bytes are held.
+    func acceptFinalResponse(_ t: Transfer, _ response: TransferResponse) {
+        let length = response.expectedContentLength
+        t.task.core.withLock { c in
+            c.response = response
+            c.countOfBytesExpectedToReceive = length >= 0 ? length + t.resumeOffset : -1
+        }
+        let session = t.task.session
+        session.emit(.delegateCallback("didReceiveResponse"), task: t.task, detail: "\(response.statusCode)")
+        guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
+              let delegate = session.delegate as? any TransferDataDelegate else { return }
+        t.awaitingDisposition = true
+        session.delegateQueue.async { [self] in
+            delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
+                _ = send(.disposition(dataTask, disposition))
+            }
+        }
+    }
+
+    func applyDisposition(_ t: Transfer, _ d: ResponseDisposition) {
+        guard t.awaitingDisposition else { return }
+        t.awaitingDisposition = false
+        switch d {
+        case .allow, .becomeDownload:
+            // `.becomeDownload` is accepted as `.allow`: the body keeps flowing to the delegate.
+            if !t.held.isEmpty {
+                t.pending.append(t.held)
+                t.held = Data()
+                flushData(t)
+            }
+            if t.pausedForDisposition {
+                t.pausedForDisposition = false
+                if !t.wantPaused && t.inMulti { _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT) }
+            }
+        case .cancel:
+            t.task.apply(.cancel(byProducingResumeData: false))
+        }
+    }
+
+    // MARK: data and progress
+
+    /// Hands coalesced body bytes to the data delegate.
+    func flushData(_ t: Transfer) {
+        guard !t.pending.isEmpty, let task = t.task as? TransferDataTask,
+              let delegate = task.session.delegate as? any TransferDataDelegate else { return }
+        let chunk = t.pending
+        t.pending = Data()
+        t.pending.reserveCapacity(Self.deliveryChunk)
+        let session = task.session
+        session.delegateQueue.async {
+            session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")
+            delegate.session(session, dataTask: task, didReceive: chunk)
+        }
+    }
+
+    /// Publishes byte counts to the task, and coalesced progress to delegates and observers.
+    func publishProgress(_ t: Transfer, now: UInt64) {
+        if !t.awaitingDisposition { flushData(t) }
+        let received = t.totalReceived + t.resumeOffset
+        let sent = t.hopSent
+        let delta = (received - t.published.received, sent - t.published.sent)
+        guard delta.0 != 0 || delta.1 != 0 else { return }
+        t.published = (received, sent)
+        let expected = t.task.core.withLock { c -> (Int64, Int64) in
+            c.countOfBytesReceived = received
+            c.countOfBytesSent = sent
+            return (c.countOfBytesExpectedToReceive, c.countOfBytesExpectedToSend)
+        }
+        notifyProgress(t, delta: delta, totals: (received, sent), expected: expected)
+        if now - t.lastProgressEvent >= Self.progressInterval {
+            t.lastProgressEvent = now
+            updateLivePhase(t)
+            t.task.session.emit(.progress(received: received, sent: sent), task: t.task)
+        }
+    }
+
+    private func notifyProgress(_ t: Transfer, delta: (Int64, Int64), totals: (Int64, Int64), expected: (Int64, Int64)) {
+        let session = t.task.session
+        guard t.task.core.withLock({ $0.completion == nil }), let delegate = session.delegate as? any TransferTaskDelegate
+        else { return }
+        let task = t.task
+        if delta.1 > 0 {
+            session.delegateQueue.async {
+                delegate.session(session, task: task, didSendBodyData: delta.1, totalBytesSent: totals.1,
+                                 totalBytesExpectedToSend: expected.1)
+            }
+        }
+        if delta.0 > 0, let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate {
+            session.delegateQueue.async {
+                dd.session(session, downloadTask: download, didWriteData: delta.0, totalBytesWritten: totals.0,
+                           totalBytesExpectedToWrite: expected.0)
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import CCurl
+import Foundation
+
+extension TransferEngine {
+    /// Builds and configures the easy handle for a transfer's current request.
+    func makeEasy(for t: Transfer) throws(TransferError) -> EasyHandle {
+        let r = t.request
+        guard let scheme = r.url.scheme?.lowercased() else {
+            throw TransferError(.badURL, "the URL has no scheme: \(Redaction.redactURL(r.url.absoluteString))")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw TransferError(.unsupportedURL, "unsupported URL scheme '\(scheme)' (use http or https)",
+                                failingURL: Redaction.redactURL(r.url.absoluteString))
+        }
+        guard let host = r.url.host, !host.isEmpty else {
+            throw TransferError(.badURL, "the URL has no host: \(Redaction.redactURL(r.url.absoluteString))")
+        }
+        guard let easy = EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
+        do {
+            try configureBasics(easy, t)
+            try configureMethodAndBody(easy, t)
+            try configureHeaders(easy, t)
+            try configureTLSAndProxy(easy)
+            try configureCookies(easy)
+        } catch {
+            throw TransferError(.badURL, "the request could not be set up: \(error)",
+                                failingURL: Redaction.redactURL(r.url.absoluteString))
+        }
+        return easy
+    }
+
+    private func configureBasics(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+        try e.set(CURLOPT_URL, t.request.url.absoluteString)
+        try e.set(CURLOPT_PRIVATE, pointer: t.opaque)
+        try e.set(CURLOPT_NOSIGNAL, true)
+        // Redirects are followed hop by hop by the engine (A3): per-hop metrics, delegate veto.
+        try e.set(CURLOPT_FOLLOWLOCATION, false)
+        try e.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try e.set(CURLOPT_BUFFERSIZE, 512 * 1024)
+        try e.set(CURLOPT_HTTP_VERSION, configuration.allowsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
+        if configuration.httpShouldUsePipelining { try e.set(CURLOPT_PIPEWAIT, true) }
+        if let share { try e.set(CURLOPT_SHARE, pointer: share.raw) }
+        try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_WRITEFUNCTION, TransferCallbacks.write))
+        try e.set(CURLOPT_WRITEDATA, pointer: t.opaque)
+        try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
+        try e.set(CURLOPT_HEADERDATA, pointer: t.opaque)
+        try check(tk_easy_setopt_prereq_cb(e.raw, TransferCallbacks.prereq))
+        try e.set(CURLOPT_PREREQDATA, pointer: t.opaque)
+        try check(tk_easy_setopt_resolver_start_cb(e.raw, TransferCallbacks.resolverStart))
+        try e.set(CURLOPT_RESOLVER_START_DATA, pointer: t.opaque)
+        try check(tk_easy_setopt_sockopt_cb(e.raw, TransferCallbacks.sockopt))
+        try e.set(CURLOPT_SOCKOPTDATA, pointer: t.opaque)
+        // Byte ranges address encoded bytes, so downloads never ask for a content coding (A4).
+        if t.task.kind != .download { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
+    }
+
+    private func configureMethodAndBody(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+        let method = t.request.httpMethod.uppercased()
+        let hasBody = t.task.upload != nil && t.hasBodyThisHop
+        if hasBody {
+            try e.set(CURLOPT_UPLOAD, true)
+            try e.set(CURLOPT_INFILESIZE_LARGE, offset: t.task.upload!.expectedLength)
+            try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_READFUNCTION, TransferCallbacks.read))
+            try e.set(CURLOPT_READDATA, pointer: t.opaque)
+            try check(tk_easy_setopt_seek_cb(e.raw, TransferCallbacks.seek))
+            try e.set(CURLOPT_SEEKDATA, pointer: t.opaque)
+            if method != "PUT" { try e.set(CURLOPT_CUSTOMREQUEST, method) }
+        } else if method == "HEAD" {
+            try e.set(CURLOPT_NOBODY, true)
+        } else if method == "POST" {
+            try e.set(CURLOPT_POST, true)
+            try e.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
+        } else if method != "GET" {
+            try e.set(CURLOPT_CUSTOMREQUEST, method)
+        }
+    }
+
+    private func configureHeaders(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+        var headers = t.request.headers
+        for h in configuration.httpAdditionalHeaders where headers.first(named: h.name) == nil {
+            headers.append(h)
+        }
+        var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        // No `Expect: 100-continue` round trip before bodies: servers rarely need it on
+        // loopback-speed links and it costs up to a second against servers that ignore it.
+        if t.task.upload != nil { lines.append("Expect:") }
+        try e.set(CURLOPT_HTTPHEADER, list: lines)
+    }
+
+    private func configureTLSAndProxy(_ e: EasyHandle) throws(CurlSetupError) {
+        let minV = Self.curlSSLVersion(configuration.tlsMinimumSupportedProtocolVersion)
+        let maxV = configuration.tlsMaximumSupportedProtocolVersion.map { Self.curlSSLVersion($0) << 16 } ?? 0
+        try e.set(CURLOPT_SSLVERSION, minV | maxV)
+        // TLS is verified by default; there is deliberately no switch to turn it off.
+        try e.set(CURLOPT_SSL_VERIFYPEER, true)
+        try e.set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caBundle { try e.set(CURLOPT_CAINFO, caBundle) }
+        // An explicit empty proxy also stops libcurl from reading proxy environment variables.
+        try e.set(CURLOPT_PROXY, configuration.proxy ?? "")
+    }
+
+    private func configureCookies(_ e: EasyHandle) throws(CurlSetupError) {
+        guard configuration.httpShouldSetCookies else { return }
+        // Ephemeral sessions keep cookies in memory only (their share handle); default ones
+        // load the jar once into the share and write it back at teardown.
+        if !cookiesLoaded, let jar = cookieJarPath, FileManager.default.fileExists(atPath: jar) {
+            try e.set(CURLOPT_COOKIEFILE, jar)
+        } else {
+            try e.set(CURLOPT_COOKIEFILE, "")
+        }
+        cookiesLoaded = true
+    }
+
+    var cookieJarPath: String? {
+        guard case .default = configuration.kind else { return nil }
+        return StatePaths.stateDirectory(configuration.stateDirectory).map { $0 + "/cookies.txt" }
+    }
+
+    /// Writes a default session's cookies back to its jar (at teardown).
+    func flushCookies() {
+        guard configuration.httpShouldSetCookies, let jar = cookieJarPath, let share, let e = EasyHandle() else { return }
+        try? FileManager.default.createDirectory(atPath: (jar as NSString).deletingLastPathComponent,
+                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? e.set(CURLOPT_SHARE, pointer: share.raw)
+        try? e.set(CURLOPT_COOKIEJAR, jar)
+        try? e.set(CURLOPT_COOKIELIST, "FLUSH")
+    }
+
+    static func curlSSLVersion(_ v: TLSVersion) -> Int {
+        switch v {
+        case .v1_0: return 4
+        case .v1_1: return 5
+        case .v1_2: return 6
+        case .v1_3: return 7
+        }
+    }
+
+    private func check(_ rc: CURLcode) throws(CurlSetupError) {
+        guard rc == CURLE_OK else { throw CurlSetupError(option: 0, code: rc.rawValue) }
+    }
+}
+
+/// Where TransferKit keeps persistent state: `$XDG_STATE_HOME/transfertop` (or
+/// `~/.local/state/transfertop`) unless the configuration names a directory.
+public enum StatePaths {
+    public static func stateDirectory(_ configured: String?) -> String? {
+        if let configured { return configured }
+        let env = ProcessInfo.processInfo.environment
+        if let x = env["XDG_STATE_HOME"], !x.isEmpty { return x + "/transfertop" }
+        if let home = env["HOME"], !home.isEmpty { return home + "/.local/state/transfertop" }
+        return nil
+    }
+}
+
+/// libcurl's CAINFO replaces the system bundle, so "also trust this CA" means a combined
+/// bundle: the system's certificates followed by the extra ones, in a private temp file.
+enum TrustStore {
+    static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
+
+    static func combinedBundle(extra: String?) -> String? {
+        guard let extra else { return nil }
+        var pem = Data()
+        if let system = systemBundles.first(where: { FileManager.default.fileExists(atPath: $0) }),
+           let d = FileManager.default.contents(atPath: system) {
+            pem.append(d)
+            pem.append(0x0A)
+        }
+        guard let extraData = FileManager.default.contents(atPath: extra) else { return extra }
+        pem.append(extraData)
+        let path = NSTemporaryDirectory() + "transferkit-ca-\(getpid())-\(UUID().uuidString).pem"
+        guard FileManager.default.createFile(atPath: path, contents: pem, attributes: [.posixPermissions: 0o600]) else {
+            return extra
+        }
+        return path
+    }
+}

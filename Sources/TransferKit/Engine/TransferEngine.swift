@@ -1,0 +1,188 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The transfer thread of one session: owns its libcurl multi handle, share handle and every
+/// easy handle, and is driven by a command queue plus `curl_multi_wakeup` (A1).
+///
+/// Loop: drain commands → `curl_multi_perform` → read finished transfers → publish progress,
+/// flush data, fire the engine's own timers → `curl_multi_poll` until the next deadline or a
+/// wakeup. An idle session sleeps in poll and uses no CPU.
+final class TransferEngine: @unchecked Sendable {
+    // @unchecked: `inbox` and `thread` are behind Mutexes; every other mutable field is
+    // touched only on the transfer thread (set up in `run`, torn down before it returns).
+
+    enum Command: Sendable {
+        case start(TransferTask)
+        case suspend(TransferTask)
+        case resume(TransferTask)
+        case cancel(TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?)
+        case disposition(TransferTask, ResponseDisposition)
+        case redirect(TransferTask, TransferRequest?)
+        case shutdown(DispatchSemaphore)
+
+        var task: TransferTask? {
+            switch self {
+            case .start(let t), .suspend(let t), .resume(let t), .cancel(let t, _, _),
+                 .disposition(let t, _), .redirect(let t, _): return t
+            case .shutdown: return nil
+            }
+        }
+    }
+
+    /// Data for the delegate is coalesced into chunks of this size (or one loop iteration).
+    static let deliveryChunk = 256 * 1024
+    static let progressInterval: UInt64 = 100_000_000  // 100 ms between progress events
+
+    let configuration: TransferConfiguration
+    let sessionID: Int
+    let multi: MultiHandle
+    let clock = Monotonic()
+    private let inbox = Mutex<[Command]>([])
+    private let started = Mutex(false)
+
+    // Transfer-thread state.
+    var share: ShareHandle?
+    var transfers: [ObjectIdentifier: Transfer] = [:]
+    var cookiesLoaded = false
+    lazy var caBundle: String? = TrustStore.combinedBundle(extra: configuration.additionalTrustedCAFile)
+
+    init(configuration: TransferConfiguration, sessionID: Int) {
+        self.configuration = configuration
+        self.sessionID = sessionID
+        guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
+        multi = m
+        multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
+        multi.setLong(CURLMOPT_PIPELINING, configuration.httpShouldUsePipelining ? Int(CURLPIPE_MULTIPLEX) : 0)
+    }
+
+    /// Queues a command for the transfer thread. False when the engine has shut down.
+    func send(_ command: Command) -> Bool {
+        startThreadIfNeeded()
+        return multi.whileOpen { inbox.withLock { $0.append(command) } }
+    }
+
+    /// Stops the thread after tearing down every handle, and waits for it to finish.
+    func shutdown() {
+        let started = self.started.withLock { $0 }
+        guard started else {
+            multi.close()
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        if multi.whileOpen({ inbox.withLock { $0.append(.shutdown(done)) } }) { done.wait() }
+    }
+
+    private func startThreadIfNeeded() {
+        let shouldStart = started.withLock { s -> Bool in
+            if s { return false }
+            s = true
+            return true
+        }
+        guard shouldStart else { return }
+        let thread = Thread { [self] in run() }
+        thread.name = "transferkit.session.\(sessionID)"
+        thread.start()
+    }
+
+    // MARK: the loop
+
+    private func run() {
+        share = ShareHandle(shareCookies: configuration.httpShouldSetCookies)
+        while true {
+            let commands = inbox.withLock { c -> [Command] in
+                let taken = c
+                c.removeAll(keepingCapacity: true)
+                return taken
+            }
+            for command in commands {
+                if case .shutdown(let done) = command {
+                    teardown()
+                    done.signal()
+                    return
+                }
+                handle(command)
+            }
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi.raw, &running)
+            drainFinished()
+            afterPerform()
+            var fds: Int32 = 0
+            _ = curl_multi_poll(multi.raw, nil, 0, Int32(pollTimeoutMillis()), &fds)
+        }
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .start(let task): start(task)
+        case .suspend(let task): transfers[ObjectIdentifier(task)].map(suspend)
+        case .resume(let task): transfers[ObjectIdentifier(task)].map(resume)
+        case .cancel(let task, let rd, let reply): cancel(task, byProducingResumeData: rd, reply: reply)
+        case .disposition(let task, let d): transfers[ObjectIdentifier(task)].map { applyDisposition($0, d) }
+        case .redirect(let task, let r): transfers[ObjectIdentifier(task)].map { applyRedirectDecision($0, r) }
+        case .shutdown: break
+        }
+    }
+
+    private func drainFinished() {
+        var finished: [(Transfer, CURLcode)] = []
+        var left: Int32 = 0
+        while let msg = curl_multi_info_read(multi.raw, &left) {
+            guard tk_msg_is_done(msg) == 1, let easy = tk_msg_easy(msg) else { continue }
+            var ctx: UnsafeMutableRawPointer? = nil
+            _ = tk_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &ctx)
+            // Copy the result out before removing the handle: the message dies with it (A1).
+            if let ctx { finished.append((Transfer.from(ctx), tk_msg_result(msg))) }
+        }
+        for (t, code) in finished { hopFinished(t, code: code) }
+    }
+
+    /// Progress, coalesced data and timers, once per loop iteration.
+    private func afterPerform() {
+        let now = Monotonic.now()
+        var expired: [(Transfer, TransferError)] = []
+        for t in transfers.values {
+            publishProgress(t, now: now)
+            if let e = expiredTimer(t, now: now) { expired.append((t, e)) }
+        }
+        for (t, e) in expired {
+            detach(t)
+            finish(t, error: e)
+        }
+    }
+
+    /// The next engine deadline, capped so libcurl's own timers (handled inside poll) and
+    /// coalesced progress keep flowing; an idle engine sleeps long.
+    private func pollTimeoutMillis() -> Int {
+        if transfers.isEmpty { return 60_000 }
+        let now = Monotonic.now()
+        var next = UInt64.max
+        for t in transfers.values where !t.wantPaused {
+            next = min(next, deadlines(t).map { min($0.idle ?? .max, $0.resource) } ?? .max)
+        }
+        let activeCap: Int = transfers.values.contains { !$0.wantPaused } ? 100 : 1_000
+        guard next != .max else { return activeCap }
+        return max(1, min(activeCap, Int((next > now ? next - now : 0) / 1_000_000) + 1))
+    }
+
+    private func teardown() {
+        for t in transfers.values { detach(t) }
+        transfers.removeAll()
+        flushCookies()
+        share = nil
+        multi.close()
+    }
+
+    // MARK: adding and removing handles
+
+    func attach(_ t: Transfer) {
+        guard !t.inMulti else { return }
+        t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
+    }
+
+    func detach(_ t: Transfer) {
+        guard t.inMulti else { return }
+        curl_multi_remove_handle(multi.raw, t.easy.raw)
+        t.inMulti = false
+    }
+}

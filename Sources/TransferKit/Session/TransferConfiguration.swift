@@ -1,0 +1,45 @@
+import Foundation
+
+/// A session's configuration (SPEC S2, S3). A value: the session copies it at creation, so
+/// changing the original later changes nothing.
+public struct TransferConfiguration: Sendable, Equatable {
+    public var kind: SessionKind
+    /// Idle time allowed between bytes, reset by every byte; frozen while suspended. Default 60 s.
+    public var timeoutIntervalForRequest: TimeInterval = 60
+    /// Time allowed for the whole task, suspended time excluded. Default 7 days.
+    public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// Connections per host (libcurl queues the rest). Default 6.
+    public var httpMaximumConnectionsPerHost: Int = 6
+    /// Headers added to every request unless the request sets them itself.
+    public var httpAdditionalHeaders: [HTTPHeader] = []
+    public var httpShouldSetCookies = true
+    /// HTTP/2 multiplexing of several tasks on one connection (URLSession's
+    /// `httpShouldUsePipelining`, which on HTTP/2 means multiplexing).
+    public var httpShouldUsePipelining = true
+    /// Prefer HTTP/2 over TLS when the server offers it (ALPN).
+    public var allowsHTTP2 = true
+    public var tlsMinimumSupportedProtocolVersion: TLSVersion = .v1_2
+    public var tlsMaximumSupportedProtocolVersion: TLSVersion? = nil
+    /// Extra CA certificates (PEM file) trusted in addition to the system store.
+    public var additionalTrustedCAFile: String? = nil
+    /// A proxy URL such as `http://127.0.0.1:3128`; nil uses no proxy (environment ignored).
+    public var proxy: String? = nil
+    /// Where persistent state lives for `default` sessions (cookies, resume data).
+    public var stateDirectory: String? = nil
+
+    public init(kind: SessionKind) { self.kind = kind }
+
+    public static var `default`: TransferConfiguration { TransferConfiguration(kind: .default) }
+    public static var ephemeral: TransferConfiguration { TransferConfiguration(kind: .ephemeral) }
+    /// Accepted and stored; its daemon (SPEC S14) is not built yet, so it runs in-process.
+    public static func background(withIdentifier id: String) -> TransferConfiguration {
+        TransferConfiguration(kind: .background(identifier: id))
+    }
+}
+
+public enum TLSVersion: String, Sendable, Equatable, Comparable, CaseIterable {
+    case v1_0 = "TLSv1.0", v1_1 = "TLSv1.1", v1_2 = "TLSv1.2", v1_3 = "TLSv1.3"
+    public static func < (a: TLSVersion, b: TLSVersion) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Session-level delegate (SPEC S6, S10). Every method has a default that does nothing, so a
+/// delegate implements only what it needs. Callbacks arrive on the session's serial delegate
+/// queue, in the seeds' order.
+public protocol TransferSessionDelegate: AnyObject, Sendable {
+    /// The last callback a session makes; the session lets go of its delegate after it.
+    func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?)
+}
+
+/// Task-level callbacks shared by every kind of task.
+public protocol TransferTaskDelegate: TransferSessionDelegate {
+    /// A redirect: answer with the request to follow (possibly modified) or nil to refuse, in
+    /// which case the redirect response becomes the task's final response, with its body.
+    func session(_ session: TransferSession, task: TransferTask,
+                 willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
+                 completionHandler: @escaping @Sendable (TransferRequest?) -> Void)
+    func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
+                 totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics)
+    func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?)
+}
+
+/// Callbacks of data and upload tasks made without a completion handler.
+public protocol TransferDataDelegate: TransferTaskDelegate {
+    func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void)
+    func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data)
+    func session(_ session: TransferSession, dataTask: TransferDataTask,
+                 didBecome downloadTask: TransferDownloadTask)
+}
+
+/// Callbacks of download tasks made without a completion handler.
+public protocol TransferDownloadDelegate: TransferTaskDelegate {
+    /// The file at `location` is deleted when this method returns: move or read it here.
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
+                 didFinishDownloadingTo location: URL)
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64)
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
+                 didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64)
+}
+
+extension TransferSessionDelegate {
+    public func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) {}
+}
+
+extension TransferTaskDelegate {
+    public func session(_ session: TransferSession, task: TransferTask,
+                        willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
+                        completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {
+        completionHandler(newRequest)
+    }
+    public func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
+                        totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+    public func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {}
+    public func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {}
+}
+
+extension TransferDataDelegate {
+    public func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
+                        completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+    public func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data) {}
+    public func session(_ session: TransferSession, dataTask: TransferDataTask,
+                        didBecome downloadTask: TransferDownloadTask) {}
+}
+
+extension TransferDownloadDelegate {
+    public func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
+                        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+    public func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
+                        didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {}
+}
+
+/// Anything that wants to watch a session without being its delegate: the monitor, the CSV
+/// recorder, tests (STYLE 6). Called synchronously from the thread where the event happens
+/// (the transfer thread or the delegate queue): keep it quick and never block.
+public protocol TransferObserver: AnyObject, Sendable {
+    func transferSession(_ session: TransferSession, didEmit event: TransferEvent)
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+extension TransferSession {
+    /// Delivers a task's outcome on the delegate queue, in the seeds' order: download
+    /// hand-over (*didFinishDownloadingTo*, file deleted after), *didFinishCollectingMetrics*,
+    /// then *didCompleteWithError* — or the completion handler instead of the delegate's
+    /// response, data and completion callbacks.
+    func deliverCompletion(of task: TransferTask, error: TransferError?) {
+        delegateQueue.async { [self] in
+            let (completion, body, file, response, metrics) = task.core.withLock { c in
+                let taken = c.completion
+                c.completion = nil
+                let body = c.body
+                c.body = nil
+                return (taken, body, c.downloadFile, c.response, c.metrics)
+            }
+            let delegate = self.delegate as? any TransferTaskDelegate
+            defer {
+                if let file { try? FileManager.default.removeItem(at: file) }
+                task.core.withLock { $0.downloadFile = nil }
+                emit(.taskStateChanged(.completed), task: task, detail: error.map { "\($0.code)" } ?? "ok")
+                taskDidFinish(task)
+            }
+            if let file, completion == nil, let download = task as? TransferDownloadTask,
+               let dd = delegate as? any TransferDownloadDelegate {
+                emit(.delegateCallback("didFinishDownloadingTo"), task: task)
+                dd.session(self, downloadTask: download, didFinishDownloadingTo: file)
+            }
+            emit(.delegateCallback("didFinishCollectingMetrics"), task: task,
+                 detail: "\(metrics.transactionMetrics.count) transaction(s)")
+            delegate?.session(self, task: task, didFinishCollecting: metrics)
+            switch completion {
+            case .data(let handler)?: handler(body, response, error)
+            case .download(let handler)?: handler(file, response, error)
+            case nil:
+                emit(.delegateCallback("didCompleteWithError"), task: task, detail: error.map { "\($0.code)" } ?? "nil")
+                delegate?.session(self, task: task, didCompleteWithError: error)
+            }
+        }
+    }
+
+    /// Called on the delegate queue once a task's outcome was delivered.
+    func taskDidFinish(_ task: TransferTask) {
+        let finishInvalidation = core.withLock { c -> Bool in
+            c.liveTaskIDs.remove(task.taskIdentifier)
+            return c.state == .invalidating && c.liveTaskIDs.isEmpty
+        }
+        if finishInvalidation { completeInvalidation() }
+    }
+
+    // MARK: invalidation (SPEC S10)
+
+    /// Lets every outstanding task finish, refuses new ones, then delivers
+    /// *didBecomeInvalidWithError* and lets go of the delegate.
+    public func finishTasksAndInvalidate() {
+        guard self !== TransferSession.shared else { return }  // like URLSession's shared
+        let done = core.withLock { c -> Bool? in
+            guard c.state == .active else { return nil }
+            c.state = .invalidating
+            return c.liveTaskIDs.isEmpty
+        }
+        guard let done else { return }
+        emit(.sessionStateChanged(.invalidating))
+        if done { delegateQueue.async { self.completeInvalidation() } }
+    }
+
+    /// Cancels every outstanding task, refuses new ones, then invalidates as above.
+    public func invalidateAndCancel() {
+        guard self !== TransferSession.shared else { return }
+        let (live, wasActive) = core.withLock { c -> ([TransferTask], Bool) in
+            let wasActive = c.state == .active
+            if wasActive { c.state = .invalidating }
+            return (c.tasks.filter { c.liveTaskIDs.contains($0.taskIdentifier) }, wasActive)
+        }
+        guard wasActive else { return }
+        emit(.sessionStateChanged(.invalidating))
+        if live.isEmpty {
+            delegateQueue.async { self.completeInvalidation() }
+            return
+        }
+        for task in live { task.cancel() }
+    }
+
+    /// On the delegate queue: the last callback, then the engine's thread and handles go.
+    func completeInvalidation() {
+        let (proceed, delegate) = core.withLock { c -> (Bool, (any TransferSessionDelegate)?) in
+            guard c.state == .invalidating else { return (false, nil) }
+            c.state = .invalidated
+            let d = c.delegate
+            c.delegate = nil
+            return (true, d)
+        }
+        guard proceed else { return }
+        engine.shutdown()
+        emit(.delegateCallback("didBecomeInvalidWithError"))
+        delegate?.session(self, didBecomeInvalidWithError: nil)
+        emit(.sessionStateChanged(.invalidated))
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Synchronization
+
+/// A group of tasks with one configuration, one delegate and a private connection pool
+/// (SPEC S1, S2, S10). Thread-safe: create tasks and call methods from any thread.
+public final class TransferSession: @unchecked Sendable {
+    // @unchecked: mutable state lives in `core` (a Mutex); the engine is itself thread-safe.
+
+    /// A process-wide session with the default configuration and no delegate.
+    public static let shared = TransferSession(configuration: .default)
+
+    public let configuration: TransferConfiguration
+    /// Serial: callbacks arrive one at a time, in order.
+    public let delegateQueue: DispatchQueue
+    /// Unique within the process; used by the monitor and exports.
+    public let sessionID: Int
+    let engine: TransferEngine
+    let core: Mutex<SessionCore>
+
+    struct SessionCore {
+        var state: SessionState = .active
+        var name: String
+        var nextTaskID = 1
+        /// Every task made, in order (the monitor shows completed ones too).
+        var tasks: [TransferTask] = []
+        var liveTaskIDs: Set<Int> = []
+        var delegate: (any TransferSessionDelegate)?
+        var observers: [any TransferObserver] = []
+    }
+
+    private static let ids = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - configuration: copied; later changes to the original have no effect.
+    ///   - delegate: kept until *didBecomeInvalidWithError* has been delivered.
+    ///   - delegateQueue: a serial queue for callbacks; a private one by default.
+    public init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)? = nil,
+                delegateQueue: DispatchQueue? = nil, name: String? = nil) {
+        let id = Self.ids.wrappingAdd(1, ordering: .relaxed).newValue
+        self.sessionID = id
+        self.configuration = configuration
+        self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
+        self.core = Mutex(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate))
+        self.engine = TransferEngine(configuration: configuration, sessionID: id)
+    }
+
+    public var name: String {
+        get { core.withLock { $0.name } }
+        set { core.withLock { $0.name = newValue } }
+    }
+
+    public var state: SessionState { core.withLock { $0.state } }
+    public var delegate: (any TransferSessionDelegate)? { core.withLock { $0.delegate } }
+
+    /// Every task this session made, in creation order.
+    public var allTasks: [TransferTask] { core.withLock { $0.tasks } }
+
+    public func addObserver(_ observer: any TransferObserver) {
+        core.withLock { $0.observers.append(observer) }
+    }
+
+    public func snapshot() -> SessionSnapshot {
+        let (state, name, tasks) = core.withLock { ($0.state, $0.name, $0.tasks) }
+        return SessionSnapshot(id: sessionID, name: name, kind: configuration.kind, state: state,
+                               maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                               tasks: tasks.map { $0.snapshot() })
+    }
+
+    // MARK: making tasks
+
+    public func dataTask(with url: URL) -> TransferDataTask { dataTask(with: TransferRequest(url: url)) }
+
+    public func dataTask(with request: TransferRequest) -> TransferDataTask {
+        register { TransferDataTask(session: self, identifier: $0, kind: .data, request: request) }
+    }
+
+    public func dataTask(with request: TransferRequest,
+                         completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
+        -> TransferDataTask {
+        register {
+            TransferDataTask(session: self, identifier: $0, kind: .data, request: request,
+                             completion: .data(completionHandler))
+        }
+    }
+
+    public func uploadTask(with request: TransferRequest, from body: Data) -> TransferUploadTask {
+        register { TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .data(body)) }
+    }
+
+    public func uploadTask(with request: TransferRequest, fromFile file: URL) -> TransferUploadTask {
+        register { TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .file(file)) }
+    }
+
+    public func uploadTask(with request: TransferRequest, from body: Data,
+                           completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
+        -> TransferUploadTask {
+        register {
+            TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .data(body),
+                               completion: .data(completionHandler))
+        }
+    }
+
+    public func uploadTask(with request: TransferRequest, fromFile file: URL,
+                           completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
+        -> TransferUploadTask {
+        register {
+            TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .file(file),
+                               completion: .data(completionHandler))
+        }
+    }
+
+    public func downloadTask(with url: URL) -> TransferDownloadTask { downloadTask(with: TransferRequest(url: url)) }
+
+    public func downloadTask(with request: TransferRequest) -> TransferDownloadTask {
+        register { TransferDownloadTask(session: self, identifier: $0, kind: .download, request: request) }
+    }
+
+    public func downloadTask(with request: TransferRequest,
+                             completionHandler: @escaping @Sendable (URL?, TransferResponse?, TransferError?) -> Void)
+        -> TransferDownloadTask {
+        register {
+            TransferDownloadTask(session: self, identifier: $0, kind: .download, request: request,
+                                 completion: .download(completionHandler))
+        }
+    }
+
+    /// Assigns the next identifier and records the task. A task made after invalidation is
+    /// refused: it completes with `.sessionInvalidated` as soon as it is resumed.
+    func register<T: TransferTask>(_ make: (Int) -> T) -> T {
+        let task: T = core.withLock { c in
+            let t = make(c.nextTaskID)
+            c.nextTaskID += 1
+            c.tasks.append(t)
+            if c.state == .active { c.liveTaskIDs.insert(t.taskIdentifier) }
+            return t
+        }
+        emit(.taskCreated, task: task, detail: "\(task.kind) \(Redaction.redactURL(task.originalRequest.url.absoluteString))")
+        return task
+    }
+
+    var isAcceptingTasks: Bool { core.withLock { $0.state == .active } }
+
+    // MARK: events
+
+    func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: String = "") {
+        let observers = core.withLock { $0.observers }
+        guard !observers.isEmpty else { return }
+        let event = TransferEvent(date: Date(), sessionID: sessionID, taskIdentifier: task?.taskIdentifier,
+                                  kind: kind, detail: detail)
+        for o in observers { o.transferSession(self, didEmit: event) }
+    }
+
+    /// Sends a command to the transfer thread; if the engine is gone the task fails at once.
+    func engineSend(_ command: TransferEngine.Command) {
+        if case .start(let task) = command, !core.withLock({ $0.liveTaskIDs.contains(task.taskIdentifier) }) {
+            task.fail(TransferError(.sessionInvalidated, "the session was invalidated; it accepts no new tasks"))
+            return
+        }
+        if !engine.send(command) {
+            command.task?.fail(TransferError(.sessionInvalidated, "the session's transfer thread has shut down"))
+        }
+    }
+}

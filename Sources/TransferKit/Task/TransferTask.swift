@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+/// A unit of transfer work in a session (SPEC S4, S5). Thread-safe: call any method from any
+/// thread.
+public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConvertible {
+    // @unchecked: every mutable field is inside `core` (a Mutex); the rest is immutable.
+    public let taskIdentifier: Int
+    public let kind: TaskKind
+    public let originalRequest: TransferRequest
+    let session: TransferSession
+    let core: Mutex<TaskCore>
+    let upload: UploadSource?
+    /// Resume data this download was made from, if any.
+    let resumeBlob: Data?
+
+    init(session: TransferSession, identifier: Int, kind: TaskKind, request: TransferRequest,
+         upload: UploadSource? = nil, resumeData: Data? = nil, completion: TaskCompletion? = nil) {
+        self.session = session
+        self.taskIdentifier = identifier
+        self.kind = kind
+        self.originalRequest = request
+        self.upload = upload
+        self.resumeBlob = resumeData
+        var c = TaskCore(currentRequest: request, metrics: TaskMetrics(taskIntervalStart: Date()))
+        c.completion = completion
+        c.countOfBytesExpectedToSend = upload?.expectedLength ?? -1
+        self.core = Mutex(c)
+    }
+
+    public var id: Int { taskIdentifier }
+    public var state: TaskState { core.withLock { $0.machine.state } }
+    public var currentRequest: TransferRequest { core.withLock { $0.currentRequest } }
+    public var response: TransferResponse? { core.withLock { $0.response } }
+    public var error: TransferError? { core.withLock { $0.error } }
+    public var countOfBytesReceived: Int64 { core.withLock { $0.countOfBytesReceived } }
+    public var countOfBytesExpectedToReceive: Int64 { core.withLock { $0.countOfBytesExpectedToReceive } }
+    public var countOfBytesSent: Int64 { core.withLock { $0.countOfBytesSent } }
+    public var countOfBytesExpectedToSend: Int64 { core.withLock { $0.countOfBytesExpectedToSend } }
+    /// Metrics so far; final once the task completed.
+    public var metrics: TaskMetrics { core.withLock { $0.metrics } }
+    public var taskDescription: String? {
+        get { core.withLock { $0.taskDescription } }
+        set { core.withLock { $0.taskDescription = newValue } }
+    }
+
+    public var description: String { "\(kind) task \(taskIdentifier) (\(state))" }
+
+    /// Starts the task, or continues it after `suspend()`.
+    public func resume() { apply(.resume) }
+
+    /// Stops the flow of bytes at once; `resume()` continues the same transfer. No timeout
+    /// fires while suspended.
+    public func suspend() { apply(.suspend) }
+
+    /// Cancels the task: it moves to `canceling`, then `completed` with a `.cancelled` error.
+    public func cancel() { apply(.cancel(byProducingResumeData: false)) }
+
+    /// Feeds an event to the state machine and performs its action (STYLE 1).
+    func apply(_ event: TaskStateMachine.Event, resumeDataReply: (@Sendable (Data?) -> Void)? = nil) {
+        let (action, state) = core.withLock { c -> (TaskStateMachine.Action, TaskState) in
+            (c.machine.handle(event), c.machine.state)
+        }
+        switch action {
+        case .startTransfer: session.engineSend(.start(self))
+        case .pauseTransfer: session.engineSend(.suspend(self))
+        case .unpauseTransfer: session.engineSend(.resume(self))
+        case .cancelTransfer(let rd): session.engineSend(.cancel(self, byProducingResumeData: rd, reply: resumeDataReply))
+        case .complete(let error): session.deliverCompletion(of: self, error: error)
+        case .ignore:
+            resumeDataReply?(nil)
+            return
+        }
+        if case .complete = action { return }  // delivery emits the final state itself
+        session.emit(.taskStateChanged(state), task: self)
+    }
+
+    /// A snapshot for the monitor and exporters.
+    public func snapshot() -> TaskSnapshot {
+        core.withLock { c in
+            TaskSnapshot(
+                sessionID: session.sessionID, sessionName: session.name, taskIdentifier: taskIdentifier,
+                kind: kind, state: c.machine.state, taskDescription: c.taskDescription,
+                method: c.currentRequest.httpMethod, originalURL: originalRequest.url.absoluteString,
+                currentURL: c.currentRequest.url.absoluteString, countOfBytesReceived: c.countOfBytesReceived,
+                countOfBytesExpectedToReceive: c.countOfBytesExpectedToReceive, countOfBytesSent: c.countOfBytesSent,
+                countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response?.statusCode,
+                networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error,
+                isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath)
+        }
+    }
+
+    /// Lets an owner (such as the CLI) record where it placed the finished file.
+    public func setOutputPath(_ path: String?) { core.withLock { $0.outputPath = path } }
+}
+
+/// A task whose response body is collected in memory or delivered to the delegate.
+public class TransferDataTask: TransferTask, @unchecked Sendable {}
+
+/// A data task with a request body from bytes or from a file streamed from disk.
+public final class TransferUploadTask: TransferDataTask, @unchecked Sendable {}
+
+/// A task whose response body goes to a temporary file handed over at completion.
+public final class TransferDownloadTask: TransferTask, @unchecked Sendable {
+    /// Cancels the download and yields resume data (nil when it cannot be resumed); the task
+    /// completes with a `.cancelled` error, as URLSession's does (SPEC S8).
+    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
+        apply(.cancel(byProducingResumeData: true), resumeDataReply: completionHandler)
+    }
+
+    /// Whether cancelling now with resume data could later continue this download.
+    public var isResumable: Bool { core.withLock { $0.isResumable } }
+}
+
+extension UploadSource {
+    var expectedLength: Int64 {
+        switch self {
+        case .data(let d): return Int64(d.count)
+        case .file(let url):
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.int64Value
+            return size ?? -1
+        }
+    }
+}

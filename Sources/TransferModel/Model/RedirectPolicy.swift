@@ -1,0 +1,75 @@
+import Foundation
+
+/// How a redirect rewrites a request (SPEC S6; issue 3): method and body rules for
+/// 301/302/303/307/308 as browsers and URLSession apply them, and credentials dropped when
+/// the redirect leaves the origin. Pure.
+public enum RedirectPolicy {
+    public static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// URLSession's limit; one more redirect fails with `.httpTooManyRedirects`.
+    public static let maximumRedirects = 16
+
+    public struct Request: Sendable, Equatable {
+        public var method: String
+        public var url: URL
+        public var headers: [HTTPHeader]
+        public var hasBody: Bool
+        public init(method: String, url: URL, headers: [HTTPHeader], hasBody: Bool) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.hasBody = hasBody
+        }
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// Not a redirect: the response is final.
+        case final
+        case follow(Request)
+        /// A redirect status whose Location is missing, unparsable or of a scheme we cannot
+        /// follow.
+        case invalid(String)
+    }
+
+    public static func evaluate(_ request: Request, status: Int, location: String?) -> Outcome {
+        guard redirectStatuses.contains(status) else { return .final }
+        guard let location, !location.isEmpty else { return .final }  // no Location: not followable
+        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), target.host != nil else {
+            return .invalid("redirect to an unparsable Location")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return .invalid("redirect to an unsupported scheme '\(scheme)'")
+        }
+        var next = request
+        next.url = target
+        if changesToGET(method: request.method, status: status) {
+            next.method = "GET"
+            next.hasBody = false
+            next.headers.removeAll { ["content-type", "content-length", "content-encoding"].contains($0.name.lowercased()) }
+        }
+        if !sameOrigin(request.url, target) {
+            next.headers.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
+        }
+        return .follow(next)
+    }
+
+    /// 303 turns everything but HEAD into GET; 301 and 302 turn POST into GET (what browsers
+    /// and URLSession do, though RFC 9110 allows keeping it); 307 and 308 never change it.
+    static func changesToGET(method: String, status: Int) -> Bool {
+        let m = method.uppercased()
+        switch status {
+        case 303: return m != "HEAD" && m != "GET"
+        case 301, 302: return m == "POST"
+        default: return false
+        }
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && effectivePort(a) == effectivePort(b)
+    }
+
+    static func effectivePort(_ u: URL) -> Int {
+        u.port ?? (u.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+}
