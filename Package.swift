@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "TransferKit", targets: ["TransferKit"]),
         .executable(name: "transfertop", targets: ["transfertop"]),
+        .executable(name: "transferbench", targets: ["transferbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -40,6 +41,8 @@ let package = Package(
         // The command line, line mode, ncurses backend and demo, as a testable library.
         .target(name: "TransferTopCLI", dependencies: ["TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses"]),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
+        // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
+        .executableTarget(name: "transferbench", dependencies: ["TransferKit"]),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
