@@ -1,0 +1,74 @@
+import Foundation
+
+/// Reading the payload's fields with one precise error per problem.
+enum ResumeFields {
+    static func payload(_ text: String) throws(ResumeDataError) -> ResumeData {
+        let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [])
+        guard let p = parsed as? [String: Any] else { throw .malformed("the payload is not a JSON object") }
+        let url = try string(p, "url")
+        guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+            throw .malformed("\"url\" must be an http or https URL")
+        }
+        guard try string(p, "method") == "GET" else { throw .notGET }
+        let etag = try optionalString(p, "etag"), lastModified = try optionalString(p, "lastModified")
+        guard etag?.isEmpty == false || lastModified?.isEmpty == false else { throw .noValidator }
+        let received = try int(p, "bytesReceived"), total = try int(p, "expectedTotal")
+        guard received >= 0, total >= -1, total == -1 || received <= total else {
+            throw .malformed("\"bytesReceived\" \(received) does not fit \"expectedTotal\" \(total)")
+        }
+        return ResumeData(
+            url: url, method: "GET", requestHeaders: try headers(p["headers"]), entityTag: etag,
+            lastModified: lastModified, bytesReceived: received, expectedTotal: total,
+            partialFilePath: try string(p, "partialFile"),
+            createdAt: Date(timeIntervalSince1970: Double(try int(p, "createdAtMs")) / 1000),
+            sessionKindName: try string(p, "sessionKind"),
+            originalTaskIdentifier: Int(clamping: try int(p, "taskId")))
+    }
+
+    static func string(_ p: [String: Any], _ key: String) throws(ResumeDataError) -> String {
+        guard let s = p[key] as? String else { throw .malformed("\"\(key)\" must be a string") }
+        return s
+    }
+
+    static func optionalString(_ p: [String: Any], _ key: String) throws(ResumeDataError) -> String? {
+        guard let v = p[key], !(v is NSNull) else { return nil }
+        guard let s = v as? String else { throw .malformed("\"\(key)\" must be a string or null") }
+        return s
+    }
+
+    static func int(_ p: [String: Any], _ key: String) throws(ResumeDataError) -> Int64 {
+        guard let i = integer(p[key]) else { throw .malformed("\"\(key)\" must be an integer") }
+        return i
+    }
+
+    /// An integral JSON number (not a Bool, not a fraction), whatever type Foundation chose.
+    static func integer(_ v: Any?) -> Int64? {
+        guard let v, !(v is Bool) else { return nil }
+        if let i = v as? Int { return Int64(i) }
+        if let i = v as? Int64 { return i }
+        if let d = v as? Double, d == d.rounded(), abs(d) < 9e15 { return Int64(d) }
+        return nil
+    }
+
+    /// Header names must be tokens and values must not break lines (no header injection).
+    static func headers(_ v: Any?) throws(ResumeDataError) -> [HTTPHeader] {
+        guard let v else { return [] }
+        guard let list = v as? [Any] else { throw .malformed("\"headers\" must be an array") }
+        var out: [HTTPHeader] = []
+        for item in list {
+            guard let h = item as? [String: Any], let name = h["name"] as? String, let value = h["value"] as? String
+            else { throw .malformed("each header needs string \"name\" and \"value\"") }
+            guard isToken(name), !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" || $0 == "\0" }) else {
+                throw .malformed("header \"\(name.prefix(40))\" is not a valid header line")
+            }
+            out.append(HTTPHeader(name, value))
+        }
+        return out
+    }
+
+    static func isToken(_ s: String) -> Bool {
+        !s.isEmpty && s.unicodeScalars.allSatisfy { u in
+            u.isASCII && u.value > 0x20 && u.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(u)
+        }
+    }
+}
