@@ -1,0 +1,271 @@
+import Foundation
+import LoopbackServer
+import Testing
+
+/// Runs /usr/bin/curl with `arguments`; returns stdout bytes, stderr text and the exit status.
+private func curl(_ arguments: [String]) throws -> (out: [UInt8], err: String, status: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["-s", "-S", "--max-time", "20"] + arguments
+    let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("lbs-\(UUID().uuidString).out")
+    FileManager.default.createFile(atPath: outFile.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: outFile) }
+    let out = try FileHandle(forWritingTo: outFile)
+    let errPipe = Pipe()
+    process.standardOutput = out
+    process.standardError = errPipe
+    try process.run()
+    let errData = errPipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    try out.close()
+    let data = try Data(contentsOf: outFile)
+    return ([UInt8](data), String(decoding: errData, as: UTF8.self), process.terminationStatus)
+}
+
+/// Header lines written by `curl -D -` ahead of the body are split off here.
+private func split(_ bytes: [UInt8]) -> (headers: String, body: [UInt8]) {
+    let marker: [UInt8] = Array("\r\n\r\n".utf8)
+    var searchFrom = 0
+    var lastEnd = 0
+    // Skip every head (redirects, 100-continue) by taking the last "\r\n\r\n" that starts a head block.
+    while let range = firstRange(of: marker, in: bytes, from: searchFrom) {
+        lastEnd = range
+        let next = range + 4
+        if next + 5 <= bytes.count, Array(bytes[next..<next + 5]) == Array("HTTP/".utf8) {
+            searchFrom = next
+            continue
+        }
+        break
+    }
+    let end = lastEnd + 4
+    return (String(decoding: bytes[0..<min(end, bytes.count)], as: UTF8.self), Array(bytes[min(end, bytes.count)...]))
+}
+
+private func firstRange(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    var i = from
+    while i <= haystack.count - needle.count {
+        if haystack[i] == needle[0], Array(haystack[i..<i + needle.count]) == needle { return i }
+        i += 1
+    }
+    return nil
+}
+
+private func withServer(_ body: (LoopbackServer, String) async throws -> Void) async throws {
+    let server = try await LoopbackServer.start()
+    let caPath = FileManager.default.temporaryDirectory.appendingPathComponent("lbs-ca-\(UUID().uuidString).pem").path
+    try server.writeCACertificate(to: caPath)
+    defer { try? FileManager.default.removeItem(atPath: caPath) }
+    do {
+        try await body(server, caPath)
+    } catch {
+        try await server.shutdown()
+        throw error
+    }
+    try await server.shutdown()
+    try await server.shutdown()  // idempotent
+}
+
+@Suite("LoopbackServer")
+struct LoopbackServerTests {
+    @Test func bodyPatternIsDeterministicAndShiftSensitive() {
+        let a = LoopbackServer.body(size: 200_000)
+        #expect(a == LoopbackServer.body(size: 200_000))
+        #expect(Array(a[1000..<2000]) == LoopbackServer.bodyBytes(offset: 1000, count: 1000))
+        #expect(Array(a[0..<1000]) != Array(a[1..<1001]))
+        #expect(LoopbackServer.body(size: 1000, seed: 1) != Array(a[0..<1000]))
+        // Offsets spanning the period boundary stay consistent.
+        #expect(Array(a[65_000..<67_000]) == LoopbackServer.bodyBytes(offset: 65_000, count: 2000))
+    }
+
+    @Test func sizedChunkedAndCloseDelimitedBodies() async throws {
+        try await withServer { server, _ in
+            let expected = LoopbackServer.body(size: 100_000, seed: 7)
+            let sized = try curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7"])
+            let (sizedHead, sizedBody) = split(sized.out)
+            #expect(sizedHead.lowercased().contains("content-length: 100000"))
+            #expect(sizedHead.lowercased().contains("x-connection-id: "))
+            #expect(sizedHead.lowercased().contains("x-protocol: http/1.1"))
+            #expect(sizedBody == expected)
+
+            let chunked = try curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7&chunked=1"])
+            let (chunkedHead, chunkedBody) = split(chunked.out)
+            #expect(chunkedHead.lowercased().contains("transfer-encoding: chunked"))
+            #expect(!chunkedHead.lowercased().contains("content-length"))
+            #expect(chunkedBody == expected)
+
+            let closed = try curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7&close=1"])
+            let (closedHead, closedBody) = split(closed.out)
+            #expect(!closedHead.lowercased().contains("content-length"))
+            #expect(!closedHead.lowercased().contains("transfer-encoding"))
+            #expect(closedBody == expected)
+        }
+    }
+
+    @Test func http2OverTLSAndHTTP1OverTLS() async throws {
+        try await withServer { server, ca in
+            let h2 = try curl(["-D", "-", "--http2", "--cacert", ca, "\(server.httpsBase)/bytes/300000?seed=2"])
+            #expect(h2.status == 0, "\(h2.err)")
+            let (head, body) = split(h2.out)
+            #expect(head.hasPrefix("HTTP/2 200"))
+            #expect(head.lowercased().contains("x-protocol: h2"))
+            #expect(body == LoopbackServer.body(size: 300_000, seed: 2))
+
+            let h1 = try curl(["-D", "-", "--http1.1", "--cacert", ca, "\(server.httpsBase)/bytes/1000"])
+            #expect(h1.status == 0, "\(h1.err)")
+            #expect(split(h1.out).headers.hasPrefix("HTTP/1.1 200"))
+            #expect(split(h1.out).body == LoopbackServer.body(size: 1000))
+            #expect(server.stats.requests.map(\.protocolName) == ["h2", "http/1.1"])
+        }
+    }
+
+    @Test func rangesIfRangeAnd416() async throws {
+        try await withServer { server, _ in
+            server.setFile("f.bin", size: 10_000, seed: 3)
+            let url = "\(server.httpBase)/files/f.bin"
+            let full = try curl(["-D", "-", url])
+            let (fullHead, fullBody) = split(full.out)
+            #expect(fullHead.hasPrefix("HTTP/1.1 200"))
+            #expect(fullBody == LoopbackServer.body(size: 10_000, seed: 3))
+            let etag = fullHead.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }
+                .map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) } ?? ""
+            #expect(etag.hasPrefix("\""))
+
+            let partial = try curl(["-D", "-", "-H", "Range: bytes=4000-", "-H", "If-Range: \(etag)", url])
+            let (partialHead, partialBody) = split(partial.out)
+            #expect(partialHead.hasPrefix("HTTP/1.1 206"))
+            #expect(partialHead.contains("Content-Range: bytes 4000-9999/10000"))
+            #expect(partialBody == LoopbackServer.bodyBytes(offset: 4000, count: 6000, seed: 3))
+
+            let middle = try curl(["-H", "Range: bytes=10-19", url])
+            #expect(middle.out == LoopbackServer.bodyBytes(offset: 10, count: 10, seed: 3))
+
+            server.changeFile("f.bin", newSeed: 4)
+            let stale = try curl(["-D", "-", "-H", "Range: bytes=4000-", "-H", "If-Range: \(etag)", url])
+            let (staleHead, staleBody) = split(stale.out)
+            #expect(staleHead.hasPrefix("HTTP/1.1 200"))
+            #expect(staleBody == LoopbackServer.body(size: 10_000, seed: 4))
+
+            let beyond = try curl(["-D", "-", "-H", "Range: bytes=10000-", url])
+            #expect(split(beyond.out).headers.hasPrefix("HTTP/1.1 416"))
+            #expect(split(beyond.out).headers.contains("Content-Range: bytes */10000"))
+
+            let lying = try curl(["-D", "-", "-H", "Range: bytes=4000-", "\(url)?badRange=1"])
+            #expect(split(lying.out).headers.contains("Content-Range: bytes 0-5999/10000"))
+            let missing = try curl(["-D", "-", "\(server.httpBase)/files/nope"])
+            #expect(split(missing.out).headers.hasPrefix("HTTP/1.1 404"))
+        }
+    }
+
+    @Test func echoCountsAndHashesUpload() async throws {
+        try await withServer { server, _ in
+            let dir = FileManager.default.temporaryDirectory
+            let file = dir.appendingPathComponent("lbs-up-\(UUID().uuidString).bin")
+            defer { try? FileManager.default.removeItem(at: file) }
+            // "abc" has the well-known SHA-256 ba7816bf...
+            try Data("abc".utf8).write(to: file)
+            let small = try curl(["--data-binary", "@\(file.path)", "\(server.httpBase)/echo?x=1"])
+            let json = try JSONSerialization.jsonObject(with: Data(small.out)) as? [String: Any]
+            #expect(json?["method"] as? String == "POST")
+            #expect(json?["path"] as? String == "/echo?x=1")
+            #expect(json?["bodyLength"] as? Int == 3)
+            #expect(json?["bodySHA256"] as? String == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+
+            try Data(LoopbackServer.body(size: 3_000_000, seed: 9)).write(to: file)
+            let big = try curl(["-T", file.path, "\(server.httpBase)/echo"])
+            let bigJSON = try JSONSerialization.jsonObject(with: Data(big.out)) as? [String: Any]
+            #expect(bigJSON?["method"] as? String == "PUT")
+            #expect(bigJSON?["bodyLength"] as? Int == 3_000_000)
+            let shaProcess = Process()
+            shaProcess.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+            shaProcess.arguments = [file.path]
+            let pipe = Pipe()
+            shaProcess.standardOutput = pipe
+            try shaProcess.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            shaProcess.waitUntilExit()
+            #expect(bigJSON?["bodySHA256"] as? String == text.split(separator: " ").first.map(String.init))
+            #expect(server.stats.requests.last?.bodyBytesReceived == 3_000_000)
+        }
+    }
+
+    @Test func delayWaitsAtLeastTheRequestedTime() async throws {
+        try await withServer { server, _ in
+            let start = ContinuousClock.now
+            let result = try curl(["\(server.httpBase)/delay?ms=300&size=10"])
+            let elapsed = ContinuousClock.now - start
+            #expect(result.out.count == 10)
+            #expect(elapsed >= .milliseconds(300))
+        }
+    }
+
+    @Test func statsCountConnectionsAndBytes() async throws {
+        try await withServer { server, _ in
+            server.resetStats()
+            _ = try curl(["\(server.httpBase)/bytes/5000", "\(server.httpBase)/bytes/7000"])  // one kept-alive connection
+            _ = try curl(["\(server.httpBase)/conn"])
+            // Give the close of the last connection a moment to be observed.
+            try await Task.sleep(for: .milliseconds(100))
+            let stats = server.stats
+            #expect(stats.connectionsAccepted == 2)
+            #expect(stats.requests.count == 3)
+            #expect(stats.requests[0].connectionID == stats.requests[1].connectionID)
+            #expect(stats.requests[2].connectionID != stats.requests[0].connectionID)
+            #expect(stats.bytesWritten == 5000 + 7000 + Int64(String(stats.requests[2].connectionID).utf8.count))
+            #expect(stats.activeConnections == 0)
+            #expect(stats.maxConcurrentConnections >= 1)
+        }
+    }
+
+    @Test func routesRedirectCookiesStatusResetStall() async throws {
+        try await withServer { server, _ in
+            let redirect = try curl(["-L", "-D", "-", "\(server.httpBase)/redirect/3?status=307"])
+            #expect(String(decoding: split(redirect.out).body, as: UTF8.self) == "done")
+            #expect(String(decoding: redirect.out, as: UTF8.self).contains("HTTP/1.1 307"))
+
+            let cookies = try curl(["-c", "-", "\(server.httpBase)/cookies/set?a=1&b=two"])
+            #expect(String(decoding: cookies.out, as: UTF8.self).contains("\ta\t1"))
+            let sent = try curl(["-H", "Cookie: a=1; b=two", "\(server.httpBase)/cookies"])
+            #expect(String(decoding: sent.out, as: UTF8.self).contains("\"b\":\"two\""))
+
+            let status = try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(server.httpBase)/status/503"])
+            #expect(String(decoding: status.out, as: UTF8.self) == "503")
+
+            let reset = try curl(["\(server.httpBase)/reset?size=100000&after=1000"])
+            #expect(reset.status != 0)
+            #expect(reset.out == LoopbackServer.body(size: 1000))
+
+            let stall = try curl(["--max-time", "1", "\(server.httpBase)/stall?size=100000&after=500"])
+            #expect(stall.status == 28)  // timed out
+            #expect(stall.out == LoopbackServer.body(size: 500))
+        }
+    }
+
+    @Test func backPressureStopsBytesWritten() async throws {
+        try await withServer { server, _ in
+            // curl reads at 64 KiB/s for 1 s: the server must stall instead of queueing 64 MiB.
+            _ = try curl(["--limit-rate", "64K", "--max-time", "1", "-o", "/dev/null",
+                          "\(server.httpBase)/bytes/67108864"])
+            #expect(server.stats.bytesWritten < 24 << 20)
+        }
+    }
+
+    @Test func throughput64MiB() async throws {
+        try await withServer { server, ca in
+            for (label, url, extra) in [
+                ("http/1.1", "\(server.httpBase)/bytes/67108864", [String]()),
+                ("h2", "\(server.httpsBase)/bytes/67108864", ["--http2", "--cacert", ca]),
+            ] {
+                let start = ContinuousClock.now
+                let result = try curl(extra + ["-o", "/dev/null", "-w", "%{size_download} %{http_version}", url])
+                let elapsed = ContinuousClock.now - start
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let text = String(decoding: result.out, as: UTF8.self)
+                print("LoopbackServer 64 MiB over \(label): \(String(format: "%.2f", seconds)) s, "
+                      + "\(String(format: "%.0f", 64 / seconds)) MiB/s (\(text))")
+                #expect(text.hasPrefix("67108864"))
+                #expect(seconds < 15)
+            }
+        }
+    }
+}
