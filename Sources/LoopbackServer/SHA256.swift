@@ -1,8 +1,8 @@
 // A small incremental SHA-256 (FIPS 180-4) so `/echo` can hash uploads of any size in constant
 // memory. swift-crypto is not a dependency of this package, so it is implemented here.
 
-/// Incremental SHA-256. Feed bytes with `update`, read the digest with `finalizeHex()`.
-struct SHA256Hasher {
+/// Incremental SHA-256 in portable Swift (the fallback; slow in debug builds, ~5 MB/s). Feed bytes with `update`, read the digest with `finalizeHex()`.
+struct SwiftSHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
