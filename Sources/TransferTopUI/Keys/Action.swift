@@ -31,6 +31,16 @@ public struct ActionInfo: Sendable, Equatable {
     public var help: String
     /// Help screen section.
     public var group: String
+    /// The footer's one-word label; nil keeps the action out of the footer.
+    public var hint: String?
+
+    init(action: Action, defaultKeys: [Key], help: String, group: String, hint: String? = nil) {
+        self.action = action
+        self.defaultKeys = defaultKeys
+        self.help = help
+        self.group = group
+        self.hint = hint
+    }
 }
 
 /// The action table. The help screen, the footer and the default bindings all come from here.
@@ -43,21 +53,21 @@ public enum ActionTable {
         ActionInfo(action: .selectFirst, defaultKeys: [.home, .char("g")], help: "select the first row", group: "Navigate"),
         ActionInfo(action: .selectLast, defaultKeys: [.end, .char("G")], help: "select the last row", group: "Navigate"),
         ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, event log", group: "Navigate"),
-        ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate"),
-        ActionInfo(action: .filter, defaultKeys: [.char("/")], help: "filter tasks by URL, state or session", group: "Navigate"),
-        ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks"),
-        ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks"),
-        ActionInfo(action: .cancel, defaultKeys: [.char("c")], help: "cancel the selected task", group: "Tasks"),
-        ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks"),
-        ActionInfo(action: .resumeFromResumeData, defaultKeys: [.char("R")], help: "continue from resume data (as a new task)", group: "Tasks"),
-        ActionInfo(action: .newTask, defaultKeys: [.char("n")], help: "add a task to the session (asks for a URL)", group: "Tasks"),
-        ActionInfo(action: .finishAndInvalidate, defaultKeys: [.char("f")], help: "finish the session's tasks, then invalidate", group: "Sessions"),
-        ActionInfo(action: .invalidateAndCancel, defaultKeys: [.char("X")], help: "cancel the session's tasks and invalidate it", group: "Sessions"),
+        ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate", hint: "detail"),
+        ActionInfo(action: .filter, defaultKeys: [.char("/")], help: "filter tasks by URL, state or session", group: "Navigate", hint: "filter"),
+        ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks", hint: "suspend"),
+        ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks", hint: "resume"),
+        ActionInfo(action: .cancel, defaultKeys: [.char("c")], help: "cancel the selected task", group: "Tasks", hint: "cancel"),
+        ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks", hint: "keep"),
+        ActionInfo(action: .resumeFromResumeData, defaultKeys: [.char("R")], help: "continue from resume data (as a new task)", group: "Tasks", hint: "continue"),
+        ActionInfo(action: .newTask, defaultKeys: [.char("n")], help: "add a task to the session (asks for a URL)", group: "Tasks", hint: "new"),
+        ActionInfo(action: .finishAndInvalidate, defaultKeys: [.char("f")], help: "finish the session's tasks, then invalidate", group: "Sessions", hint: "finish"),
+        ActionInfo(action: .invalidateAndCancel, defaultKeys: [.char("X")], help: "cancel the session's tasks and invalidate it", group: "Sessions", hint: "kill"),
         ActionInfo(action: .newSession, defaultKeys: [.char("N")], help: "create a new session", group: "Sessions"),
-        ActionInfo(action: .exportCSV, defaultKeys: [.char("e")], help: "export per-transaction metrics as CSV", group: "Monitor"),
-        ActionInfo(action: .nextTheme, defaultKeys: [.char("t")], help: "switch to the next colour theme", group: "Monitor"),
-        ActionInfo(action: .help, defaultKeys: [.char("?"), .function(1)], help: "show or hide this help", group: "Monitor"),
-        ActionInfo(action: .quit, defaultKeys: [.char("q")], help: "quit (downloads keep resume data)", group: "Monitor"),
+        ActionInfo(action: .exportCSV, defaultKeys: [.char("e")], help: "export per-transaction metrics as CSV", group: "Monitor", hint: "csv"),
+        ActionInfo(action: .nextTheme, defaultKeys: [.char("t")], help: "switch to the next colour theme", group: "Monitor", hint: "theme"),
+        ActionInfo(action: .help, defaultKeys: [.char("?"), .function(1)], help: "show or hide this help", group: "Monitor", hint: "help"),
+        ActionInfo(action: .quit, defaultKeys: [.char("q")], help: "quit (downloads keep resume data)", group: "Monitor", hint: "quit"),
     ]
 
     public static func info(_ action: Action) -> ActionInfo {

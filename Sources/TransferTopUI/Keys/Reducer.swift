@@ -1,0 +1,76 @@
+import TransferModel
+
+/// The "update" of model-update-view: keys and actions in, a new model and maybe an effect
+/// out (STYLE 8). Pure; the app performs the effect.
+public enum Reducer {
+    /// Routes a key: to the prompt being typed, to closing help, or through the bindings.
+    public static func handleKey(_ model: MonitorModel, _ key: Key, bindings: KeyBindings = .defaults) -> (MonitorModel, Effect?) {
+        if model.prompt != nil { return handlePromptKey(model, key) }
+        var m = model
+        if m.helpShown {
+            // Any key closes help, so nobody gets stuck in it.
+            m.helpShown = false
+            return (m, nil)
+        }
+        if key == .escape {
+            m.statusMessage = nil
+            if !m.filter.isEmpty { m.filter = ""; m.normalizeSelection() }
+            return (m, nil)
+        }
+        guard let action = bindings.action(for: key) else {
+            m.statusMessage = "\(key) is not bound; press ? for help"
+            return (m, nil)
+        }
+        return reduce(m, action)
+    }
+
+    public static func reduce(_ model: MonitorModel, _ action: Action) -> (MonitorModel, Effect?) {
+        var m = model
+        m.statusMessage = nil
+        switch action {
+        case .selectUp: m.move(by: -1)
+        case .selectDown: m.move(by: 1)
+        case .pageUp: m.move(by: -m.pageSize)
+        case .pageDown: m.move(by: m.pageSize)
+        case .selectFirst: m.move(by: Int.min / 2)
+        case .selectLast: m.move(by: Int.max / 2)
+        case .nextPane: m.focus = m.nextPane()
+        case .toggleDetail: m.detailShown.toggle(); m.keepSelectionVisible()
+        case .filter: m.prompt = Prompt(.filter, text: m.filter)
+        case .help: m.helpShown.toggle()
+        case .nextTheme: return nextTheme(m)
+        case .newTask: return newTask(m)
+        case .newSession: return (m, .newSession)
+        case .exportCSV: return (m, .exportCSV)
+        case .quit: return (m, .quit)
+        case .suspend, .resume, .cancel, .cancelWithResumeData, .resumeFromResumeData:
+            return taskAction(m, action)
+        case .finishAndInvalidate, .invalidateAndCancel:
+            return sessionAction(m, action)
+        }
+        return (m, nil)
+    }
+
+    static func nextTheme(_ model: MonitorModel) -> (MonitorModel, Effect?) {
+        var m = model
+        guard !m.themeNames.isEmpty else { return (m, nil) }
+        let i = m.themeNames.firstIndex(of: m.themeName).map { ($0 + 1) % m.themeNames.count } ?? 0
+        m.themeName = m.themeNames[i]
+        m.statusMessage = "theme: \(m.themeName)"
+        return (m, .loadTheme(m.themeName))
+    }
+
+    static func newTask(_ model: MonitorModel) -> (MonitorModel, Effect?) {
+        var m = model
+        guard let session = m.session(m.targetSessionID) else {
+            m.statusMessage = "no session to add a task to; press N for a new session"
+            return (m, nil)
+        }
+        guard session.state == .active else {
+            m.statusMessage = "session \(session.id) is \(session.state.rawValue) and takes no new tasks; press N for a new session"
+            return (m, nil)
+        }
+        m.prompt = Prompt(.newTaskURL(sessionID: session.id))
+        return (m, nil)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import TransferModel
+
+/// The panes that take the selection keys.
+public enum Pane: String, Sendable, Equatable, CaseIterable {
+    case sessions, tasks, events
+}
+
+/// A line of text the user is typing (filter, new task URL).
+public struct Prompt: Sendable, Equatable {
+    public enum Purpose: Sendable, Equatable {
+        case filter
+        case newTaskURL(sessionID: Int)
+    }
+
+    public var purpose: Purpose
+    public var text: String
+
+    public init(_ purpose: Purpose, text: String = "") {
+        self.purpose = purpose
+        self.text = text
+    }
+}
+
+/// Everything the screen shows, as one value: the "model" of model-update-view (STYLE 8).
+///
+/// The app layer feeds it snapshots, events, size and time; keys go through `reduce`/`handleKey`;
+/// `ScreenRenderer.render` draws it. Nothing here reads a clock or the terminal.
+public struct MonitorModel: Sendable {
+    public var sessions: [SessionSnapshot] = []
+    /// The event log, oldest first, at most `maxEvents` long.
+    public var events: [TransferEvent] = []
+    public var maxEvents = 1000
+    public var rates = TransferRates()
+    public var selectedTask: TaskID?
+    public var selectedSession: Int?
+    public var focus: Pane = .tasks
+    public var detailShown = false
+    public var helpShown = false
+    /// Case-insensitive text matched against URL, description, state and session name.
+    public var filter = ""
+    public var prompt: Prompt?
+    /// A one-line message: why an action was refused, where a CSV went, a theme error.
+    public var statusMessage: String?
+    /// How long the previous frame took to build and flush, in ms (shown in the header).
+    public var frameTimeMs: Double = 0
+    public var themeName = "default"
+    /// Themes the `t` key cycles through.
+    public var themeNames = ["default", "light", "high-contrast", "monochrome"]
+    public var utf8 = true
+    /// Animation frame counter, advanced by the app's timer.
+    public var frame = 0
+    public var now = Date(timeIntervalSince1970: 0)
+    /// Seconds east of UTC for event-log times (the app passes the local offset).
+    public var utcOffsetSeconds = 0
+    public var width = 80
+    public var height = 24
+    /// The first task row shown; the renderer moves it to keep the selection visible.
+    public var taskScroll = 0
+    /// Event-log lines scrolled back from the newest (0 follows the log).
+    public var eventScroll = 0
+    /// Tasks whose resume data the app holds (after `d`), so `R` knows it can continue them.
+    public var resumeDataAvailable: Set<TaskID> = []
+
+    public init() {}
+
+    /// Takes a new engine snapshot at `time` (seconds, monotonic): updates speeds and keeps
+    /// the selection on a task and session that still exist.
+    public mutating func apply(_ snapshots: [SessionSnapshot], at time: Double) {
+        sessions = snapshots
+        rates.record(snapshots, at: time)
+        normalizeSelection()
+    }
+
+    /// Appends events, dropping the oldest beyond `maxEvents`. Progress events are left out:
+    /// they come several times a second per task and would bury the life-cycle callbacks.
+    public mutating func append(_ newEvents: [TransferEvent]) {
+        events += newEvents.filter { if case .progress = $0.kind { return false } else { return true } }
+        if events.count > maxEvents { events.removeFirst(events.count - maxEvents) }
+    }
+
+    /// Selects the first visible task/session when the selection is gone or none was made.
+    public mutating func normalizeSelection() {
+        let list = TaskList(self)
+        if selectedTask.map({ list.position(of: $0) == nil }) ?? true { selectedTask = list.first?.id }
+        if !sessions.contains(where: { $0.id == selectedSession }) {
+            selectedSession = selectedTask?.session ?? sessions.first?.id
+        }
+    }
+
+    /// The session that `f`, `X` and `n` act on: the selected one in the sessions pane,
+    /// otherwise the selected task's.
+    public var targetSessionID: Int? {
+        focus == .sessions ? selectedSession : (selectedTask?.session ?? selectedSession)
+    }
+
+    public func session(_ id: Int?) -> SessionSnapshot? {
+        sessions.first { $0.id == id }
+    }
+
+    public var selectedTaskSnapshot: TaskSnapshot? {
+        selectedTask.flatMap { TaskList(self).task(id: $0) }
+    }
+}

@@ -1,0 +1,53 @@
+/// Rows of the screen given to each pane; every pane is full width (SPEC T1).
+///
+/// A pane's first row is its title rule. Panes are dropped as the terminal shrinks: the
+/// sessions pane and event log first, then the detail shrinks; below 40x10 nothing is laid
+/// out but a message.
+public struct ScreenLayout: Sendable, Equatable {
+    public struct Rows: Sendable, Equatable {
+        public var top: Int
+        public var height: Int
+        public var bodyTop: Int { top + 1 }
+        public var bodyHeight: Int { Swift.max(0, height - 1) }
+    }
+
+    public static let minimumWidth = 40
+    public static let minimumHeight = 10
+
+    public var width: Int
+    public var height: Int
+    public var sessions: Rows?
+    public var tasks: Rows
+    public var detail: Rows?
+    public var events: Rows?
+
+    public var isTooSmall: Bool { width < Self.minimumWidth || height < Self.minimumHeight }
+    public var statusRow: Int { height - 2 }
+    public var footerRow: Int { height - 1 }
+    /// Task rows that fit under the title and the column headings.
+    public var visibleTaskRows: Int { Swift.max(0, tasks.height - 2) }
+
+    public init(width: Int, height: Int, detailShown: Bool, sessionCount: Int) {
+        self.width = width
+        self.height = height
+        let body = Swift.max(0, height - 3)  // header, status line, footer
+        let tall = height >= 30
+        let sessionRows = height >= 20 ? 1 + Swift.min(Swift.max(1, sessionCount), tall ? Swift.max(3, body / 6) : 3) : 0
+        let eventRows = tall ? 1 + Swift.max(3, body / 6) : (height >= 20 && !detailShown ? 4 : 0)
+        let rest = body - sessionRows - eventRows
+        let detailRows = detailShown ? Self.detailHeight(rest: rest) : 0
+        var y = 1
+        sessions = sessionRows > 0 ? Rows(top: y, height: sessionRows) : nil
+        y += sessionRows
+        tasks = Rows(top: y, height: rest - detailRows)
+        y += rest - detailRows
+        detail = detailRows > 0 ? Rows(top: y, height: detailRows) : nil
+        y += detailRows
+        events = eventRows > 0 ? Rows(top: y, height: eventRows) : nil
+    }
+
+    /// A bit under half of what is left, but the task table keeps a title, headings and a row.
+    static func detailHeight(rest: Int) -> Int {
+        Swift.max(0, Swift.min(rest - 3, Swift.max(3, rest * 11 / 20)))
+    }
+}

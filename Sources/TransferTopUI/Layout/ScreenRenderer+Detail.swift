@@ -1,0 +1,72 @@
+import Foundation
+import TransferModel
+
+extension ScreenRenderer {
+    /// The selected task: a summary line, the waterfall, then the last hop's headers.
+    static func drawDetail(_ grid: inout CellGrid, _ model: MonitorModel, _ rows: ScreenLayout.Rows) {
+        guard let task = model.selectedTaskSnapshot else {
+            drawTitle(&grid, row: rows.top, title: [Span("Detail", .title)], focused: false, utf8: model.utf8)
+            grid.write("no task selected", column: 1, row: rows.bodyTop, role: .dim)
+            return
+        }
+        drawTitle(&grid, row: rows.top, title: [Span("Task \(task.id)", .title)], focused: false, utf8: model.utf8)
+        let lines = detailLines(task, model: model, width: grid.width)
+        for (i, line) in lines.prefix(rows.bodyHeight).enumerated() {
+            grid.write(line, column: 1, row: rows.bodyTop + i)
+        }
+    }
+
+    /// All the detail lines; the pane shows as many as fit, most important first.
+    public static func detailLines(_ task: TaskSnapshot, model: MonitorModel, width: Int) -> [[Span]] {
+        var lines = [summary(task, utf8: model.utf8)]
+        if let error = task.error { lines.append([Span("error: \(error.message)", .error)]) }
+        lines += WaterfallView.lines(task.metrics, now: model.now, width: width - 2, utf8: model.utf8)
+        if let last = task.metrics.transactionMetrics.last {
+            lines += headerLines(request: last.requestHeaders, response: last.responseHeaders,
+                                 width: width - 2, utf8: model.utf8)
+        }
+        return lines
+    }
+
+    /// `GET example.com/a → 200 h2  12.3 MiB/100 MiB  resumable`
+    static func summary(_ t: TaskSnapshot, utf8: Bool) -> [Span] {
+        var spans = [Span("\(t.method) ", .title), Span(ScreenSecrets.url(t.currentURL))]
+        if let code = t.statusCode { spans += [Span(utf8 ? " → " : " -> ", .dim), Span(String(code), httpRole(code))] }
+        if let p = t.networkProtocolName { spans.append(Span(" \(p)", .dim)) }
+        spans.append(Span("  \(sizeLabel(t))"))
+        if t.metrics.redirectCount > 0 { spans.append(Span("  \(t.metrics.redirectCount) redirects", .dim)) }
+        if let offset = t.resumeOffset { spans.append(Span("  resumed at \(Units.bytes(offset))", .dim)) }
+        if t.isResumable { spans.append(Span("  resumable", .dim)) }
+        return spans
+    }
+
+    /// Request and response headers side by side (stacked when narrow), secrets masked.
+    static func headerLines(request: [HTTPHeader], response: [HTTPHeader], width: Int, utf8: Bool) -> [[Span]] {
+        let left = [[Span("Request headers", .title)]] + request.map { headerLine($0, utf8: utf8) }
+        let right = [[Span("Response headers", .title)]] + response.map { headerLine($0, utf8: utf8) }
+        guard width >= 60 else { return left + right }
+        let half = width / 2
+        return (0..<Swift.max(left.count, right.count)).map { i in
+            let l = i < left.count ? clip(left[i], half - 1) : []
+            let pad = half - DisplayWidth.of(l.map(\.text).joined())
+            return l + [Span(String(repeating: " ", count: pad))] + (i < right.count ? right[i] : [])
+        }
+    }
+
+    static func headerLine(_ h: HTTPHeader, utf8: Bool) -> [Span] {
+        let (value, masked) = ScreenSecrets.headerValue(h, utf8: utf8)
+        return [Span("\(h.name): ", .dim), Span(value, masked ? .secret : .text)]
+    }
+
+    /// Spans cut to `width` columns in total.
+    static func clip(_ spans: [Span], _ width: Int) -> [Span] {
+        var out: [Span] = []
+        var room = width
+        for s in spans where room > 0 {
+            let t = TextFit.truncate(s.text, room, ellipsis: "…")
+            out.append(Span(t, s.role))
+            room -= DisplayWidth.of(t)
+        }
+        return out
+    }
+}

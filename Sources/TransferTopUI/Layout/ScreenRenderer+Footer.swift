@@ -1,0 +1,41 @@
+extension ScreenRenderer {
+    /// The prompt being typed, else the status message, else the filter in use.
+    static func drawStatus(_ grid: inout CellGrid, _ model: MonitorModel, row: Int, list: TaskList) {
+        if let prompt = model.prompt {
+            let label = promptLabel(prompt.purpose)
+            let x = grid.write(label, column: 0, row: row, role: .keyHint)
+            grid.write(prompt.text + (model.utf8 ? "▏" : "_"), column: x, row: row, role: .statusLine)
+        } else if let message = model.statusMessage {
+            grid.write(message, column: 0, row: row, role: .statusLine)
+        } else if !model.filter.isEmpty {
+            grid.write("filter \"\(model.filter)\": \(list.count) tasks (/ to change)", column: 0, row: row, role: .dim)
+        }
+    }
+
+    static func promptLabel(_ purpose: Prompt.Purpose) -> String {
+        switch purpose {
+        case .filter: return "filter: "
+        case .newTaskURL(let session): return "new task in session \(session), URL: "
+        }
+    }
+
+    /// Key hints generated from the action table; whole hints only, as many as fit.
+    static func drawFooter(_ grid: inout CellGrid, _ model: MonitorModel, row: Int, bindings: KeyBindings) {
+        var x = 0
+        for entry in ActionTable.entries {
+            guard let hint = entry.hint, let key = bindings.keys(for: entry.action).first else { continue }
+            let width = DisplayWidth.of("\(key) \(hint)")
+            if x + width > grid.width { break }
+            x = grid.write(key.description, column: x, row: row, role: .keyHint)
+            x = grid.write(" " + hint + "  ", column: x, row: row, role: .dim)
+        }
+    }
+
+    /// The generated help over everything between the header and the status line.
+    static func drawHelp(_ grid: inout CellGrid, bindings: KeyBindings, rows: Range<Int>) {
+        grid.fill(role: .text, column: 0, row: rows.lowerBound, width: grid.width, height: rows.count)
+        for (i, line) in HelpScreen.lines(bindings: bindings).prefix(rows.count).enumerated() {
+            grid.write(line, column: 1, row: rows.lowerBound + i)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import TransferModel
+
+extension ScreenRenderer {
+    /// The totals line. Pieces are dropped from the least useful end until the line fits.
+    static func drawHeader(_ grid: inout CellGrid, _ model: MonitorModel) {
+        grid.fill(role: .header, column: 0, row: 0, width: grid.width, height: 1)
+        var pieces = headerPieces(model)
+        while pieces.count > 1, DisplayWidth.of(pieces.joined(separator: "  ")) > grid.width { pieces.removeLast() }
+        grid.write(pieces.joined(separator: "  "), column: 0, row: 0, role: .header)
+    }
+
+    /// In order of importance: name, tasks per state, speeds, sessions, frame time.
+    static func headerPieces(_ model: MonitorModel) -> [String] {
+        let counts = StateCounts(model.sessions.lazy.flatMap(\.tasks))
+        let states = DisplayState.allCases.filter { counts[$0] > 0 }
+            .map { "\($0.symbol(utf8: model.utf8))\(counts[$0])" }.joined(separator: " ")
+        let arrows = model.utf8 ? ("↓", "↑") : ("v", "^")
+        return [
+            "transfertop",
+            "\(counts.total) tasks" + (states.isEmpty ? "" : " " + states),
+            "\(arrows.0)\(Units.speed(model.rates.down.bytesPerSecond)) \(arrows.1)\(Units.speed(model.rates.up.bytesPerSecond))",
+            "\(model.sessions.count) sessions",
+            "frame \(frameTime(model.frameTimeMs))",
+        ]
+    }
+
+    static func frameTime(_ ms: Double) -> String {
+        let tenths = Int((ms * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)ms"
+    }
+
+    /// One line per session: name, kind, state, tasks per state, speed.
+    static func drawSessions(_ grid: inout CellGrid, _ model: MonitorModel, _ rows: ScreenLayout.Rows) {
+        drawTitle(&grid, row: rows.top, title: [Span("Sessions \(model.sessions.count)", .title)],
+                  focused: model.focus == .sessions, utf8: model.utf8)
+        let selected = model.sessions.firstIndex { $0.id == model.selectedSession } ?? 0
+        let top = scrollTop(selected: selected, scroll: 0, visible: rows.bodyHeight, count: model.sessions.count)
+        for (i, session) in model.sessions.enumerated().dropFirst(top).prefix(rows.bodyHeight) {
+            let y = rows.bodyTop + i - top
+            drawSessionRow(&grid, session, model: model, row: y)
+            if session.id == model.selectedSession { markSelected(&grid, row: y, utf8: model.utf8, strong: model.focus == .sessions) }
+        }
+    }
+
+    static func drawSessionRow(_ grid: inout CellGrid, _ s: SessionSnapshot, model: MonitorModel, row y: Int) {
+        let speed = Units.speed(model.rates.speed(ofSession: s.id))
+        let speedColumn = grid.width - 11
+        var x = grid.write(TextFit.pad("\(s.id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
+        x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
+        x = grid.write(" " + TextFit.pad(s.state.rawValue, 12), column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
+        grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
+        if speedColumn > x { grid.write(TextFit.padLeft(speed, 11), column: speedColumn, row: y) }
+    }
+
+    static func sessionRole(_ state: SessionState) -> StyleRole {
+        switch state {
+        case .active: return .stateRunning
+        case .invalidating: return .stateCanceling
+        case .invalidated: return .dim
+        }
+    }
+
+    /// A row in the selection role, with a `›` marker so it shows without colour too. Only
+    /// the focused pane's selection takes the role; others keep just the marker.
+    static func markSelected(_ grid: inout CellGrid, row: Int, utf8: Bool, strong: Bool) {
+        grid.write(utf8 ? "›" : ">", column: 0, row: row, role: .selection)
+        if strong { grid.setRole(.selection, column: 0, row: row, width: grid.width) }
+    }
+
+    /// The first row to show so that `selected` is visible, moving as little as possible.
+    static func scrollTop(selected: Int, scroll: Int, visible: Int, count: Int) -> Int {
+        guard visible > 0 else { return 0 }
+        var top = Swift.min(scroll, selected)
+        if selected >= top + visible { top = selected - visible + 1 }
+        return Swift.max(0, Swift.min(top, count - visible))
+    }
+
+    static func ellipsis(_ model: MonitorModel) -> String { model.utf8 ? "…" : "~" }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import TransferModel
+
+extension ScreenRenderer {
+    /// The task table: title, column headings, then only the rows that fit.
+    static func drawTasks(_ grid: inout CellGrid, _ model: MonitorModel, _ rows: ScreenLayout.Rows, _ list: TaskList) {
+        let visible = Swift.max(0, rows.height - 2)
+        let selected = model.selectedTask.flatMap { list.position(of: $0) }
+        let top = scrollTop(selected: selected ?? 0, scroll: model.taskScroll, visible: visible, count: list.count)
+        let shown = (top..<Swift.min(list.count, top + visible)).map { list[$0] }
+        let idWidth = shown.map { $0.id.description.count }.max() ?? 2
+        let columns = TaskColumns.fit(width: grid.width, idWidth: idWidth)
+        drawTitle(&grid, row: rows.top, title: taskTitle(model, list, top: top, shown: shown.count),
+                  focused: model.focus == .tasks, utf8: model.utf8)
+        if rows.height > 1 { drawHeadings(&grid, columns, row: rows.top + 1) }
+        for (i, task) in shown.enumerated() {
+            let y = rows.top + 2 + i
+            drawTaskRow(&grid, task, model: model, columns: columns, row: y)
+            if top + i == selected { markSelected(&grid, row: y, utf8: model.utf8, strong: model.focus == .tasks) }
+        }
+    }
+
+    static func taskTitle(_ model: MonitorModel, _ list: TaskList, top: Int, shown: Int) -> [Span] {
+        var title = [Span("Tasks \(list.count)", .title)]
+        if !model.filter.isEmpty { title.append(Span(" filter: \(model.filter)", .statusLine)) }
+        if shown > 0, shown < list.count { title.append(Span(" \(top + 1)-\(top + shown) of \(list.count)", .dim)) }
+        return title
+    }
+
+    static func drawHeadings(_ grid: inout CellGrid, _ columns: TaskColumns, row: Int) {
+        var x = 1
+        for (column, width) in columns.columns {
+            let text = column.rightAligned ? TextFit.padLeft(column.heading, width) : TextFit.pad(column.heading, width, ellipsis: "")
+            x = grid.write(text + " ", column: x, row: row, role: .title)
+        }
+    }
+
+    static func drawTaskRow(_ grid: inout CellGrid, _ task: TaskSnapshot, model: MonitorModel, columns: TaskColumns, row y: Int) {
+        var x = 1
+        for (column, width) in columns.columns {
+            let spans = cell(column, task, model: model, width: width, barWidth: columns.barWidth)
+            let used = DisplayWidth.of(spans.map(\.text).joined())
+            let start = column.rightAligned ? x + Swift.max(0, width - used) : x
+            grid.write(spans, column: start, row: y, limit: x + width)
+            x += width + 1
+        }
+    }
+
+    /// One cell's content; `cell(_:)` never needs more than `width` columns, the grid clips.
+    static func cell(_ column: TaskColumns.Column, _ t: TaskSnapshot, model: MonitorModel, width: Int, barWidth: Int) -> [Span] {
+        let running = t.state == .running
+        switch column {
+        case .id: return [Span(t.id.description)]
+        case .kind: return [Span(kindLabel(t.kind), .dim)]
+        case .state: return [Span(DisplayState(t).label, DisplayState(t).role)]
+        case .url: return [Span(TextFit.truncate(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
+        case .progress: return progressCell(t, model: model, barWidth: barWidth)
+        case .size: return [Span(sizeLabel(t))]
+        case .speed: return running ? [Span(Units.speed(model.rates.speed(of: t.id)))] : []
+        case .eta: return running ? [Span(Units.eta(eta(t, model)), .dim)] : []
+        case .status: return t.statusCode.map { [Span(String($0), httpRole($0))] } ?? []
+        case .proto: return [Span(t.networkProtocolName ?? "", .dim)]
+        }
+    }
+
+    static func progressCell(_ t: TaskSnapshot, model: MonitorModel, barWidth: Int) -> [Span] {
+        let (done, expected) = TransferRates.progress(t)
+        var fraction = ProgressBar.fraction(done: done, expected: expected)
+        if fraction == nil, DisplayState(t) == .done { fraction = 1 }
+        let frame = t.state == .running ? model.frame : 0
+        let bar = ProgressBar.spans(fraction: fraction, width: barWidth, utf8: model.utf8, frame: frame)
+        return bar + [Span((barWidth > 0 ? " " : "") + ProgressBar.percent(fraction))]
+    }
+
+    static func eta(_ t: TaskSnapshot, _ model: MonitorModel) -> Double? {
+        let (done, expected) = TransferRates.progress(t)
+        guard expected > 0 else { return nil }
+        return model.rates.tasks[t.id]?.eta(remaining: expected - done)
+    }
+
+    static func kindLabel(_ kind: TaskKind) -> String {
+        switch kind {
+        case .data: return "data"
+        case .upload: return "up"
+        case .download: return "down"
+        }
+    }
+
+    /// The description if the task has one, else the URL without its scheme, password masked.
+    static func urlLabel(_ t: TaskSnapshot, utf8: Bool) -> String {
+        if let d = t.taskDescription, !d.isEmpty { return d }
+        let url = ScreenSecrets.url(t.currentURL)
+        return url.range(of: "://").map { String(url[$0.upperBound...]) } ?? url
+    }
+
+    static func sizeLabel(_ t: TaskSnapshot) -> String {
+        let (done, expected) = TransferRates.progress(t)
+        return Units.bytes(done) + "/" + (expected >= 0 ? Units.bytes(expected) : "?")
+    }
+
+    static func httpRole(_ code: Int) -> StyleRole {
+        switch code {
+        case 200..<300: return .httpSuccess
+        case 300..<400: return .httpRedirect
+        default: return .httpError
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import TransferModel
+
+/// Speeds of every task, session and the whole monitor, from successive snapshots.
+///
+/// The engine reports byte counts, not speeds; speed is the monitor's view of them over a
+/// sliding window (SPEC T2). Time is injected in seconds on any monotonic scale.
+public struct TransferRates: Sendable, Equatable {
+    public var window: Double
+    public private(set) var tasks: [TaskID: SpeedMeter] = [:]
+    public private(set) var sessions: [Int: SpeedMeter] = [:]
+    public private(set) var down = SpeedMeter()
+    public private(set) var up = SpeedMeter()
+
+    public init(window: Double = 3) {
+        self.window = window
+        down = SpeedMeter(window: window)
+        up = SpeedMeter(window: window)
+    }
+
+    /// Records every task's byte counts at `time`; tasks that disappeared are forgotten.
+    public mutating func record(_ snapshots: [SessionSnapshot], at time: Double) {
+        var received: Int64 = 0, sent: Int64 = 0
+        var seen = Set<TaskID>()
+        for session in snapshots {
+            var sessionBytes: Int64 = 0
+            for task in session.tasks {
+                let bytes = Self.progressBytes(task)
+                tasks[task.id, default: SpeedMeter(window: window)].record(bytes: bytes, at: time)
+                seen.insert(task.id)
+                sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
+                received += task.countOfBytesReceived
+                sent += task.countOfBytesSent
+            }
+            sessions[session.id, default: SpeedMeter(window: window)].record(bytes: sessionBytes, at: time)
+        }
+        if seen.count != tasks.count { tasks = tasks.filter { seen.contains($0.key) } }
+        down.record(bytes: received, at: time)
+        up.record(bytes: sent, at: time)
+    }
+
+    public func speed(of task: TaskID) -> Double { tasks[task]?.bytesPerSecond ?? 0 }
+    public func speed(ofSession id: Int) -> Double { sessions[id]?.bytesPerSecond ?? 0 }
+
+    /// The bytes that measure a task's progress: sent for uploads, received otherwise.
+    public static func progressBytes(_ task: TaskSnapshot) -> Int64 {
+        task.kind == .upload ? task.countOfBytesSent : task.countOfBytesReceived
+    }
+
+    /// (done, expected) bytes of a task's main direction; expected is -1 when unknown.
+    public static func progress(_ task: TaskSnapshot) -> (done: Int64, expected: Int64) {
+        task.kind == .upload
+            ? (task.countOfBytesSent, task.countOfBytesExpectedToSend)
+            : (task.countOfBytesReceived, task.countOfBytesExpectedToReceive)
+    }
+}
