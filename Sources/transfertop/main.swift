@@ -1,1 +1,4 @@
+import Foundation
 import TransferTopCLI
+
+exit(await TransferTopMain.run(CommandLine.arguments))

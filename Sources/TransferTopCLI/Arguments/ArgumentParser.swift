@@ -1,0 +1,147 @@
+import Foundation
+
+/// The hand-written command-line parser: a pure function from arguments to a `Command`
+/// (issue 5 contract). Hand-written so the contract, the errors and `--help` are exactly ours.
+public enum ArgumentParser {
+    /// Parses arguments *without* the program name.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        var options = Options()
+        var isDemo = false
+        var rest = arguments[...]
+        var positionalOnly = false
+        while let arg = rest.popFirst() {
+            if positionalOnly || arg == "-" || !arg.hasPrefix("-") {
+                if arg == "demo", !positionalOnly, options.urls.isEmpty, !isDemo { isDemo = true; continue }
+                options.urls.append(arg)
+                continue
+            }
+            if arg == "--" { positionalOnly = true; continue }
+            if arg == "--help" || arg == "-h" { return .help }
+            let (name, inlineValue) = split(arg)
+            guard let spec = OptionSpec.find(name) else { throw UsageError("unknown option '\(name)'") }
+            if !spec.takesValue {
+                if inlineValue != nil { throw UsageError("option '\(name)' takes no value") }
+                try apply(spec, value: "", to: &options)
+                continue
+            }
+            guard let value = inlineValue ?? rest.popFirst() else { throw UsageError("option '\(name)' needs a value") }
+            try apply(spec, value: value, to: &options)
+        }
+        try validate(options, isDemo: isDemo)
+        return isDemo ? .demo(options) : .run(options)
+    }
+
+    /// `--name=value` → (`--name`, value); short options never take an inline `=`.
+    static func split(_ arg: String) -> (String, String?) {
+        guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return (arg, nil) }
+        return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+    }
+
+    static func validate(_ o: Options, isDemo: Bool) throws(UsageError) {
+        if isDemo {
+            if !o.urls.isEmpty { throw UsageError("'demo' takes no URLs") }
+            if o.job != nil || !o.inputFiles.isEmpty { throw UsageError("'demo' cannot be combined with --job or --input-file") }
+            return
+        }
+        if o.urls.isEmpty, o.inputFiles.isEmpty, o.job == nil {
+            throw UsageError("no URLs given (pass URLs, --input-file FILE, --job FILE, or 'demo')")
+        }
+        if o.job != nil, o.upload != nil { throw UsageError("--upload cannot be combined with --job (put uploads in the job file)") }
+        if o.inputFiles.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (stdin) can be given to --input-file only once") }
+        for url in o.urls { try checkURL(url) }
+        for h in o.headers { try checkHeader(h) }
+    }
+
+    static func checkURL(_ text: String) throws(UsageError) {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
+            throw UsageError("not a URL: '\(text)'")
+        }
+        let supported = ["http", "https", "file", "ftp"]
+        if !supported.contains(scheme) { throw UsageError("unsupported scheme '\(scheme)' in '\(text)' (use http, https, file or ftp)") }
+    }
+
+    static func checkHeader(_ h: String) throws(UsageError) {
+        guard let colon = h.firstIndex(of: ":"), !h[..<colon].trimmingCharacters(in: .whitespaces).isEmpty,
+              !h[..<colon].contains(" ") else {
+            throw UsageError("bad header '\(h)' (expected 'Name: value')")
+        }
+        if h.contains(where: { $0 == "\r" || $0 == "\n" }) { throw UsageError("bad header '\(h)' (line breaks are not allowed)") }
+    }
+
+    static func apply(_ spec: OptionSpec, value: String, to o: inout Options) throws(UsageError) {
+        switch spec.key {
+        case .inputFile: o.inputFiles.append(value)
+        case .outputDir: o.outputDirectory = try nonEmpty(value, spec)
+        case .session:
+            guard let kind = Options.SessionChoice(rawValue: value) else {
+                throw UsageError("--session must be 'default' or 'ephemeral', not '\(value)'")
+            }
+            o.session = kind
+        case .maxConnections: o.maxConnectionsPerHost = try integer(value, spec, range: 1...1000)
+        case .requestTimeout: o.requestTimeout = try seconds(value, spec)
+        case .resourceTimeout: o.resourceTimeout = try seconds(value, spec)
+        case .header: o.headers.append(value)
+        case .cacert: o.caCertificate = try nonEmpty(value, spec)
+        case .upload: o.upload = try nonEmpty(value, spec)
+        case .job: o.job = try nonEmpty(value, spec)
+        case .csv: o.csv = try nonEmpty(value, spec)
+        case .har: o.har = try nonEmpty(value, spec)
+        case .theme: o.theme = try nonEmpty(value, spec)
+        case .noTUI: o.noTUI = true
+        case .fps: o.fps = try integer(value, spec, range: 1...120)
+        }
+    }
+
+    static func nonEmpty(_ v: String, _ spec: OptionSpec) throws(UsageError) -> String {
+        if v.isEmpty { throw UsageError("\(spec.long) needs a non-empty value") }
+        return v
+    }
+
+    static func integer(_ v: String, _ spec: OptionSpec, range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let n = Int(v), range.contains(n) else {
+            throw UsageError("\(spec.long) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(v)'")
+        }
+        return n
+    }
+
+    static func seconds(_ v: String, _ spec: OptionSpec) throws(UsageError) -> Double {
+        guard let s = Double(v), s.isFinite, s > 0 else {
+            throw UsageError("\(spec.long) must be a positive number of seconds, not '\(v)'")
+        }
+        return s
+    }
+}
+
+/// One option of the contract: its spellings and whether it takes a value.
+struct OptionSpec: Sendable {
+    enum Key: Sendable {
+        case inputFile, outputDir, session, maxConnections, requestTimeout, resourceTimeout, header
+        case cacert, upload, job, csv, har, theme, noTUI, fps
+    }
+    var key: Key
+    var short: String?
+    var long: String
+    var takesValue: Bool
+
+    static let all: [OptionSpec] = [
+        OptionSpec(key: .inputFile, short: "-i", long: "--input-file", takesValue: true),
+        OptionSpec(key: .outputDir, short: "-o", long: "--output-dir", takesValue: true),
+        OptionSpec(key: .session, short: nil, long: "--session", takesValue: true),
+        OptionSpec(key: .maxConnections, short: nil, long: "--max-connections-per-host", takesValue: true),
+        OptionSpec(key: .requestTimeout, short: nil, long: "--request-timeout", takesValue: true),
+        OptionSpec(key: .resourceTimeout, short: nil, long: "--resource-timeout", takesValue: true),
+        OptionSpec(key: .header, short: "-H", long: "--header", takesValue: true),
+        OptionSpec(key: .cacert, short: nil, long: "--cacert", takesValue: true),
+        OptionSpec(key: .upload, short: nil, long: "--upload", takesValue: true),
+        OptionSpec(key: .job, short: nil, long: "--job", takesValue: true),
+        OptionSpec(key: .csv, short: nil, long: "--csv", takesValue: true),
+        OptionSpec(key: .har, short: nil, long: "--har", takesValue: true),
+        OptionSpec(key: .theme, short: nil, long: "--theme", takesValue: true),
+        OptionSpec(key: .noTUI, short: nil, long: "--no-tui", takesValue: false),
+        OptionSpec(key: .fps, short: nil, long: "--fps", takesValue: true),
+    ]
+
+    static func find(_ name: String) -> OptionSpec? {
+        all.first { $0.long == name || $0.short == name }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Everything the command line says, before anything is opened or checked on disk
+/// (STYLE 13: parse and validate first, then run).
+public struct Options: Sendable, Equatable {
+    public enum SessionChoice: String, Sendable, Equatable { case `default`, ephemeral }
+
+    public var urls: [String] = []
+    public var inputFiles: [String] = []
+    public var outputDirectory: String? = nil
+    public var session: SessionChoice = .default
+    public var maxConnectionsPerHost = 6
+    public var requestTimeout: Double = 60
+    public var resourceTimeout: Double = 7 * 24 * 3600
+    public var headers: [String] = []
+    public var caCertificate: String? = nil
+    public var upload: String? = nil
+    public var job: String? = nil
+    public var csv: String? = nil
+    public var har: String? = nil
+    public var theme = "default"
+    public var noTUI = false
+    public var fps = 10
+
+    public init() {}
+}
+
+/// What the user asked for.
+public enum Command: Sendable, Equatable {
+    case run(Options)
+    case demo(Options)
+    case help
+}
+
+/// A usage error: one line, no trailing period; the caller adds the `--help` pointer.
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+    /// The whole message printed on stderr.
+    public var message: String { "transfertop: \(reason)\nsee 'transfertop --help'" }
+}

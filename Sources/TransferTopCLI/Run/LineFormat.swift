@@ -1,0 +1,60 @@
+import Foundation
+import TransferKit
+import TransferTopUI
+
+/// Line mode's text (SPEC T7): pure functions of snapshots, golden-testable.
+public enum LineFormat {
+    /// `12:03:04.567 default 1.2 running http://host/x 1.5 MiB 200` (+ ` error: …` when failed).
+    public static func line(_ t: TaskSnapshot, at date: Date, color: Bool) -> String {
+        let state = DisplayState(t)
+        var fields = [timestamp(date), t.sessionName, t.id.description, paint(state.label, state, color),
+                      Redaction.redactURL(t.currentURL), Units.bytes(TransferRates.progressBytes(t)),
+                      t.statusCode.map(String.init) ?? "-"]
+        if let e = t.error, state != .cancelled { fields.append("error: \(Redaction.redactText(e.message))") }
+        if let out = t.outputPath { fields.append("-> \(out)") }
+        return fields.joined(separator: " ")
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        var tm = tm()
+        var secs = time_t(date.timeIntervalSince1970)
+        localtime_r(&secs, &tm)
+        let ms = Int((date.timeIntervalSince1970 - Double(secs)) * 1000) % 1000
+        return String(format: "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec, ms)
+    }
+
+    static func paint(_ text: String, _ state: DisplayState, _ color: Bool) -> String {
+        guard color else { return text }
+        let code: String
+        switch state {
+        case .running: code = "36"
+        case .suspended: code = "33"
+        case .canceling, .cancelled: code = "35"
+        case .done: code = "32"
+        case .failed: code = "31"
+        }
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    /// The final table: one row per task, then a one-line total.
+    public static func summary(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool) -> String {
+        let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
+        let rows = tasks.map { t -> [String] in
+            let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
+            return [t.id.description, t.sessionName, DisplayState(t).label, t.statusCode.map(String.init) ?? "-",
+                    Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-",
+                    t.outputPath ?? Redaction.redactURL(t.currentURL)]
+        }
+        var widths = header.map(\.count)
+        for r in rows { for (i, f) in r.enumerated() { widths[i] = max(widths[i], f.count) } }
+        func fmt(_ r: [String]) -> String {
+            r.enumerated().map { i, f in i == r.count - 1 ? f : f.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+        let ok = tasks.filter(succeeded).count
+        let counts = StateCounts(tasks)
+        let total = "\(tasks.count) task(s): \(ok) succeeded, \(tasks.count - ok) did not"
+            + " (done \(counts[.done]), failed \(counts[.failed]), cancelled \(counts[.cancelled]))"
+        return ([fmt(header)] + rows.map(fmt) + [total]).joined(separator: "\n")
+    }
+}

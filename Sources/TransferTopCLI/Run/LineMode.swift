@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import TransferKit
+
+/// `--no-tui` and piped runs (SPEC T7): a line per state change, a summary, an exit status.
+public enum LineMode {
+    public static func run(_ runner: Runner, environment: [String: String]) async -> Int32 {
+        let color = isatty(STDOUT_FILENO) == 1 && (environment["NO_COLOR"] ?? "").isEmpty
+        let out = Output.shared
+        runner.setEventSink { session, event in
+            guard case .taskStateChanged = event.kind, let id = event.taskIdentifier,
+                  let task = runner.task(TaskID(session: session.sessionID, task: id)) else { return }
+            out.line(LineFormat.line(task.snapshot(), at: event.date, color: color))
+            for n in runner.takeNotices() { out.line("note: \(n)") }
+        }
+        let signals = SignalWatcher { signo in
+            out.line("transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data")
+            runner.interrupt()
+        }
+        runner.start()
+        for n in runner.takeNotices() { out.line("note: \(n)") }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in runner.whenFinished { c.resume() } }
+        signals.cancel()
+        return finish(runner, out: out)
+    }
+
+    /// After the run: notices, the summary table, the exports, the exit status.
+    static func finish(_ runner: Runner, out: Output) -> Int32 {
+        for n in runner.takeNotices() { out.line("note: \(n)") }
+        out.line("")
+        out.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
+        if runner.wasInterrupted { out.line("interrupted: run the same command again to continue the downloads") }
+        let errors = runner.writeExports()
+        for e in errors { out.error("transfertop: \(e)") }
+        return errors.isEmpty ? runner.exitStatus() : 1
+    }
+}
+
+/// Serialised writes to stdout/stderr from any thread.
+final class Output: Sendable {
+    static let shared = Output()
+    let lock = Mutex(())
+
+    func line(_ text: String) { write(text + "\n", fd: STDOUT_FILENO) }
+    func error(_ text: String) { write(text + "\n", fd: STDERR_FILENO) }
+
+    func write(_ text: String, fd: Int32) {
+        lock.withLock { _ in
+            var bytes = Array(text.utf8)
+            var off = 0
+            while off < bytes.count {
+                let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + off, $0.count - off) }
+                if n <= 0 { if errno == EINTR { continue }; return }
+                off += n
+            }
+        }
+    }
+}
+
+/// SIGINT/SIGTERM as dispatch sources (the handler runs on a queue, not in a signal
+/// context). A second signal while the first is handled exits at once with 130.
+final class SignalWatcher: @unchecked Sendable {
+    // @unchecked: the sources are set up in init and only cancelled afterwards.
+    private var sources: [DispatchSourceSignal] = []
+    private let count = Atomic<Int>(0)
+
+    init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+        for signo in signals {
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            source.setEventHandler { [self] in
+                if self.count.wrappingAdd(1, ordering: .relaxed).newValue > 1 { exit(130) }
+                handler(signo)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func cancel() { for s in sources { s.cancel() } }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Where a finished download goes: pure functions, tested by tables (issue 5 "Output names").
+public enum OutputNaming {
+    /// The last path component of `url`, made safe as one file name: percent-decoded, no `/`
+    /// or `\`, no control characters, never `.` or `..`, not hidden, at most 200 bytes;
+    /// empty → `index.html`.
+    public static func sanitizedName(for url: URL) -> String {
+        let path = url.path
+        let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+        return sanitize(last.removingPercentEncoding ?? last)
+    }
+
+    public static func sanitize(_ raw: String) -> String {
+        var name = String(raw.unicodeScalars.map { s -> Character in
+            if s == "/" || s == "\\" { return "_" }
+            if s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
+            return Character(s)
+        })
+        name = name.trimmingCharacters(in: .whitespaces)
+        while name.hasPrefix(".") { name.removeFirst() }
+        if name.isEmpty { return "index.html" }
+        while name.utf8.count > 200 { name.removeLast() }
+        return name
+    }
+
+    /// `name`, or `stem (1).ext`, `stem (2).ext`… : the first that `exists` says is free.
+    public static func uniqueName(_ name: String, exists: (String) -> Bool) -> String {
+        if !exists(name) { return name }
+        let (stem, ext) = splitExtension(name)
+        var n = 1
+        while true {
+            let candidate = "\(stem) (\(n))\(ext)"
+            if !exists(candidate) { return candidate }
+            n += 1
+        }
+    }
+
+    /// `archive.tar.gz` → (`archive.tar`, `.gz`); `README` → (`README`, ``).
+    static func splitExtension(_ name: String) -> (String, String) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, "") }
+        return (String(name[..<dot]), String(name[dot...]))
+    }
+
+    /// Moves `source` into `directory` under a free name derived from `url`, atomically with
+    /// respect to other names: `link`+`unlink` never replaces an existing file (rename would),
+    /// and across file systems the bytes are copied to a private temporary name first.
+    public static func place(_ source: URL, for url: URL, in directory: String) throws -> String {
+        let fm = FileManager.default
+        let base = sanitizedName(for: url)
+        for _ in 0..<1000 {
+            let name = uniqueName(base) { fm.fileExists(atPath: directory + "/" + $0) }
+            let target = directory + "/" + name
+            if link(source.path, target) == 0 { unlink(source.path); return target }
+            if errno == EEXIST { continue }
+            if errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EMLINK {
+                return try copyThenLink(source, to: target, directory: directory)
+            }
+            throw CLIError("cannot write '\(target)': \(String(cString: strerror(errno)))")
+        }
+        throw CLIError("cannot find a free name for '\(base)' in '\(directory)'")
+    }
+
+    /// Copies across file systems to a hidden temporary file in `directory`, then links it
+    /// under its final name, so the final name never shows a partial file.
+    static func copyThenLink(_ source: URL, to target: String, directory: String) throws -> String {
+        let temp = directory + "/.transfertop-\(getpid())-\(UUID().uuidString).part"
+        try FileManager.default.copyItem(atPath: source.path, toPath: temp)
+        defer { unlink(temp) }
+        var candidate = target
+        let (stem, ext) = splitExtension((target as NSString).lastPathComponent)
+        var n = 0
+        while link(temp, candidate) != 0 {
+            guard errno == EEXIST else { throw CLIError("cannot write '\(candidate)': \(String(cString: strerror(errno)))") }
+            n += 1
+            candidate = directory + "/\(stem) (\(n))\(ext)"
+        }
+        return candidate
+    }
+}
+
+/// A run-time failure with a message for the user (not a usage error).
+public struct CLIError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

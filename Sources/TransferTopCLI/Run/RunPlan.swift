@@ -1,0 +1,93 @@
+import Foundation
+import TransferKit
+
+/// What to run, whether it came from the command line, a job file or the demo.
+public struct RunPlan: Sendable, Equatable {
+    public var sessions: [SessionPlan]
+    /// Absolute directory where finished downloads go.
+    public var outputDirectory: String
+    public var csv: String?
+    public var har: String?
+
+    public init(sessions: [SessionPlan], outputDirectory: String, csv: String? = nil, har: String? = nil) {
+        self.sessions = sessions
+        self.outputDirectory = outputDirectory
+        self.csv = csv
+        self.har = har
+    }
+}
+
+public struct SessionPlan: Sendable, Equatable {
+    public var name: String
+    public var kind: Options.SessionChoice = .default
+    public var maxConnectionsPerHost = 6
+    public var requestTimeout: Double = 60
+    public var resourceTimeout: Double = 7 * 24 * 3600
+    public var headers: [HTTPHeader] = []
+    public var caFile: String? = nil
+    public var tasks: [TaskPlan] = []
+
+    public init(name: String) { self.name = name }
+
+    public var configuration: TransferConfiguration {
+        var c: TransferConfiguration = kind == .ephemeral ? .ephemeral : .default
+        c.httpMaximumConnectionsPerHost = maxConnectionsPerHost
+        c.timeoutIntervalForRequest = requestTimeout
+        c.timeoutIntervalForResource = resourceTimeout
+        c.httpAdditionalHeaders = headers
+        c.additionalTrustedCAFile = caFile
+        return c
+    }
+}
+
+public struct TaskPlan: Sendable, Equatable {
+    public var kind: TaskKind
+    public var url: URL
+    public var method: String
+    /// The body of an upload.
+    public var file: String?
+    /// Demo scripting: suspend after this many seconds, resume after `resumeAfter` more.
+    public var suspendAfter: Double? = nil
+    public var resumeAfter: Double? = nil
+
+    public init(kind: TaskKind, url: URL, method: String? = nil, file: String? = nil) {
+        self.kind = kind
+        self.url = url
+        self.method = method ?? (kind == .upload ? "PUT" : "GET")
+        self.file = file
+    }
+}
+
+extension RunPlan {
+    /// The plan for `transfertop [OPTIONS] URL...`: one session, every URL a download (or an
+    /// upload of `--upload FILE`). `urls` already includes those from `--input-file`.
+    public static func from(_ o: Options, urls: [URL], outputDirectory: String) throws(UsageError) -> RunPlan {
+        var s = SessionPlan(name: o.session.rawValue)
+        s.kind = o.session
+        s.maxConnectionsPerHost = o.maxConnectionsPerHost
+        s.requestTimeout = o.requestTimeout
+        s.resourceTimeout = o.resourceTimeout
+        s.headers = try o.headers.map(HeaderParsing.parse)
+        s.caFile = o.caCertificate
+        s.tasks = urls.map { o.upload == nil ? TaskPlan(kind: .download, url: $0) : TaskPlan(kind: .upload, url: $0, file: o.upload) }
+        return RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
+    }
+}
+
+enum HeaderParsing {
+    static func parse(_ text: String) throws(UsageError) -> HTTPHeader {
+        guard let colon = text.firstIndex(of: ":") else { throw UsageError("bad header '\(text)' (expected 'Name: value')") }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if name.isEmpty || name.contains(" ") { throw UsageError("bad header '\(text)' (expected 'Name: value')") }
+        return HTTPHeader(name, value)
+    }
+}
+
+/// Reads `--input-file` lines: one URL a line, blank lines and `#` comments skipped.
+public enum InputFile {
+    public static func urls(in text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import TransferKit
+
+extension Runner {
+    /// Ctrl-C, SIGTERM and `q`: cancels every unfinished task, downloads *with resume data*
+    /// (saved before `wait()` returns, so a rerun continues them).
+    public func interrupt() {
+        let tasks = state.withLock { s -> [TransferTask] in
+            s.interrupted = true
+            return s.tasks.filter { !s.finished.contains($0.key) }.map(\.value)
+        }
+        for task in tasks where task.state != .completed { cancelKeepingResumeData(task) }
+    }
+
+    public var wasInterrupted: Bool { state.withLock { $0.interrupted } }
+
+    /// Cancels a download producing resume data (kept in memory for `R` and on disk for a
+    /// rerun); any other task is simply cancelled.
+    public func cancelKeepingResumeData(_ task: TransferTask) {
+        guard let download = task as? TransferDownloadTask else { task.cancel(); return }
+        group.enter()
+        download.cancel(byProducingResumeData: { [self] data in
+            defer { group.leave() }
+            guard let data else { return }
+            let id = TaskID(session: download.snapshot().sessionID, task: download.taskIdentifier)
+            state.withLock { $0.heldResumeData[id] = data }
+            save(data, for: download)
+        })
+    }
+
+    public func hasResumeData(_ id: TaskID) -> Bool { state.withLock { $0.heldResumeData[id] != nil } }
+
+    public var resumeDataTaskIDs: Set<TaskID> { state.withLock { Set($0.heldResumeData.keys) } }
+
+    /// `R`: a new task continuing from the resume data held for `id`. Returns why not, if not.
+    public func resumeFromResumeData(_ id: TaskID) -> String? {
+        guard let (data, task) = state.withLock({ s in s.heldResumeData[id].flatMap { d in s.tasks[id].map { (d, $0) } } }) else {
+            return "no resume data for task \(id) (press d on a running download first)"
+        }
+        guard let session = sessions.first(where: { $0.sessionID == id.session }) else { return "session gone" }
+        guard let resumed = ResumeSupport.downloadTask(in: session, resumeData: data) else {
+            return "TransferKit cannot continue from resume data yet (downloadTask(withResumeData:) missing)"
+        }
+        state.withLock { $0.heldResumeData[id] = nil }
+        adopt(resumed, plan: TaskPlan(kind: .download, url: task.originalRequest.url), in: session)
+        return nil
+    }
+
+    /// Tracks a task made elsewhere (resume data) like one of ours, and starts it.
+    func adopt(_ task: TransferTask, plan tp: TaskPlan, in session: TransferSession) {
+        group.enter()
+        let id = TaskID(session: session.sessionID, task: task.taskIdentifier)
+        state.withLock {
+            $0.tasks[id] = task
+            $0.plans[id] = tp
+        }
+        task.resume()
+    }
+
+    // MARK: outcome
+
+    /// Every task's final snapshot, in session and identifier order.
+    public func taskSnapshots() -> [TaskSnapshot] { snapshots().flatMap(\.tasks) }
+
+    public func placementError(_ id: TaskID) -> String? { state.withLock { $0.placementErrors[id] } }
+
+    /// Whether a task counts as a success for the exit status: completed, no error, a 2xx
+    /// response (or none needed: file URLs), and its file placed.
+    public func succeeded(_ t: TaskSnapshot) -> Bool {
+        guard t.state == .completed, t.error == nil, placementError(t.id) == nil else { return false }
+        guard let status = t.statusCode else { return !(t.currentURL.hasPrefix("http")) }
+        return (200..<300).contains(status)
+    }
+
+    /// 0 when every task completed with a 2xx response, 1 otherwise (issue 5).
+    public func exitStatus() -> Int32 {
+        let all = taskSnapshots()
+        return all.allSatisfy(succeeded) ? 0 : 1
+    }
+
+    /// Writes `--csv` and `--har` from the final snapshots; returns error messages.
+    public func writeExports() -> [String] {
+        let all = taskSnapshots()
+        var errors: [String] = []
+        if let csv = plan.csv { errors += Exports.write(TransactionCSV.csv(all), to: csv) }
+        if let har = plan.har { errors += Exports.write(HARExport.harText(all), to: har) }
+        return errors
+    }
+}
+
+enum Exports {
+    static func write(_ text: String, to path: String) -> [String] {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return []
+        } catch {
+            return ["cannot write '\(path)': \(error.localizedDescription)"]
+        }
+    }
+}

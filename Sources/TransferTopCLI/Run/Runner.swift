@@ -1,0 +1,184 @@
+import Foundation
+import Synchronization
+import TransferKit
+
+/// Runs a plan in TransferKit sessions and keeps what the run produced: file placement,
+/// resume data, outcomes. Line mode and the monitor both drive a `Runner` (STYLE 13: one
+/// logic, two faces). Thread-safe: engine threads call in through the delegate and observer.
+public final class Runner: @unchecked Sendable {
+    // @unchecked: mutable state is in `state` (a Mutex); the rest is immutable after init.
+    public let plan: RunPlan
+    let store: ResumeStore?
+    let group = DispatchGroup()
+    let state = Mutex(State())
+    /// Called for every engine event (on engine threads: keep it quick).
+    let sink = Mutex<(@Sendable (TransferSession, TransferEvent) -> Void)?>(nil)
+
+    struct State {
+        var sessions: [TransferSession] = []
+        var tasks: [TaskID: TransferTask] = [:]
+        var plans: [TaskID: TaskPlan] = [:]
+        var finished: Set<TaskID> = []
+        var placementErrors: [TaskID: String] = [:]
+        var heldResumeData: [TaskID: Data] = [:]
+        var notices: [String] = []
+        var interrupted = false
+    }
+
+    public init(plan: RunPlan, store: ResumeStore?) {
+        self.plan = plan
+        self.store = store
+    }
+
+    public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
+        sink.withLock { $0 = body }
+    }
+
+    public var sessions: [TransferSession] { state.withLock { $0.sessions } }
+
+    /// Creates every session and task and starts the tasks.
+    public func start() {
+        for sp in plan.sessions {
+            let session = makeSession(sp)
+            for tp in sp.tasks { _ = addTask(tp, to: session) }
+        }
+    }
+
+    @discardableResult
+    public func makeSession(_ sp: SessionPlan) -> TransferSession {
+        let session = TransferSession(configuration: sp.configuration, delegate: RunDelegate(runner: self), name: sp.name)
+        session.addObserver(RunObserver(runner: self))
+        state.withLock { $0.sessions.append(session) }
+        return session
+    }
+
+    /// Makes and resumes one task; a download with saved resume data continues from it.
+    @discardableResult
+    public func addTask(_ tp: TaskPlan, to session: TransferSession) -> TransferTask {
+        group.enter()
+        let task = makeTask(tp, in: session)
+        let id = TaskID(session: session.sessionID, task: task.taskIdentifier)
+        state.withLock {
+            $0.tasks[id] = task
+            $0.plans[id] = tp
+        }
+        task.resume()
+        scheduleScript(tp, task)
+        return task
+    }
+
+    func makeTask(_ tp: TaskPlan, in session: TransferSession) -> TransferTask {
+        var request = TransferRequest(url: tp.url, httpMethod: tp.method)
+        if tp.kind == .download, let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
+            if let resumed = ResumeSupport.downloadTask(in: session, resumeData: data) {
+                notice("resuming \(Redaction.redactURL(tp.url.absoluteString)) from saved resume data")
+                return resumed
+            }
+            notice("saved resume data for \(Redaction.redactURL(tp.url.absoluteString)) kept; this TransferKit cannot resume yet, starting from 0")
+        }
+        switch tp.kind {
+        case .download: return session.downloadTask(with: request)
+        case .data: return session.dataTask(with: request)
+        case .upload:
+            request.httpMethod = tp.method
+            return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: tp.file ?? "/dev/null"))
+        }
+    }
+
+    /// The demo's self-driving suspend/resume.
+    func scheduleScript(_ tp: TaskPlan, _ task: TransferTask) {
+        guard let after = tp.suspendAfter else { return }
+        let back = tp.resumeAfter ?? 2
+        DispatchQueue.global().asyncAfter(deadline: .now() + after) { [weak self] in
+            guard task.state == .running else { return }
+            task.suspend()
+            self?.notice("demo: suspended task \(task.taskIdentifier); resuming in \(Int(back)) s")
+            DispatchQueue.global().asyncAfter(deadline: .now() + back) { task.resume() }
+        }
+    }
+
+    func notice(_ text: String) { state.withLock { $0.notices.append(text) } }
+
+    /// Messages for the user gathered since the last call (resume notices, save errors).
+    public func takeNotices() -> [String] {
+        state.withLock { s in defer { s.notices = [] }; return s.notices }
+    }
+
+    public func snapshots() -> [SessionSnapshot] { sessions.map { $0.snapshot() } }
+
+    public func task(_ id: TaskID) -> TransferTask? { state.withLock { $0.tasks[id] } }
+
+    /// Blocks until every task has completed and its resume data was saved.
+    public func wait() { group.wait() }
+
+    public func whenFinished(_ body: @escaping @Sendable () -> Void) { group.notify(queue: .global(), execute: body) }
+
+    public var isFinished: Bool { group.wait(timeout: .now()) == .success }
+}
+
+// MARK: engine callbacks
+
+extension Runner {
+    func taskCompleted(_ session: TransferSession, _ id: Int) {
+        let tid = TaskID(session: session.sessionID, task: id)
+        let first = state.withLock { $0.finished.insert(tid).inserted && $0.tasks[tid] != nil }
+        if first { group.leave() }
+    }
+
+    func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
+        guard let status = task.response?.statusCode, (200..<300).contains(status) else { return }
+        let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
+        let url = task.response?.url ?? task.currentRequest.url
+        do {
+            let path = try OutputNaming.place(location, for: url, in: plan.outputDirectory)
+            task.setOutputPath(path)
+            store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+        } catch {
+            state.withLock { $0.placementErrors[tid] = "\(error)" }
+            notice("task \(tid): \(error)")
+        }
+    }
+
+    func taskFailed(_ task: TransferTask, _ error: TransferError?) {
+        guard let data = error?.resumeData, task.kind == .download else { return }
+        save(data, for: task)
+    }
+
+    func save(_ data: Data, for task: TransferTask) {
+        guard let store else { return }
+        do {
+            try store.save(data, url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+        } catch {
+            notice("could not keep resume data: \(error)")
+        }
+    }
+}
+
+/// The sessions' delegate: places finished downloads and keeps resume data of failures.
+final class RunDelegate: TransferDownloadDelegate, TransferDataDelegate, @unchecked Sendable {
+    // @unchecked: only an immutable reference to the thread-safe Runner.
+    let runner: Runner
+    init(runner: Runner) { self.runner = runner }
+
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
+        runner.downloadFinished(session, downloadTask, at: location)
+    }
+
+    func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
+        runner.taskFailed(task, error)
+    }
+}
+
+/// Forwards events to the run's sink and notices completions.
+final class RunObserver: TransferObserver, @unchecked Sendable {
+    // @unchecked: only an immutable reference to the thread-safe Runner.
+    let runner: Runner
+    init(runner: Runner) { self.runner = runner }
+
+    func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
+        runner.sink.withLock { $0 }?(session, event)
+        if case .taskStateChanged(.completed) = event.kind, let id = event.taskIdentifier {
+            runner.taskCompleted(session, id)
+        }
+    }
+}

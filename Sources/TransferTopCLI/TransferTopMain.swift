@@ -1,0 +1,97 @@
+import Foundation
+import TransferKit
+
+/// The executable's body: parse, validate, then run line mode, the monitor or the demo.
+public enum TransferTopMain {
+    public static func run(_ arguments: [String]) async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let command: Command
+        do {
+            command = try ArgumentParser.parse(Array(arguments.dropFirst()))
+        } catch {
+            Output.shared.error(error.message)
+            return 2
+        }
+        let env = ProcessInfo.processInfo.environment
+        switch command {
+        case .help:
+            Output.shared.write(HelpText.text, fd: STDOUT_FILENO)
+            return 0
+        case .run(let options):
+            do {
+                let plan = try Preparation.plan(options)
+                return await execute(plan, options: options, environment: env, demo: false)
+            } catch let e as UsageError {
+                Output.shared.error(e.message)
+                return 2
+            } catch {
+                Output.shared.error("transfertop: \(error)")
+                return 2
+            }
+        case .demo(let options):
+            return await Demo.run(options, environment: env)
+        }
+    }
+
+    /// Line mode or the monitor, by `--no-tui` and whether stdout is a terminal.
+    static func execute(_ plan: RunPlan, options: Options, environment: [String: String], demo: Bool) async -> Int32 {
+        let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard())
+        if useMonitor(options, environment) {
+            return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
+        }
+        return await LineMode.run(runner, environment: environment)
+    }
+
+    static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {
+        !o.noTUI && isatty(STDOUT_FILENO) == 1 && env["TERM"].map { $0 != "dumb" && !$0.isEmpty } ?? false
+    }
+}
+
+/// Turns options into a plan, checking everything on disk first (so a bad path is a usage
+/// error before any transfer starts).
+enum Preparation {
+    static func plan(_ o: Options) throws -> RunPlan {
+        let out = try outputDirectory(o.outputDirectory)
+        if let f = o.upload, !FileManager.default.isReadableFile(atPath: f) { throw UsageError("cannot read upload file '\(f)'") }
+        if let f = o.caCertificate, !FileManager.default.isReadableFile(atPath: f) { throw UsageError("cannot read CA file '\(f)'") }
+        var plan: RunPlan
+        if let job = o.job {
+            plan = try JobFile.load(job, outputDirectory: out, defaults: o)
+            plan.sessions[0].tasks += try inputURLs(o).map { TaskPlan(kind: .download, url: $0) }
+        } else {
+            plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
+        }
+        if plan.sessions.allSatisfy({ $0.tasks.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
+        return plan
+    }
+
+    static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
+        var texts = o.urls
+        for file in o.inputFiles {
+            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
+            guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(file)'") }
+            texts += InputFile.urls(in: text)
+        }
+        return try texts.map { t throws(UsageError) in
+            try ArgumentParser.checkURL(t)
+            return URL(string: t)!
+        }
+    }
+
+    /// The absolute output directory, created if missing; it must be writable.
+    static func outputDirectory(_ given: String?) throws(UsageError) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        let raw = given ?? cwd
+        let path = URL(fileURLWithPath: raw, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+        var isDir: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+                throw UsageError("cannot create output directory '\(raw)': \(error.localizedDescription)")
+            }
+        } else if !isDir.boolValue {
+            throw UsageError("output directory '\(raw)' is not a directory")
+        }
+        if access(path, W_OK | X_OK) != 0 { throw UsageError("output directory '\(raw)' is not writable") }
+        return path
+    }
+}
