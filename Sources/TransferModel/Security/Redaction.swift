@@ -53,7 +53,12 @@ public enum Redaction {
         while let range = rest.range(of: "://") {
             let schemeStart = rest[..<range.lowerBound].lastIndex { !isSchemeCharacter($0) }
                 .map { rest.index(after: $0) } ?? rest.startIndex
-            let urlEnd = rest[range.upperBound...].firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "<" || $0 == ">" } ?? rest.endIndex
+            var urlEnd = rest[range.upperBound...].firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "<" || $0 == ">" } ?? rest.endIndex
+            // Sentence punctuation after a URL (`…/x?token=abc: refused`, `(see http://h/)`)
+            // belongs to the text.
+            while urlEnd > range.upperBound, ".,;:)]}!".contains(rest[rest.index(before: urlEnd)]) {
+                urlEnd = rest.index(before: urlEnd)
+            }
             out += rest[..<schemeStart]
             out += redactURL(String(rest[schemeStart..<urlEnd]))
             rest = rest[urlEnd...]
