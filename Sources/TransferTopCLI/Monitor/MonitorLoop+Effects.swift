@@ -1,0 +1,87 @@
+import Foundation
+import TransferKit
+import TransferTopUI
+
+extension MonitorLoop {
+    /// Performs what a key asked for on TransferKit and says what happened in the status line.
+    func perform(_ effect: Effect) {
+        switch effect {
+        case .suspend(let id): withTask(id) { $0.suspend() }
+        case .resume(let id): withTask(id) { $0.resume() }
+        case .cancel(let id): withTask(id) { $0.cancel() }
+        case .cancelWithResumeData(let id):
+            withTask(id) { runner.cancelKeepingResumeData($0) }
+            model.statusMessage = "task \(id): cancelling, keeping resume data (R continues it)"
+        case .resumeFromResumeData(let id):
+            model.statusMessage = runner.resumeFromResumeData(id) ?? "task \(id): continuing from resume data as a new task"
+        case .finishAndInvalidate(let sid):
+            withSession(sid) { $0.finishTasksAndInvalidate() }
+            model.statusMessage = "session \(sid): finishing its tasks, then invalidating"
+        case .invalidateAndCancel(let sid):
+            withSession(sid) { $0.invalidateAndCancel() }
+            model.statusMessage = "session \(sid): cancelling its tasks and invalidating"
+        case .newTask(let url, let sid): newTask(url, sid)
+        case .newSession: newSession()
+        case .exportCSV: exportCSV()
+        case .loadTheme(let name): loadTheme(name)
+        case .quit: beginQuit("quit")
+        }
+    }
+
+    func withTask(_ id: TaskID, _ body: (TransferTask) -> Void) {
+        guard let task = runner.task(id) else { model.statusMessage = "task \(id) is not known to this run"; return }
+        body(task)
+    }
+
+    func withSession(_ id: Int, _ body: (TransferSession) -> Void) {
+        guard let s = runner.sessions.first(where: { $0.sessionID == id }) else { model.statusMessage = "no session \(id)"; return }
+        body(s)
+    }
+
+    func newTask(_ text: String, _ sid: Int) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        do { try ArgumentParser.checkURL(trimmed) } catch {
+            model.statusMessage = error.reason
+            return
+        }
+        withSession(sid) { session in
+            let task = runner.addTask(TaskPlan(kind: .download, url: URL(string: trimmed)!), to: session)
+            model.statusMessage = "task \(sid).\(task.taskIdentifier) added"
+        }
+    }
+
+    func newSession() {
+        var plan = runner.plan.sessions.first ?? SessionPlan(name: "session")
+        plan.tasks = []
+        plan.name = "session-\(runner.sessions.count + 1)"
+        let s = runner.makeSession(plan)
+        model.selectedSession = s.sessionID
+        model.statusMessage = "session \(s.sessionID) (\(plan.name)) created; press n to add a task"
+    }
+
+    /// `e`: the CSV goes next to the downloads, with a time-stamped name shown in the status line.
+    func exportCSV() {
+        let f = DateFormatter()
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        let path = runner.plan.outputDirectory + "/transfertop-\(f.string(from: Date())).csv"
+        let errors = Exports.write(TransactionCSV.csv(runner.taskSnapshots()), to: path)
+        model.statusMessage = errors.first ?? "CSV written to \(path)"
+    }
+
+    func loadTheme(_ name: String) {
+        let result = ThemeLoader.load(name, locator: locator)
+        screen.apply(result.theme.resolved(depth: screen.depth))
+        model.themeName = result.warning == nil ? name : "default"
+        if let w = result.warning { model.statusMessage = w }
+    }
+
+    /// Key bindings from `$XDG_CONFIG_HOME/transfertop/keys.conf`, if present.
+    func loadBindings() {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? "") + "/.config"
+        let path = base + "/transfertop/keys.conf"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        do { bindings = try KeyBindingParser.parse(text, file: path) } catch {
+            model.statusMessage = "\(error) — using the default keys"
+        }
+    }
+}

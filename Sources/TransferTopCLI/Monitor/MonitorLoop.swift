@@ -1,0 +1,110 @@
+import Foundation
+import TransferKit
+import TransferTopUI
+
+/// The UI loop: the only owner of the terminal. Everything it reads from the engine is a
+/// snapshot or a drained event; everything it does to the engine goes through `perform`.
+final class MonitorLoop {
+    let runner: Runner
+    let ring: EventRing
+    let options: Options
+    let environment: [String: String]
+    let signals: SignalFlag
+    let locator: ThemeLocator
+    var model = MonitorModel()
+    var bindings = KeyBindings.defaults
+    let screen: CursesScreen
+    let clock = ContinuousClock()
+    let start: ContinuousClock.Instant
+    var quitting: ContinuousClock.Instant?
+    var dirty = true
+
+    init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag) {
+        self.runner = runner
+        self.ring = ring
+        self.options = options
+        self.environment = environment
+        self.signals = signals
+        start = clock.now
+        locator = ThemeLocator(environment: environment, executablePath: Self.executablePath(),
+                               currentDirectory: FileManager.default.currentDirectoryPath)
+        screen = CursesScreen(environment: environment, inputIsTerminal: isatty(STDIN_FILENO) == 1)
+        model.utf8 = Self.isUTF8(environment)
+        model.utcOffsetSeconds = TimeZone.current.secondsFromGMT()
+        model.themeNames = ThemeLoader.availableNames(locator: locator)
+        loadBindings()
+        loadTheme(options.theme)
+    }
+
+    /// Runs until `q` (or a signal) and every task has stopped; returns the exit status.
+    func run() -> Int32 {
+        defer { screen.end() }
+        let frame = Duration.milliseconds(1000 / max(1, options.fps))
+        var nextFrame = clock.now
+        while true {
+            if signals.raised.exchange(0, ordering: .relaxed) != 0 { beginQuit("interrupted") }
+            if let q = quitting, runner.isFinished || clock.now - q > .seconds(10) { break }
+            let wait = max(Duration.zero, nextFrame - clock.now)
+            let ms = Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+            handle(screen.read(milliseconds: max(1, ms)))
+            if clock.now >= nextFrame {
+                draw()
+                nextFrame = clock.now + frame
+            }
+        }
+        draw()
+        return runner.exitStatus()
+    }
+
+    func handle(_ input: CursesScreen.Input) {
+        switch input {
+        case .none: return
+        case .resize:
+            screen.invalidate()
+        case .key(let key):
+            if quitting != nil { return }
+            let (m, effect) = Reducer.handleKey(model, key, bindings: bindings)
+            model = m
+            if let effect { perform(effect) }
+        }
+    }
+
+    /// One frame: take a snapshot and the new events, lay out, flush the difference.
+    func draw() {
+        let began = clock.now
+        let (w, h) = screen.size
+        model.width = w
+        model.height = h
+        model.now = Date()
+        model.frame += 1
+        model.apply(runner.snapshots(), at: seconds(clock.now - start))
+        model.append(ring.drain())
+        model.resumeDataAvailable = runner.resumeDataTaskIDs
+        if let notice = runner.takeNotices().last { model.statusMessage = notice }
+        let grid = ScreenRenderer.render(model, bindings: bindings)
+        screen.flush(grid)
+        model.frameTimeMs = seconds(clock.now - began) * 1000
+    }
+
+    func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// `q`, Ctrl-C, SIGTERM: cancel with resume data, wait (drawing) until everything stopped.
+    func beginQuit(_ why: String) {
+        guard quitting == nil else { return }
+        quitting = clock.now
+        model.statusMessage = "\(why): cancelling running downloads, keeping resume data…"
+        runner.interrupt()
+    }
+
+    static func executablePath() -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+    }
+
+    static func isUTF8(_ env: [String: String]) -> Bool {
+        let value = env["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? env["LC_CTYPE"].flatMap { $0.isEmpty ? nil : $0 } ?? env["LANG"] ?? ""
+        let v = value.lowercased()
+        return v.contains("utf-8") || v.contains("utf8")
+    }
+}
