@@ -58,7 +58,7 @@ public enum ActionTable {
         ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks", hint: "suspend"),
         ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks", hint: "resume"),
         ActionInfo(action: .cancel, defaultKeys: [.char("c")], help: "cancel the selected task", group: "Tasks", hint: "cancel"),
-        ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks", hint: "keep"),
+        ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks", hint: "stop+keep"),
         ActionInfo(action: .resumeFromResumeData, defaultKeys: [.char("R")], help: "continue from resume data (as a new task)", group: "Tasks", hint: "continue"),
         ActionInfo(action: .newTask, defaultKeys: [.char("n")], help: "add a task to the session (asks for a URL)", group: "Tasks", hint: "new"),
         ActionInfo(action: .finishAndInvalidate, defaultKeys: [.char("f")], help: "finish the session's tasks, then invalidate", group: "Sessions", hint: "finish"),

@@ -22,7 +22,8 @@ extension ScreenRenderer {
     /// Key hints generated from the action table; whole hints only, as many as fit.
     static func drawFooter(_ grid: inout CellGrid, _ model: MonitorModel, row: Int, bindings: KeyBindings) {
         var x = 0
-        for entry in ActionTable.entries {
+        for action in footerOrder {
+            let entry = ActionTable.info(action)
             guard let hint = entry.hint, let key = bindings.keys(for: entry.action).first else { continue }
             let width = DisplayWidth.of("\(key) \(hint)")
             if x + width > grid.width { break }
@@ -30,6 +31,12 @@ extension ScreenRenderer {
             x = grid.write(" " + hint + "  ", column: x, row: row, role: .dim)
         }
     }
+
+    /// Help and quit first so they are never cut off, then the task and session actions.
+    static let footerOrder: [Action] = [
+        .help, .quit, .suspend, .resume, .cancel, .cancelWithResumeData, .resumeFromResumeData, .newTask,
+        .finishAndInvalidate, .invalidateAndCancel, .exportCSV, .filter, .toggleDetail, .nextTheme,
+    ]
 
     /// The generated help over everything between the header and the status line.
     static func drawHelp(_ grid: inout CellGrid, bindings: KeyBindings, rows: Range<Int>) {

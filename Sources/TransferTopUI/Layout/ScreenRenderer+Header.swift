@@ -48,7 +48,7 @@ extension ScreenRenderer {
         let speedColumn = grid.width - 11
         var x = grid.write(TextFit.pad("\(s.id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
-        x = grid.write(" " + TextFit.pad(s.state.rawValue, 12), column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
+        x = grid.write(" " + TextFit.pad(s.state.rawValue, 12) + " ", column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
         grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
         if speedColumn > x { grid.write(TextFit.padLeft(speed, 11), column: speedColumn, row: y) }
     }

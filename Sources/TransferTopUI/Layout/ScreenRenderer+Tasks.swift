@@ -67,9 +67,10 @@ extension ScreenRenderer {
         let (done, expected) = TransferRates.progress(t)
         var fraction = ProgressBar.fraction(done: done, expected: expected)
         if fraction == nil, DisplayState(t) == .done { fraction = 1 }
-        let frame = t.state == .running ? model.frame : 0
-        let bar = ProgressBar.spans(fraction: fraction, width: barWidth, utf8: model.utf8, frame: frame)
-        return bar + [Span((barWidth > 0 ? " " : "") + ProgressBar.percent(fraction))]
+        // Only a running task of unknown size animates; a stopped one shows an empty bar.
+        let still = fraction == nil && t.state != .running
+        let bar = ProgressBar.spans(fraction: still ? 0 : fraction, width: barWidth, utf8: model.utf8, frame: model.frame)
+        return bar + [Span((barWidth > 0 ? " " : "") + (still ? "   -" : ProgressBar.percent(fraction)))]
     }
 
     static func eta(_ t: TaskSnapshot, _ model: MonitorModel) -> Double? {
