@@ -14,14 +14,20 @@ public enum Waterfall {
     /// never shorter than the last segment (clocks of engine and monitor may disagree).
     public static func scaleMs(_ metrics: TaskMetrics, hops: [WaterfallHop], now: Date) -> Double {
         let end = metrics.taskIntervalEnd ?? now
-        let interval = end.timeIntervalSince(metrics.taskIntervalStart) * 1000
+        let interval = millis(from: metrics.taskIntervalStart, to: end)
         let last = hops.flatMap(\.segments).map(\.endMs).max() ?? 0
         return Swift.max(interval, last, 0.001)
     }
 
+    /// Milliseconds rounded to the microsecond: `Date` holds about 0.2 µs of precision in
+    /// this century, and without rounding 20 ms comes out as 19.99997 and lands a cell short.
+    static func millis(from origin: Date, to date: Date) -> Double {
+        (date.timeIntervalSince(origin) * 1_000_000).rounded() / 1000
+    }
+
     public static func hop(_ t: TransactionMetrics, number: Int, origin: Date, now: Date) -> WaterfallHop {
         let live = t.currentPhase != .done
-        let ms = { (d: Date) in d.timeIntervalSince(origin) * 1000 }
+        let ms = { (d: Date) in millis(from: origin, to: d) }
         let nowMs = ms(now)
         var segments: [WaterfallSegment] = []
         for (phase, start, end) in intervals(t) {

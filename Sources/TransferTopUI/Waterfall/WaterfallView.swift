@@ -34,17 +34,24 @@ public enum WaterfallView {
         return spans
     }
 
-    /// Exactly `width` cells; later phases win a shared cell, and any phase that took time
-    /// gets at least one cell so a 1 ms DNS lookup is still visible on a 10 s scale.
+    /// Exactly `width` cells. Any phase that took time gets at least one cell, so a 1 ms DNS
+    /// lookup is still visible on a 10 s scale; the phases after it shift right to make room
+    /// (the numbers beside the bar stay exact).
     public static func bar(_ hop: WaterfallHop, scaleMs: Double, width: Int, utf8: Bool) -> [Span] {
         guard width > 0 else { return [] }
         var cells = Array(repeating: Span(" ", .text), count: width)
+        var cursor = 0
         for s in hop.segments where s.durationMs > 0 || s.isRunning {
-            let c0 = Swift.min(width - 1, Swift.max(0, Int(s.startMs / scaleMs * Double(width))))
-            let c1 = Swift.min(width, Swift.max(c0 + 1, Int((s.endMs / scaleMs * Double(width)).rounded())))
+            let c0 = Swift.min(width - 1, Swift.max(cursor, column(s.startMs, scaleMs, width)))
+            let c1 = Swift.min(width, Swift.max(c0 + 1, column(s.endMs, scaleMs, width)))
             for c in c0..<c1 { cells[c] = Span(glyph(s.phase, utf8: utf8), s.phase.role) }
+            cursor = c1
         }
         return merge(cells)
+    }
+
+    static func column(_ ms: Double, _ scaleMs: Double, _ width: Int) -> Int {
+        Swift.max(0, Int((ms / scaleMs * Double(width)).rounded()))
     }
 
     /// `dns 12ms tcp 3ms …`; the phase a live hop is in is marked with ▶ (`>` in ASCII).

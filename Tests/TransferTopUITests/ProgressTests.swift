@@ -1,0 +1,108 @@
+import Testing
+@testable import TransferTopUI
+
+@Suite struct ProgressTests {
+    func bar(_ f: Double?, _ w: Int = 8, utf8: Bool = true, frame: Int = 0) -> String {
+        ProgressBar.spans(fraction: f, width: w, utf8: utf8, frame: frame).map(\.text).joined()
+    }
+
+    @Test func determinateBars() {
+        #expect(bar(0) == "········")
+        #expect(bar(0.5) == "████····")
+        #expect(bar(1) == "████████")
+        #expect(bar(2) == "████████")
+        #expect(bar(-1) == "········")
+        #expect(bar(.nan) == "········")
+    }
+
+    @Test func eighthSteps() {
+        // One column is 1/8 of an 8-wide bar; each eighth of it is a finer block.
+        let steps = (0...8).map { bar(Double($0) / 64) }
+        #expect(steps == ["········", "▏·······", "▎·······", "▍·······", "▌·······",
+                          "▋·······", "▊·······", "▉·······", "█·······"])
+        #expect(steps.allSatisfy { DisplayWidth.of($0) == 8 })
+    }
+
+    @Test func asciiBars() {
+        #expect(bar(0, utf8: false) == "--------")
+        #expect(bar(0.5, utf8: false) == "####----")
+        #expect(bar(0.99, utf8: false) == "#######-")
+        #expect(bar(1, utf8: false) == "########")
+    }
+
+    @Test func indeterminateBlockBounces() {
+        let frames = (0..<14).map { bar(nil, frame: $0) }
+        #expect(frames[0] == "██······")
+        #expect(frames[1] == "·██·····")
+        #expect(frames[6] == "······██")
+        #expect(frames[7] == "·····██·")
+        #expect(frames[12] == frames[0])
+        #expect(bar(nil, utf8: false, frame: 2) == "--==----")
+        #expect(bar(nil, 1, frame: 5) == "█")
+        #expect(frames.allSatisfy { DisplayWidth.of($0) == 8 })
+    }
+
+    @Test func zeroWidthAndRoles() {
+        #expect(ProgressBar.spans(fraction: 0.5, width: 0, utf8: true).isEmpty)
+        let roles = ProgressBar.spans(fraction: 0.5, width: 4, utf8: true).map(\.role)
+        #expect(roles == [.barFill, .barEmpty])
+        #expect(ProgressBar.spans(fraction: nil, width: 8, utf8: true, frame: 2).map(\.role) == [.barEmpty, .barIndeterminate, .barEmpty])
+    }
+
+    @Test func percentages() {
+        #expect(ProgressBar.percent(0) == "  0%")
+        #expect(ProgressBar.percent(0.5) == " 50%")
+        #expect(ProgressBar.percent(0.999) == " 99%")
+        #expect(ProgressBar.percent(1) == "100%")
+        #expect(ProgressBar.percent(nil) == "   ?")
+        #expect(ProgressBar.fraction(done: 5, expected: -1) == nil)
+        #expect(ProgressBar.fraction(done: 5, expected: 10) == 0.5)
+    }
+
+    @Test func units() {
+        #expect(Units.bytes(0) == "0 B")
+        #expect(Units.bytes(1023) == "1023 B")
+        #expect(Units.bytes(1536) == "1.5 KiB")
+        #expect(Units.bytes(12_897_485) == "12.3 MiB")
+        #expect(Units.bytes(150 << 20) == "150 MiB")
+        #expect(Units.bytes(Int64.max) == "8.0 EiB")
+        #expect(Units.speed(1_258_291) == "1.2 MiB/s")
+        #expect(Units.speed(0) == "0 B/s")
+        #expect(Units.speed(.infinity) == "0 B/s")
+        #expect(Units.eta(nil) == "--")
+        #expect(Units.eta(.infinity) == "--")
+        #expect(Units.eta(42) == "42s")
+        #expect(Units.eta(65) == "1m05s")
+        #expect(Units.eta(7380) == "2h03m")
+        #expect(Units.eta(3 * 86400 + 4 * 3600) == "3d04h")
+        #expect(Units.millis(0.42) == "0.4ms")
+        #expect(Units.millis(12.4) == "12ms")
+        #expect(Units.millis(12_345) == "12.3s")
+    }
+
+    @Test func speedMeterAveragesOverItsWindow() {
+        var m = SpeedMeter(window: 3)
+        #expect(m.bytesPerSecond == 0)
+        m.record(bytes: 0, at: 0)
+        m.record(bytes: 1000, at: 1)
+        #expect(m.bytesPerSecond == 1000)
+        m.record(bytes: 2000, at: 2)
+        m.record(bytes: 3000, at: 3)
+        m.record(bytes: 13000, at: 4)  // a burst: the window still holds 1 s..4 s
+        #expect(m.bytesPerSecond == 4000)
+        m.record(bytes: 13000, at: 8)  // stalled for 4 s: the window shows the stall
+        #expect(m.bytesPerSecond == 0)
+        #expect(m.eta(remaining: 100) == nil)
+    }
+
+    @Test func speedMeterRestartsWhenBytesGoDown() {
+        var m = SpeedMeter()
+        m.record(bytes: 5000, at: 0)
+        m.record(bytes: 6000, at: 1)
+        m.record(bytes: 0, at: 2)  // the server ignored the range: the download restarted
+        #expect(m.bytesPerSecond == 0)
+        m.record(bytes: 500, at: 2.5)
+        #expect(m.bytesPerSecond == 1000)
+        #expect(m.eta(remaining: 2000) == 2)
+    }
+}
