@@ -6,14 +6,19 @@ enum ExternalTool {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// The path of python3, if installed.
-    static let python3: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    /// Every python3 on PATH (then the usual places), in PATH order.
+    static let pythons: [String] = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let dirs = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
+        return dirs.map { "\($0)/python3" }.filter { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
 
-    /// python3 with the jsonschema package, if both are installed.
-    static let pythonWithJSONSchema: String? = python3.flatMap { py in
-        (try? run(py, ["-c", "import jsonschema"]))?.status == 0 ? py : nil
+    /// The first python3, if any is installed.
+    static let python3: String? = pythons.first
+
+    /// The first python3 that has the jsonschema package (pyenv and system pythons differ).
+    static let pythonWithJSONSchema: String? = pythons.first { py in
+        (try? run(py, ["-c", "import jsonschema"]))?.status == 0
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
