@@ -1,6 +1,7 @@
 /// The default theme's text, embedded so the monitor has colours with no files installed.
 ///
-/// It must equal `themes/default.theme` byte for byte; a test checks that.
+/// It must equal `themes/default.theme` byte for byte (a test checks); after editing the
+/// file, paste it between the quotes again (the blank line keeps the file's final newline).
 enum BuiltInThemes {
     static let defaultText = """
 # transfertop default theme (dark). This file is also the list of every role.
@@ -50,5 +51,6 @@ secret = #6272a4 italic             # masked header values (••••)
 httpSuccess = #50fa7b               # 2xx status
 httpRedirect = #8be9fd              # 3xx status
 httpError = #ff5555                 # 4xx and 5xx status
+
 """
 }

@@ -32,13 +32,19 @@ public enum ColorFallback {
         return distance(rgb(ofIndex: greyIndex), target) < distance(rgb(ofIndex: cubeIndex), target) ? greyIndex : cubeIndex
     }
 
-    /// The nearest of the 16 ANSI colours in xterm's default palette.
+    /// One of the 16 ANSI colours, by channel thresholds as chalk's `ansi-styles` does: each
+    /// channel on or off, bright when the strongest channel is near full. Nearest-by-distance
+    /// against xterm's palette turns greens cyan, because the palette's colours are so far apart.
     public static func nearest16(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Int {
         nearest16((Int(r), Int(g), Int(b)))
     }
 
     static func nearest16(_ c: (Int, Int, Int)) -> Int {
-        (0..<16).min { distance(rgb(ofIndex: $0), c) < distance(rgb(ofIndex: $1), c) }!
+        let value = Int((Double(Swift.max(c.0, c.1, c.2)) / 255 * 2).rounded())
+        guard value > 0 else { return 0 }
+        let on = { (v: Int) in Int((Double(v) / 255).rounded()) }
+        let base = on(c.2) << 2 | on(c.1) << 1 | on(c.0)
+        return value == 2 ? base + 8 : base
     }
 
     static func nearestLevel(_ v: Int) -> Int {
