@@ -42,12 +42,17 @@ enum ResumeFields {
     }
 
     /// An integral JSON number (not a Bool, not a fraction), whatever type Foundation chose.
+    /// On Linux every JSON number is an NSNumber and `is Bool` is true for 0 and 1, so the
+    /// NSNumber's own type code decides: "c" is a JSON boolean, "d"/"f" a fraction-capable double.
     static func integer(_ v: Any?) -> Int64? {
-        guard let v, !(v is Bool) else { return nil }
-        if let i = v as? Int { return Int64(i) }
-        if let i = v as? Int64 { return i }
-        if let d = v as? Double, d == d.rounded(), abs(d) < 9e15 { return Int64(d) }
-        return nil
+        guard let n = v as? NSNumber else { return nil }
+        switch String(cString: n.objCType) {
+        case "c", "B": return nil
+        case "d", "f":
+            let d = n.doubleValue
+            return d == d.rounded() && abs(d) < 9e15 ? Int64(d) : nil
+        default: return n.int64Value
+        }
     }
 
     /// Header names must be tokens and values must not break lines (no header injection).
