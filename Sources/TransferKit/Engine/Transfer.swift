@@ -40,6 +40,8 @@ final class Transfer {
     var awaitingDisposition = false
     var held = Data()
     var pausedForDisposition = false
+    /// The hop ended while the disposition was pending: the outcome waits for the answer.
+    var deferredFinish: (error: TransferError?, keepPartialFile: Bool)?
 
     /// A redirect hop finished and the delegate has not answered yet.
     var awaitingRedirectDecision = false

@@ -101,6 +101,11 @@ extension TransferEngine {
     /// Ends the task: publishes its result and hands it to the state machine for delivery.
     func finish(_ t: Transfer, error: TransferError?, keepPartialFile: Bool = false) {
         detach(t)
+        if t.awaitingDisposition && error == nil {
+            // Body bytes are held until the delegate allows them (SPEC S6): finish after.
+            t.deferredFinish = (error, keepPartialFile)
+            return
+        }
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.awaitingDisposition { flushData(t) }
         publishProgress(t, now: Monotonic.now())

@@ -135,7 +135,7 @@ extension TransferEngine {
     }
 
     func deadlines(_ t: Transfer) -> Deadlines? {
-        guard !t.wantPaused, !t.awaitingRedirectDecision else { return nil }
+        guard !t.wantPaused, !t.awaitingRedirectDecision, t.deferredFinish == nil else { return nil }
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         let idle = t.dequeued && requestTimeout > 0 ? t.lastActivity + UInt64(requestTimeout * 1e9) : nil
         let resource = t.taskStart + t.suspendedTotal + UInt64(max(0, configuration.timeoutIntervalForResource) * 1e9)

@@ -63,6 +63,11 @@ extension TransferEngine {
             }
         case .cancel:
             t.task.apply(.cancel(byProducingResumeData: false))
+            return
+        }
+        if let deferred = t.deferredFinish {
+            t.deferredFinish = nil
+            finish(t, error: deferred.error, keepPartialFile: deferred.keepPartialFile)
         }
     }
 

@@ -1,0 +1,149 @@
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+@testable import TransferKit
+
+/// One loopback server for the whole test process (started on first use).
+enum TestServer {
+    private static let started = Mutex<Task<LoopbackServer, any Error>?>(nil)
+
+    static func get() async throws -> LoopbackServer {
+        let task = started.withLock { t -> Task<LoopbackServer, any Error> in
+            if let t { return t }
+            let n = Task { try await LoopbackServer.start() }
+            t = n
+            return n
+        }
+        return try await task.value
+    }
+
+    static let caFile: String = {
+        let path = NSTemporaryDirectory() + "transferkit-tests-ca-\(getpid()).pem"
+        try? LoopbackServer.caCertificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+}
+
+func url(_ s: String) -> URL { URL(string: s)! }
+
+func ephemeralConfig(_ change: (inout TransferConfiguration) -> Void = { _ in }) -> TransferConfiguration {
+    var c = TransferConfiguration.ephemeral
+    c.additionalTrustedCAFile = TestServer.caFile
+    change(&c)
+    return c
+}
+
+/// A delegate that records every callback by name, in order, and signals completion.
+final class Recorder: TransferDataDelegate, TransferDownloadDelegate, @unchecked Sendable {
+    // @unchecked: all mutable state is behind `state`.
+    struct State {
+        var events: [String] = []
+        var data = Data()
+        var downloaded: Data?
+        var metrics: TaskMetrics?
+        var error: TransferError?
+        var completed = false
+        var invalidated = false
+        var writes: Int64 = 0
+        var resumedAt: [Int64] = []
+    }
+    let state = Mutex(State())
+    var disposition: ResponseDisposition = .allow
+    var redirectDecision: (@Sendable (TransferRequest) -> TransferRequest?)?
+
+    var events: [String] { state.withLock { $0.events } }
+    var data: Data { state.withLock { $0.data } }
+    var error: TransferError? { state.withLock { $0.error } }
+
+    private func log(_ e: String) { state.withLock { $0.events.append(e) } }
+
+    func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) {
+        state.withLock { $0.events.append("didBecomeInvalid"); $0.invalidated = true }
+    }
+    func session(_ session: TransferSession, task: TransferTask, willPerformHTTPRedirection response: TransferResponse,
+                 newRequest: TransferRequest, completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {
+        log("redirect \(response.statusCode)")
+        completionHandler(redirectDecision.map { $0(newRequest) } ?? newRequest)
+    }
+    func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
+                 totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        state.withLock { if $0.events.last != "didSendBodyData" { $0.events.append("didSendBodyData") } }
+    }
+    func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {
+        state.withLock { $0.events.append("metrics"); $0.metrics = metrics }
+    }
+    func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
+        state.withLock { $0.events.append("complete"); $0.error = error; $0.completed = true }
+    }
+    func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        log("response \(response.statusCode)")
+        completionHandler(disposition)
+    }
+    func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data) {
+        state.withLock { if $0.events.last != "data" { $0.events.append("data") }; $0.data.append(data) }
+    }
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
+        let d = FileManager.default.contents(atPath: location.path)
+        state.withLock { $0.events.append("didFinishDownloading"); $0.downloaded = d }
+    }
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        state.withLock { if $0.events.last != "didWriteData" { $0.events.append("didWriteData") }; $0.writes = totalBytesWritten }
+    }
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didResumeAtOffset fileOffset: Int64,
+                 expectedTotalBytes: Int64) {
+        state.withLock { $0.events.append("didResumeAtOffset \(fileOffset)"); $0.resumedAt.append(fileOffset) }
+    }
+
+    /// Waits (polling every 10 ms, bounded) until the task completed.
+    func waitForCompletion(timeout: TimeInterval = 30) async throws {
+        try await waitUntil(timeout: timeout) { self.state.withLock { $0.completed } }
+    }
+}
+
+struct Timeout: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Polls a condition: tests observe real transfers, so they wait for facts, not for time.
+func waitUntil(timeout: TimeInterval = 30, _ what: String = "condition", _ cond: @Sendable () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !cond() {
+        if Date() > deadline { throw Timeout(what: what) }
+        try await Task.sleep(nanoseconds: 10_000_000)
+    }
+}
+
+/// Completion-handler result box.
+final class Box<T: Sendable>: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var value: T?
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    var get: T? { lock.lock(); defer { lock.unlock() }; return value }
+    func wait(timeout: TimeInterval = 30) async throws -> T {
+        try await waitUntil(timeout: timeout) { self.get != nil }
+        return get!
+    }
+}
+
+func sha256(_ d: Data) -> String { SHA256.hex(d) }
+func expectedBody(_ size: Int, seed: UInt8 = 0) -> Data { Data(LoopbackServer.body(size: size, seed: seed)) }
+
+/// Threads of this process (for leak checks).
+func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+}
+
+/// Resident memory of this process in bytes.
+func residentBytes() -> Int64 {
+    guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in s.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let kb = line.split(separator: " ").dropFirst().first.flatMap { Int64($0) } ?? 0
+        return kb * 1024
+    }
+    return 0
+}
