@@ -7,11 +7,7 @@ public enum Reducer {
     public static func handleKey(_ model: MonitorModel, _ key: Key, bindings: KeyBindings = .defaults) -> (MonitorModel, Effect?) {
         if model.prompt != nil { return handlePromptKey(model, key) }
         var m = model
-        if m.helpShown {
-            // Any key closes help, so nobody gets stuck in it.
-            m.helpShown = false
-            return (m, nil)
-        }
+        if m.helpShown { return (helpKey(m, bindings.action(for: key)), nil) }
         if key == .escape {
             m.statusMessage = nil
             if !m.filter.isEmpty { m.filter = ""; m.normalizeSelection() }
@@ -37,7 +33,7 @@ public enum Reducer {
         case .nextPane: m.focus = m.nextPane()
         case .toggleDetail: m.detailShown.toggle(); m.keepSelectionVisible()
         case .filter: m.prompt = Prompt(.filter, text: m.filter)
-        case .help: m.helpShown.toggle()
+        case .help: m.helpShown.toggle(); m.helpScroll = 0
         case .nextTheme: return nextTheme(m)
         case .newTask: return newTask(m)
         case .newSession: return (m, .newSession)
@@ -49,6 +45,25 @@ public enum Reducer {
             return sessionAction(m, action)
         }
         return (m, nil)
+    }
+
+    /// In the help screen the movement keys scroll it; any other key closes it, so nobody
+    /// gets stuck in it.
+    static func helpKey(_ model: MonitorModel, _ action: Action?) -> MonitorModel {
+        var m = model
+        let page = Swift.max(1, m.height - 4)
+        let delta: Int?
+        switch action {
+        case .selectUp: delta = -1
+        case .selectDown: delta = 1
+        case .pageUp: delta = -page
+        case .pageDown: delta = page
+        default: delta = nil
+        }
+        guard let delta else { m.helpShown = false; return m }
+        let maxScroll = Swift.max(0, HelpScreen.lines(bindings: .defaults).count - (m.height - 3))
+        m.helpScroll = Swift.min(maxScroll, Swift.max(0, m.helpScroll + delta))
+        return m
     }
 
     static func nextTheme(_ model: MonitorModel) -> (MonitorModel, Effect?) {

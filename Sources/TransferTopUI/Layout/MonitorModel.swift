@@ -37,6 +37,8 @@ public struct MonitorModel: Sendable {
     public var focus: Pane = .tasks
     public var detailShown = false
     public var helpShown = false
+    /// Help lines scrolled past, when the help is taller than the screen.
+    public var helpScroll = 0
     /// Case-insensitive text matched against URL, description, state and session name.
     public var filter = ""
     public var prompt: Prompt?

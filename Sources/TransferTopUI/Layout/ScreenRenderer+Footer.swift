@@ -38,11 +38,15 @@ extension ScreenRenderer {
         .finishAndInvalidate, .invalidateAndCancel, .exportCSV, .filter, .toggleDetail, .nextTheme,
     ]
 
-    /// The generated help over everything between the header and the status line.
-    static func drawHelp(_ grid: inout CellGrid, bindings: KeyBindings, rows: Range<Int>) {
+    /// The generated help over everything between the header and the status line; when it
+    /// does not fit, the last row says so and the arrow keys scroll it.
+    static func drawHelp(_ grid: inout CellGrid, bindings: KeyBindings, rows: Range<Int>, scroll: Int, utf8: Bool) {
         grid.fill(role: .text, column: 0, row: rows.lowerBound, width: grid.width, height: rows.count)
-        for (i, line) in HelpScreen.lines(bindings: bindings).prefix(rows.count).enumerated() {
+        let lines = HelpScreen.lines(bindings: bindings).dropFirst(scroll)
+        let more = lines.count > rows.count
+        for (i, line) in lines.prefix(more ? rows.count - 1 : rows.count).enumerated() {
             grid.write(line, column: 1, row: rows.lowerBound + i)
         }
+        if more { grid.write((utf8 ? "↓" : "v") + " more: down/pgdn scroll", column: 1, row: rows.upperBound - 1, role: .dim) }
     }
 }
