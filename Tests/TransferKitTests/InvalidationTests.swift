@@ -1,0 +1,110 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+@Suite(.serialized) struct InvalidationTests {
+    @Test func finishTasksAndInvalidateLetsTasksFinishThenInvalidates() async throws {
+        let server = try await TestServer.get()
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+        session.dataTask(with: url("\(server.httpBase)/delay?ms=200&size=100")).resume()
+        session.finishTasksAndInvalidate()
+        #expect(session.state == .invalidating)
+        try await waitUntil { rec.state.withLock { $0.invalidated } }
+        #expect(rec.events.last == "didBecomeInvalid")
+        #expect(rec.events.contains("complete"))
+        #expect(rec.error == nil, "the running task finished normally")
+        #expect(session.state == .invalidated)
+        #expect(session.delegate == nil, "the delegate is released after didBecomeInvalid")
+    }
+
+    @Test func invalidateAndCancelCancelsRunningTasks() async throws {
+        let server = try await TestServer.get()
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+        session.dataTask(with: url("\(server.httpBase)/delay?ms=5000")).resume()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        session.invalidateAndCancel()
+        try await waitUntil { rec.state.withLock { $0.invalidated } }
+        #expect(rec.error?.code == .cancelled)
+        #expect(rec.events.last == "didBecomeInvalid")
+    }
+
+    @Test func newTasksAreRefusedWithAClearError() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        session.finishTasksAndInvalidate()
+        let box = Box<TransferError?>()
+        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/1"))) { _, _, e in box.set(e) }
+        task.resume()
+        #expect(try await box.wait()?.code == .sessionInvalidated)
+    }
+
+    @Test func invalidationLeavesNoThreadBehind() async throws {
+        let server = try await TestServer.get()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let before = threadCount()
+        for _ in 0..<5 {
+            let rec = Recorder()
+            let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+            _ = try await session.data(from: url("\(server.httpBase)/bytes/10"))
+            session.finishTasksAndInvalidate()
+            try await waitUntil { rec.state.withLock { $0.invalidated } }
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        // Five sessions each ran a transfer thread; none may survive invalidation. (Dispatch
+        // worker threads come and go, so allow that small slack.)
+        #expect(threadCount() <= before + 2)
+    }
+}
+
+@Suite(.serialized) struct UploadTests {
+    @Test func uploadFromAFileStreamsInFlatMemory() async throws {
+        let server = try await TestServer.get()
+        let size = 256 * 1024 * 1024
+        let path = NSTemporaryDirectory() + "tk-upload-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let chunk = Data(repeating: 0x5A, count: 1 << 20)
+        for _ in 0..<(size >> 20) { handle.write(chunk) }
+        try handle.close()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = TransferSession(configuration: ephemeralConfig())
+        let before = residentBytes()
+        let peak = PeakRSS()
+        peak.start()
+        let (data, response) = try await session.upload(for: TransferRequest(url: url("\(server.httpBase)/echo"), httpMethod: "PUT"),
+                                                         fromFile: URL(fileURLWithPath: path))
+        peak.stop()
+        #expect(response.statusCode == 200)
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        #expect((json?["bodyLength"] as? NSNumber)?.intValue == size)
+        #expect(peak.max - before < 64 * 1024 * 1024, "resident memory grew by \(peak.max - before) bytes")
+        session.finishTasksAndInvalidate()
+    }
+}
+
+/// Samples resident memory every 20 ms on a background thread.
+final class PeakRSS: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var peak: Int64 = 0
+    private var running = false
+    var max: Int64 { lock.lock(); defer { lock.unlock() }; return peak }
+    func start() {
+        lock.lock(); running = true; lock.unlock()
+        Thread.detachNewThread { [self] in
+            while true {
+                let r = residentBytes()
+                lock.lock()
+                peak = Swift.max(peak, r)
+                let go = running
+                lock.unlock()
+                if !go { return }
+                usleep(20_000)
+            }
+        }
+    }
+    func stop() { lock.lock(); running = false; lock.unlock() }
+}
