@@ -101,6 +101,7 @@ public struct MonitorModel: Sendable {
     }
 
     public var selectedTaskSnapshot: TaskSnapshot? {
-        selectedTask.flatMap { TaskList(self).task(id: $0) }
+        // Unfiltered: finding a task by id needs no filtering, and filtering costs a pass.
+        selectedTask.flatMap { TaskList(sessions: sessions, filter: "").task(id: $0) }
     }
 }

@@ -19,23 +19,31 @@ public struct TransferRates: Sendable, Equatable {
 
     /// Records every task's byte counts at `time`; tasks that disappeared are forgotten.
     public mutating func record(_ snapshots: [SessionSnapshot], at time: Double) {
-        var received: Int64 = 0, sent: Int64 = 0
-        var seen = Set<TaskID>()
+        var received: Int64 = 0, sent: Int64 = 0, count = 0
         for session in snapshots {
             var sessionBytes: Int64 = 0
             for task in session.tasks {
                 let bytes = Self.progressBytes(task)
                 tasks[task.id, default: SpeedMeter(window: window)].record(bytes: bytes, at: time)
-                seen.insert(task.id)
+                count += 1
                 sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
                 received += task.countOfBytesReceived
                 sent += task.countOfBytesSent
             }
             sessions[session.id, default: SpeedMeter(window: window)].record(bytes: sessionBytes, at: time)
         }
-        if seen.count != tasks.count { tasks = tasks.filter { seen.contains($0.key) } }
+        // Every task of the snapshot has a meter now, so more meters than tasks means some
+        // tasks are gone; only then is the (rare, O(n)) clean-up needed.
+        if tasks.count > count { forget(keeping: snapshots) }
         down.record(bytes: received, at: time)
         up.record(bytes: sent, at: time)
+    }
+
+    private mutating func forget(keeping snapshots: [SessionSnapshot]) {
+        let live = Set(snapshots.lazy.flatMap(\.tasks).map(\.id))
+        tasks = tasks.filter { live.contains($0.key) }
+        let sessionIDs = Set(snapshots.map(\.id))
+        sessions = sessions.filter { sessionIDs.contains($0.key) }
     }
 
     public func speed(of task: TaskID) -> Double { tasks[task]?.bytesPerSecond ?? 0 }
