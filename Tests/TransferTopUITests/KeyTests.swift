@@ -34,7 +34,7 @@ import Testing
     @Test func bindingFile() throws {
         let b = try KeyBindingParser.parse("""
             # my keys
-            x = cancel
+            x = cancel          # x cancels too
               space = toggle-detail
             c = none
             ctrl-q = quit
@@ -45,6 +45,8 @@ import Testing
         #expect(b.action(for: .ctrl("q")) == .quit)
         #expect(b.action(for: .char("q")) == .quit)  // defaults stay unless rebound
         #expect(b.keys(for: .cancel) == [.char("x")])
+        #expect(KeyBindingParser.configPath(environment: ["HOME": "/h"]) == "/h/.config/transfertop/keys.conf")
+        #expect(KeyBindingParser.configPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/transfertop/keys.conf")
     }
 
     @Test(arguments: [

@@ -42,13 +42,27 @@ public enum KeyBindingParser {
     public static func parse(_ text: String, file: String, base: KeyBindings = .defaults) throws(KeyBindingError) -> KeyBindings {
         var bindings = base
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
+            let line = stripComment(String(raw))
+            if line.isEmpty { continue }
             let fail = { (m: String) in KeyBindingError(file: file, line: offset + 1, message: m) }
             let (key, action) = try parseLine(line, fail: fail)
             bindings.bind(key, to: action)
         }
         return bindings
+    }
+
+    /// `#` at the start of a line, or after a space, starts a comment (the `#` key is `hash`).
+    static func stripComment(_ raw: String) -> String {
+        let line = raw.trimmingCharacters(in: .whitespaces)
+        if line.hasPrefix("#") { return "" }
+        guard let r = line.range(of: " #") ?? line.range(of: "\t#") else { return line }
+        return line[..<r.lowerBound].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `$XDG_CONFIG_HOME/transfertop/keys.conf`, or `~/.config/transfertop/keys.conf`.
+    public static func configPath(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/transfertop/keys.conf" }
+        return environment["HOME"].map { $0 + "/.config/transfertop/keys.conf" }
     }
 
     static func parseLine(_ line: String, fail: (String) -> KeyBindingError) throws(KeyBindingError) -> (Key, Action?) {
