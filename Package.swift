@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
-        .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI"]),
+        .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI"], exclude: ["Golden"]),
         .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer"]),
     ]
 )

@@ -7,7 +7,9 @@ import Testing
     /// Suspend mid-flight: no bytes delivered while suspended (client) and the server's writes
     /// stop once socket buffers fill (back-pressure); resume finishes byte-exact.
     @Test func suspendStopsBytesBothSidesAndResumeIsByteExact() async throws {
-        let server = try await TestServer.get()
+        // Its own server: the byte counter must see this transfer only.
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
         let size = 64 * 1024 * 1024
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)

@@ -72,8 +72,16 @@ final class Transfer {
     var lastByteAt: UInt64?
     var lastBodySentAt: UInt64?
     var tls: (version: String, cipher: String)?
-    /// Resume support (issue 4): the offset this hop's body starts at in the file.
+    // Resume support (issue 4).
+    /// The offset this hop's body starts at in the file.
     var resumeOffset: Int64 = 0
+    /// The response proved unusable for a resume (bad 206, 416 that proves nothing): abort
+    /// it and fetch the whole resource with a plain GET, never splicing.
+    var restartFromZeroPending = false
+    /// A 416 proved the partial file already complete.
+    var alreadyComplete = false
+    /// A 206 was seen on this task: the server honours ranges.
+    var observedPartialContent = false
 
     init(task: TransferTask, engine: TransferEngine, easy: EasyHandle, sink: Sink) {
         self.task = task

@@ -92,6 +92,8 @@ extension Transfer {
         let now = Monotonic.now()
         lastActivity = now
         lastByteAt = now
+        if restartFromZeroPending { return 0 }  // abort: this body must not touch the file
+        if alreadyComplete { return bytes.count }
         if isRedirectHop {
             if redirectBody.count < 64 * 1024 { redirectBody.append(contentsOf: bytes) }
             return bytes.count

@@ -7,6 +7,10 @@ extension TransferEngine {
         detach(t)
         let doneAt = Monotonic.now()
         recordTransaction(t, code: code, doneAt: doneAt)
+        if t.restartFromZeroPending {
+            restartFromZero(t)
+            return
+        }
         if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
             redirect(t, to: proposed)
             return

@@ -13,7 +13,11 @@ extension TransferEngine {
         let t = Transfer(task: task, engine: self, easy: placeholder, sink: sink)
         transfers[ObjectIdentifier(task)] = t
         do {
-            if sink == .file { try openDownloadFile(t) }
+            if let r = task.resumeFrom {
+                try openPartialFile(t, r)
+            } else if sink == .file {
+                try openDownloadFile(t)
+            }
             if case .file(let url) = task.upload { try openUploadFile(t, url) }
             t.easy = try makeEasy(for: t)
         } catch {
@@ -31,9 +35,7 @@ extension TransferEngine {
     }
 
     func openDownloadFile(_ t: Transfer) throws(TransferError) {
-        let dir = NSTemporaryDirectory() + "transferkit-\(getuid())"
-        mkdir(dir, 0o700)
-        let path = dir + "/download-\(getpid())-\(sessionID)-\(t.task.taskIdentifier)-\(UUID().uuidString).tmp"
+        let path = partialDirectory + "/download-\(getpid())-\(sessionID)-\(t.task.taskIdentifier)-\(UUID().uuidString).tmp"
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw TransferError(.cannotCreateFile, "cannot create the download file \(path): \(String(cString: strerror(errno)))")

@@ -28,10 +28,18 @@ extension TransferEngine {
 
     /// The response this task will deliver: record it and, for delegate data tasks, ask the
     /// delegate what to do while body bytes are held.
-    func acceptFinalResponse(_ t: Transfer, _ response: TransferResponse) {
-        let length = response.expectedContentLength
+    func acceptFinalResponse(_ t: Transfer, _ original: TransferResponse) {
+        var response = original
+        if response.statusCode == 206 { t.observedPartialContent = true }
+        if let r = t.task.resumeFrom, t.request.value(forHTTPHeaderField: "Range") != nil {
+            response = applyResumeDecision(t, r, response)
+            t.response = response
+        }
+        let resumable = t.task.kind == .download && currentResumability(t).isResumable
+        let length = t.alreadyComplete ? 0 : response.expectedContentLength
         t.task.core.withLock { c in
             c.response = response
+            c.isResumable = resumable
             c.countOfBytesExpectedToReceive = length >= 0 ? length + t.resumeOffset : -1
         }
         let session = t.task.session
@@ -39,7 +47,7 @@ extension TransferEngine {
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
         t.awaitingDisposition = true
-        session.delegateQueue.async { [self] in
+        session.delegateQueue.async { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
                 _ = send(.disposition(dataTask, disposition))
             }

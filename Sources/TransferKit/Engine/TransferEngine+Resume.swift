@@ -1,8 +1,128 @@
+import CCurl
 import Foundation
 
+/// Download resume (SPEC S8, issue 4): resume data out of a stopped download, and a download
+/// continued from it that validates the server's answer and never splices two versions.
 extension TransferEngine {
-    /// Resume data for a download stopped at its current offset (issue 4).
+    /// Where this session keeps partial downloads: the state directory for default sessions
+    /// (so resume data survives a restart), a private temp directory for ephemeral ones.
+    var partialDirectory: String {
+        let base: String
+        if case .ephemeral = configuration.kind {
+            base = NSTemporaryDirectory() + "transferkit-\(getuid())"
+        } else {
+            base = StatePaths.stateDirectory(configuration.stateDirectory) ?? NSTemporaryDirectory() + "transferkit-\(getuid())"
+        }
+        return PartialFiles.directory(under: base)
+    }
+
+    /// Resume data for a download stopped now, or nil when it could not be continued.
     func makeResumeData(_ t: Transfer) -> Data? {
-        nil
+        // Cancelled before the resumed request got an answer: the partial file is untouched,
+        // so the resume data it was made from still holds.
+        if t.response == nil, t.hop == 0, let r = t.task.resumeFrom { return r.encoded() }
+        guard t.task.kind == .download, t.fileURL != nil, let response = t.response else { return nil }
+        let resumability = currentResumability(t)
+        guard resumability.isResumable, let path = t.fileURL?.path else { return nil }
+        if t.fileDescriptor >= 0 { fsync(t.fileDescriptor) }  // the offset must be durable
+        let expected = t.task.countOfBytesExpectedToReceive
+        let data = ResumeData(
+            url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
+            entityTag: response.value(forHTTPHeaderField: "ETag"),
+            lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
+            bytesReceived: t.fileOffset, expectedTotal: expected, partialFilePath: path, createdAt: Date(),
+            sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier)
+        return data.encoded()
+    }
+
+    func currentResumability(_ t: Transfer) -> Resumability {
+        let response = t.response
+        return Resumability.evaluate(
+            method: t.request.httpMethod, statusCode: response?.statusCode, responseHeaders: response?.headers ?? [],
+            observedPartialContent: t.observedPartialContent, partialFileLength: t.fileURL == nil ? nil : t.fileOffset)
+    }
+
+    /// Opens the partial file of resume data and cuts it to the recorded offset (bytes past it
+    /// were never acknowledged).
+    func openPartialFile(_ t: Transfer, _ r: ResumeData) throws(TransferError) {
+        let fd = open(r.partialFilePath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
+        }
+        ftruncate(fd, off_t(r.bytesReceived))
+        lseek(fd, off_t(r.bytesReceived), SEEK_SET)
+        t.fileDescriptor = fd
+        t.fileURL = URL(fileURLWithPath: r.partialFilePath)
+        t.fileOffset = r.bytesReceived
+        t.resumeOffset = r.bytesReceived
+        t.request.headers = ResumeRequestPlan(r).headers
+    }
+
+    /// Applies the resume decision to the final response of a resumed download.
+    func applyResumeDecision(_ t: Transfer, _ r: ResumeData, _ response: TransferResponse) -> TransferResponse {
+        switch ResumeResponseDecision.decide(r, status: response.statusCode, headers: response.headers) {
+        case .continueAt(let offset, let total):
+            t.observedPartialContent = true
+            reportResume(t, offset: offset, expected: total)
+            return response
+        case .restartFromZero(let reason) where reason.bodyIsFullRepresentation:
+            truncateToZero(t)
+            reportResume(t, offset: 0, expected: response.expectedContentLength)
+            return response
+        case .restartFromZero:
+            t.restartFromZeroPending = true
+            return response
+        case .alreadyComplete(let total):
+            t.alreadyComplete = true
+            reportResume(t, offset: total, expected: total)
+            var headers = response.headers.filter { !["content-range", "content-length"].contains($0.name.lowercased()) }
+            headers.append(HTTPHeader("Content-Length", "\(total)"))
+            // The file is whole: present it as the 200 it would have been.
+            return TransferResponse(url: response.url, statusCode: 200, headers: headers,
+                                    networkProtocolName: response.networkProtocolName)
+        case .fail:
+            // Not an answer to a range (404, 5xx): an ordinary download of that response.
+            truncateToZero(t)
+            reportResume(t, offset: 0, expected: response.expectedContentLength)
+            return response
+        }
+    }
+
+    func truncateToZero(_ t: Transfer) {
+        ftruncate(t.fileDescriptor, 0)
+        lseek(t.fileDescriptor, 0, SEEK_SET)
+        t.fileOffset = 0
+        t.resumeOffset = 0
+    }
+
+    /// A bad 206 or an inconclusive 416: fetch the whole resource again with a plain GET.
+    func restartFromZero(_ t: Transfer) {
+        truncateToZero(t)
+        t.restartFromZeroPending = false
+        var plain = t.request
+        plain.headers.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
+        followRedirect(t, plain)  // a new hop on a new handle, same as a redirect
+        reportResume(t, offset: 0, expected: -1)
+    }
+
+    func reportResume(_ t: Transfer, offset: Int64, expected: Int64) {
+        t.task.core.withLock { $0.resumeOffset = offset }
+        let session = t.task.session
+        guard let download = t.task as? TransferDownloadTask, t.task.core.withLock({ $0.completion == nil }),
+              let delegate = session.delegate as? any TransferDownloadDelegate else { return }
+        session.delegateQueue.async {
+            session.emit(.delegateCallback("didResumeAtOffset"), task: download, detail: "\(offset)")
+            delegate.session(session, downloadTask: download, didResumeAtOffset: offset, expectedTotalBytes: expected)
+        }
+    }
+}
+
+/// The private directory for partial downloads, created 0700 on first use.
+enum PartialFiles {
+    static func directory(under base: String) -> String {
+        let dir = base + "/partial"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        return dir
     }
 }

@@ -11,20 +11,24 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     let session: TransferSession
     let core: Mutex<TaskCore>
     let upload: UploadSource?
-    /// Resume data this download was made from, if any.
-    let resumeBlob: Data?
+    /// Set when the task was refused at creation (bad resume data): it fails on resume.
+    nonisolated(unsafe) var rejection: TransferError?
+    /// The resume data this download continues, if it was made from some (SPEC S8).
+    let resumeFrom: ResumeData?
 
     init(session: TransferSession, identifier: Int, kind: TaskKind, request: TransferRequest,
-         upload: UploadSource? = nil, resumeData: Data? = nil, completion: TaskCompletion? = nil) {
+         upload: UploadSource? = nil, resumeFrom: ResumeData? = nil, completion: TaskCompletion? = nil) {
         self.session = session
         self.taskIdentifier = identifier
         self.kind = kind
         self.originalRequest = request
         self.upload = upload
-        self.resumeBlob = resumeData
+        self.resumeFrom = resumeFrom
         var c = TaskCore(currentRequest: request, metrics: TaskMetrics(taskIntervalStart: Date()))
         c.completion = completion
         c.countOfBytesExpectedToSend = upload?.expectedLength ?? -1
+        c.resumeOffset = resumeFrom?.bytesReceived
+        c.countOfBytesReceived = resumeFrom?.bytesReceived ?? 0
         self.core = Mutex(c)
     }
 

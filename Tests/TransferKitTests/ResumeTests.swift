@@ -1,0 +1,201 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+/// Cancel with resume data, continue, validate: never splice two versions (issue 4).
+@Suite(.serialized) struct ResumeTests {
+    /// Cancels a running download once it passed `offset` and returns its resume data.
+    private func cancelAfter(_ task: TransferDownloadTask, offset: Int64) async throws -> Data {
+        try await waitUntil(timeout: 60, "offset \(offset)") { task.countOfBytesReceived >= offset || task.state == .completed }
+        let box = Box<Data?>()
+        task.cancel(byProducingResumeData: { box.set($0) })
+        guard let data = try await box.wait() else { throw Timeout(what: "resume data (got nil)") }
+        return data
+    }
+
+    private func finish(_ session: TransferSession, _ resume: Data, rec: Recorder) async throws -> Data? {
+        session.downloadTask(withResumeData: resume).resume()
+        try await rec.waitForCompletion(timeout: 60)
+        return rec.state.withLock { $0.downloaded }
+    }
+
+    @Test func twentyCancelResumeCyclesAtRandomOffsetsAreByteExact() async throws {
+        let server = try await TestServer.get()
+        let size = 64 * 1024 * 1024
+        server.setFile("cycles.bin", size: size, seed: 7)
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
+        var rng = SystemRandomNumberGenerator()
+        let offsets = (0..<20).map { _ in Int64.random(in: 1...Int64(size - 1), using: &rng) }.sorted()
+        var task = session.downloadTask(with: url("\(server.httpBase)/files/cycles.bin?rate=150000000"))
+        task.resume()
+        var resumeCount = 0
+        for offset in offsets {
+            let data = try await cancelAfter(task, offset: offset)
+            let r = try ResumeData(decoding: data)
+            #expect(r.bytesReceived >= offset || r.bytesReceived == Int64(size))
+            task = session.downloadTask(withResumeData: data)
+            task.resume()
+            resumeCount += 1
+        }
+        let last = task
+        try await waitUntil(timeout: 60) { last.state == .completed }
+        #expect(last.error == nil)
+        #expect(resumeCount == 20)
+        // The last task's file was handed over and deleted; check via a final resumed run.
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func resumedDownloadEndsWithTheRightBytes() async throws {
+        let server = try await TestServer.get()
+        let size = 8 * 1024 * 1024
+        server.setFile("exact.bin", size: size, seed: 3)
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
+        let first = session.downloadTask(with: url("\(server.httpBase)/files/exact.bin?rate=20000000"))
+        first.resume()
+        #expect(try await waitIsResumable(first))
+        let resume = try await cancelAfter(first, offset: 3_000_000)
+        let resumed = Recorder()
+        let second = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: resumed)
+        // Same partial directory (ephemeral sessions share the user's private temp dir).
+        let file = try await finish(second, resume, rec: resumed)
+        #expect(file.map(sha256) == sha256(expectedBody(size, seed: 3)))
+        let offsets = resumed.state.withLock { $0.resumedAt }
+        #expect(offsets.count == 1 && offsets[0] >= 3_000_000)
+        session.finishTasksAndInvalidate()
+        second.finishTasksAndInvalidate()
+    }
+
+    private func waitIsResumable(_ task: TransferDownloadTask) async throws -> Bool {
+        try await waitUntil { task.isResumable || task.state == .completed }
+        return task.isResumable
+    }
+
+    @Test func connectionResetYieldsResumeDataInTheErrorAndResumingCompletes() async throws {
+        let server = try await TestServer.get()
+        let size = 2_000_000
+        server.setFile("reset.bin", size: size, seed: 5)
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
+        let box = Box<TransferError?>()
+        session.downloadTask(with: TransferRequest(url: url("\(server.httpBase)/files/reset.bin?resetAfter=700000"))) { _, _, e in
+            box.set(e)
+        }.resume()
+        let error = try await box.wait()
+        #expect(error?.code == .networkConnectionLost)
+        var resume = try #require(error?.resumeData)
+        // Each resumed response is reset 700 kB further on: three resumes finish the file.
+        for _ in 0..<5 {
+            let done = Box<(URL?, TransferError?)>()
+            session.downloadTask(withResumeData: resume) { f, _, e in
+                done.set((f.flatMap { TransferSession.keep($0) }, e))
+            }.resume()
+            let (file, e) = try await done.wait()
+            if let e {
+                resume = try #require(e.resumeData)
+                continue
+            }
+            let bytes = try Data(contentsOf: try #require(file))
+            #expect(sha256(bytes) == sha256(expectedBody(size, seed: 5)))
+            try? FileManager.default.removeItem(at: file!)
+            session.finishTasksAndInvalidate()
+            return
+        }
+        Issue.record("the download never completed")
+    }
+
+    @Test func changedETagRestartsFromZeroWithTheNewVersion() async throws {
+        let server = try await TestServer.get()
+        let size = 4_000_000
+        server.setFile("changes.bin", size: size, seed: 1)
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
+        let first = session.downloadTask(with: url("\(server.httpBase)/files/changes.bin?rate=10000000"))
+        first.resume()
+        let resume = try await cancelAfter(first, offset: 1_000_000)
+        server.changeFile("changes.bin", newSeed: 2)
+        let rec = Recorder()
+        let second = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
+        let file = try await finish(second, resume, rec: rec)
+        #expect(file.map(sha256) == sha256(expectedBody(size, seed: 2)))
+        #expect(rec.state.withLock { $0.resumedAt } == [0])
+        session.finishTasksAndInvalidate()
+        second.finishTasksAndInvalidate()
+    }
+
+    @Test func serverThatIgnoresRangeRestartsInTheSameResponse() async throws {
+        try await restartCase(query: "ignoreRange=1", name: "ignore.bin", expectOffsets: [0])
+    }
+
+    @Test func wrongContentRangeRestartsAndNeverSplices() async throws {
+        try await restartCase(query: "badRange=1", name: "liar.bin", expectOffsets: [0])
+    }
+
+    private func restartCase(query: String, name: String, expectOffsets: [Int64]) async throws {
+        let server = try await TestServer.get()
+        let size = 3_000_000
+        server.setFile(name, size: size, seed: 9)
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
+        // The first download honours ranges (no query) so it is resumable...
+        let first = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?rate=10000000"))
+        first.resume()
+        var r = try ResumeData(decoding: try await cancelAfter(first, offset: 1_000_000))
+        // ...and the resume goes to the misbehaving variant of the same resource.
+        r.url = "\(server.httpBase)/files/\(name)?\(query)"
+        let rec = Recorder()
+        let second = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
+        let file = try await finish(second, r.encoded(), rec: rec)
+        #expect(rec.error == nil)
+        #expect(file.map(sha256) == sha256(expectedBody(size, seed: 9)), "the file is whole and never spliced")
+        #expect(rec.state.withLock { $0.resumedAt }.first == 0)
+        session.finishTasksAndInvalidate()
+        second.finishTasksAndInvalidate()
+    }
+
+    @Test func alreadyCompleteFileIsAcceptedOn416() async throws {
+        let server = try await TestServer.get()
+        let size = 500_000
+        server.setFile("whole.bin", size: size, seed: 4)
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
+        // A partial file that already holds everything, and resume data saying so.
+        let path = session.engine.partialDirectory + "/whole-\(UUID().uuidString).part"
+        FileManager.default.createFile(atPath: path, contents: expectedBody(size, seed: 4), attributes: [.posixPermissions: 0o600])
+        let head = try await session.data(for: TransferRequest(url: url("\(server.httpBase)/files/whole.bin"), httpMethod: "HEAD")).1
+        let r = ResumeData(url: "\(server.httpBase)/files/whole.bin", entityTag: head.value(forHTTPHeaderField: "ETag"),
+                           lastModified: head.value(forHTTPHeaderField: "Last-Modified"), bytesReceived: Int64(size),
+                           expectedTotal: Int64(size), partialFilePath: path, createdAt: Date(), sessionKindName: "ephemeral",
+                           originalTaskIdentifier: 1)
+        let file = try await finish(session, r.encoded(), rec: rec)
+        #expect(rec.error == nil)
+        #expect(file.map(sha256) == sha256(expectedBody(size, seed: 4)))
+        #expect(rec.state.withLock { $0.resumedAt } == [Int64(size)])
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func badResumeDataIsRefusedWithATypedError() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let dir = session.engine.partialDirectory
+        let good = ResumeData(url: "\(server.httpBase)/files/x", entityTag: "\"v1\"", lastModified: nil, bytesReceived: 10,
+                              partialFilePath: dir + "/missing.part", createdAt: Date(), sessionKindName: "ephemeral",
+                              originalTaskIdentifier: 1).encoded()
+        var forged = try ResumeData(decoding: good)
+        forged.partialFilePath = "/etc/passwd"
+        let cases: [(String, Data, String)] = [
+            ("garbage", Data("hello".utf8), "not transferkit resume data"),
+            ("truncated", good.prefix(good.count / 2), "truncated"),
+            ("missing partial file", good, "no longer exists"),
+            ("outside the state directory", forged.encoded(), "not directly inside"),
+        ]
+        for (name, data, words) in cases {
+            let box = Box<TransferError?>()
+            let task = session.downloadTask(withResumeData: data) { _, _, e in box.set(e) }
+            task.resume()
+            let e = try await box.wait()
+            #expect(e?.code == .cannotDecodeResumeData, "\(name)")
+            #expect(e?.message.lowercased().contains(words) == true, "\(name): \(e?.message ?? "nil")")
+        }
+        #expect(FileManager.default.fileExists(atPath: "/etc/passwd"))
+        session.finishTasksAndInvalidate()
+    }
+}
