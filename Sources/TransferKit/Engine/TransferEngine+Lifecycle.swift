@@ -146,8 +146,11 @@ extension TransferEngine {
 
     func expiredTimer(_ t: Transfer, now: UInt64) -> TransferError? {
         guard let d = deadlines(t) else { return nil }
+        // Cheap comparisons first: this runs for every transfer on every loop iteration.
+        let idleFired = d.idle.map { now >= $0 } ?? false
+        guard idleFired || now >= d.resource else { return nil }
         let url = Redaction.redactURL(t.request.url.absoluteString)
-        if let idle = d.idle, now >= idle {
+        if idleFired {
             return TransferError(.timedOut, "no data for \(formatSeconds(t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest)) (timeoutIntervalForRequest)", failingURL: url)
         }
         if now >= d.resource {

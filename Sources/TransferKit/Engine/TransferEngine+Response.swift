@@ -87,7 +87,7 @@ extension TransferEngine {
               let delegate = task.session.delegate as? any TransferDataDelegate else { return }
         let chunk = t.pending
         t.pending = Data()
-        t.pending.reserveCapacity(Self.deliveryChunk)
+        t.pending.reserveCapacity(Self.deliveryChunk + 512 * 1024)  // + one libcurl buffer: no realloc
         let session = task.session
         session.delegateQueue.async {
             session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")

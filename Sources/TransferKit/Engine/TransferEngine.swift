@@ -31,7 +31,7 @@ final class TransferEngine: @unchecked Sendable {
     }
 
     /// Data for the delegate is coalesced into chunks of this size (or one loop iteration).
-    static let deliveryChunk = 256 * 1024
+    static let deliveryChunk = 1024 * 1024
     static let progressInterval: UInt64 = 100_000_000  // 100 ms between progress events
 
     let configuration: TransferConfiguration
@@ -142,7 +142,8 @@ final class TransferEngine: @unchecked Sendable {
         let now = Monotonic.now()
         var expired: [(Transfer, TransferError)] = []
         for t in transfers.values {
-            publishProgress(t, now: now)
+            // A transfer still queued behind the per-host limit has moved no bytes.
+            if t.dequeued || t.inMulti == false { publishProgress(t, now: now) }
             if let e = expiredTimer(t, now: now) { expired.append((t, e)) }
         }
         for (t, e) in expired {
