@@ -1,0 +1,75 @@
+import Testing
+@testable import TransferTopCLI
+
+@Suite struct ArgumentParserTests {
+    func run(_ args: [String]) throws -> Options {
+        guard case .run(let o) = try ArgumentParser.parse(args) else { throw UsageError("not a run") }
+        return o
+    }
+
+    @Test func urlsAndDefaults() throws {
+        let o = try run(["http://a/x", "https://b/y"])
+        #expect(o.urls == ["http://a/x", "https://b/y"])
+        #expect(o.session == .default && o.maxConnectionsPerHost == 6 && o.requestTimeout == 60)
+        #expect(o.resourceTimeout == 7 * 24 * 3600 && o.fps == 10 && o.theme == "default" && !o.noTUI)
+    }
+
+    @Test func everyOption() throws {
+        let o = try run(["-i", "list.txt", "--input-file=more.txt", "-o", "out", "--session", "ephemeral",
+                         "--max-connections-per-host", "2", "--request-timeout", "3.5", "--resource-timeout=90",
+                         "-H", "A: b", "--header", "C: d", "--cacert", "ca.pem", "--upload", "f.bin",
+                         "--csv", "m.csv", "--har", "r.har", "--theme", "light", "--no-tui", "--fps", "30", "http://h/"])
+        #expect(o.inputFiles == ["list.txt", "more.txt"])
+        #expect(o.outputDirectory == "out" && o.session == .ephemeral && o.maxConnectionsPerHost == 2)
+        #expect(o.requestTimeout == 3.5 && o.resourceTimeout == 90 && o.headers == ["A: b", "C: d"])
+        #expect(o.caCertificate == "ca.pem" && o.upload == "f.bin" && o.csv == "m.csv" && o.har == "r.har")
+        #expect(o.theme == "light" && o.noTUI && o.fps == 30 && o.urls == ["http://h/"])
+    }
+
+    @Test func jobAloneIsEnough() throws {
+        #expect(try run(["--job", "j.toml"]).job == "j.toml")
+        #expect(try run(["-i", "-"]).inputFiles == ["-"])
+    }
+
+    @Test func helpAndDemo() throws {
+        #expect(try ArgumentParser.parse(["--help"]) == .help)
+        #expect(try ArgumentParser.parse(["http://a/", "-h"]) == .help)
+        guard case .demo(let o) = try ArgumentParser.parse(["demo", "--no-tui", "--fps", "5"]) else {
+            Issue.record("not demo"); return
+        }
+        #expect(o.noTUI && o.fps == 5)
+        // After `--`, "demo" is a URL (and not a valid one).
+        #expect(throws: UsageError.self) { try ArgumentParser.parse(["--", "demo"]) }
+    }
+
+    static let errors: [([String], String)] = [
+        ([], "no URLs given (pass URLs, --input-file FILE, --job FILE, or 'demo')"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["-x", "http://a/"], "unknown option '-x'"),
+        (["http://a/", "-o"], "option '-o' needs a value"),
+        (["--no-tui=1", "http://a/"], "option '--no-tui' takes no value"),
+        (["--session", "shared", "http://a/"], "--session must be 'default' or 'ephemeral', not 'shared'"),
+        (["--max-connections-per-host", "0", "http://a/"], "--max-connections-per-host must be a whole number from 1 to 1000, not '0'"),
+        (["--request-timeout", "-1", "http://a/"], "--request-timeout must be a positive number of seconds, not '-1'"),
+        (["--resource-timeout", "soon", "http://a/"], "--resource-timeout must be a positive number of seconds, not 'soon'"),
+        (["--fps", "1000", "http://a/"], "--fps must be a whole number from 1 to 120, not '1000'"),
+        (["-H", "nocolon", "http://a/"], "bad header 'nocolon' (expected 'Name: value')"),
+        (["not a url"], "not a URL: 'not a url'"),
+        (["gopher://h/x"], "unsupported scheme 'gopher' in 'gopher://h/x' (use http, https, file or ftp)"),
+        (["demo", "http://a/"], "'demo' takes no URLs"),
+        (["--job", "j", "--upload", "f"], "--upload cannot be combined with --job (put uploads in the job file)"),
+        (["-o", "", "http://a/"], "--output-dir needs a non-empty value"),
+    ]
+
+    @Test(arguments: errors) func usageErrors(_ args: [String], _ reason: String) {
+        #expect(throws: UsageError(reason)) { try ArgumentParser.parse(args) }
+    }
+
+    @Test func usageMessageShape() {
+        #expect(UsageError("x").message == "transfertop: x\nsee 'transfertop --help'")
+    }
+
+    @Test func helpGolden() {
+        #expect(HelpText.text == GoldenHelp.text)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import TransferKit
+@testable import TransferTopCLI
+
+@Suite struct LineFormatTests {
+    func task(_ id: Int, _ state: TaskState, status: Int?, bytes: Int64, error: TransferError? = nil, out: String? = nil) -> TaskSnapshot {
+        let start = Date(timeIntervalSince1970: 1000)
+        return TaskSnapshot(sessionID: 1, sessionName: "default", taskIdentifier: id, kind: .download, state: state,
+                            originalURL: "http://user:secret@h/f\(id)", countOfBytesReceived: bytes, statusCode: status,
+                            metrics: TaskMetrics(taskIntervalStart: start, taskIntervalEnd: start.addingTimeInterval(1.5)),
+                            error: error, outputPath: out)
+    }
+
+    @Test func lineHasNoEscapesAndNoSecrets() {
+        let line = LineFormat.line(task(1, .completed, status: 200, bytes: 2048, out: "/o/f1"), at: Date(), color: false)
+        #expect(!line.contains("\u{1B}"))
+        #expect(!line.contains("secret"))
+        #expect(line.hasSuffix(" default 1.1 done http://user:***@h/f1 2.0 KiB 200 -> /o/f1") || line.contains(" done "))
+        #expect(LineFormat.line(task(1, .running, status: nil, bytes: 0), at: Date(), color: true).contains("\u{1B}[36m"))
+    }
+
+    @Test func summaryTable() {
+        let tasks = [task(1, .completed, status: 200, bytes: 10, out: "/o/f1"),
+                     task(2, .completed, status: 404, bytes: 11),
+                     task(3, .completed, status: nil, bytes: 0, error: .cancelled())]
+        let text = LineFormat.summary(tasks) { $0.statusCode == 200 }
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines[0].hasPrefix("ID   SESSION  STATE      STATUS  BYTES  TIME"))
+        #expect(lines[1].hasPrefix("1.1  default  done       200     10 B"))
+        #expect(lines[1].hasSuffix("/o/f1"))
+        #expect(lines[3].contains("cancelled"))
+        #expect(lines[4] == "3 task(s): 1 succeeded, 2 did not (done 2, failed 0, cancelled 1)")
+    }
+}

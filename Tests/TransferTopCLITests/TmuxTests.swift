@@ -1,0 +1,124 @@
+import Foundation
+import LoopbackServer
+import Testing
+import TransferKit
+
+/// The real ncurses path end to end: the monitor in a tmux pane, keys in, screen out.
+/// Each run uses its own tmux socket and kills it at the end.
+struct Tmux {
+    let socket = "transfertop-test-\(getpid())-\(UUID().uuidString.prefix(6))"
+
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") || which("tmux") != nil }
+
+    static func which(_ name: String) -> String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    @discardableResult
+    func run(_ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.which("tmux") ?? "/usr/bin/tmux")
+        p.arguments = ["-L", socket, "-f", "/dev/null"] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func capture() throws -> String { try run(["capture-pane", "-p", "-t", "t"]) }
+    func keys(_ k: String...) throws { try run(["send-keys", "-t", "t"] + k) }
+    func kill() { _ = try? run(["kill-server"]) }
+
+    /// Polls the pane until `check` holds (or `seconds` pass); returns the last capture.
+    @discardableResult
+    func waitFor(_ seconds: Double = 10, _ check: (String) -> Bool) throws -> String {
+        let end = Date().addingTimeInterval(seconds)
+        var last = ""
+        while Date() < end {
+            last = try capture()
+            if check(last) { return last }
+            usleep(100_000)
+        }
+        return last
+    }
+
+    /// The task-table row of task `id` (e.g. "1.1").
+    static func row(_ screen: String, _ id: String) -> String? {
+        screen.split(separator: "\n").map(String.init).first { $0.dropFirst().hasPrefix(id + " ") }
+    }
+}
+
+@Suite(.serialized, .enabled(if: Tmux.available)) struct TmuxTests {
+    @Test func monitorKeysResizeExportAndQuit() async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let url = "\(server.httpBase)/drip?size=3000000&rate=100000"
+        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -o \(dir) '\(url)'; echo TT-EXITED $?; sleep 60"
+        try tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+
+        var screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && $0.contains("KiB/") }
+        #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(screen)")
+
+        // s: suspended, and the byte count stops.
+        try tmux.keys("s")
+        screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("suspended") == true }
+        #expect(Tmux.row(screen, "1.1")?.contains("suspended") == true, "\(screen)")
+        usleep(400_000)
+        let before = Self.done(try tmux.capture())
+        usleep(1_500_000)
+        let after = Self.done(try tmux.capture())
+        #expect(before != nil && before == after)
+
+        // r: running again, bytes move.
+        try tmux.keys("r")
+        screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0) != after }
+        #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(screen)")
+
+        // Resize down to the minimum, below it, and back.
+        try tmux.run(["resize-window", "-t", "t", "-x", "40", "-y", "10"])
+        screen = try tmux.waitFor(5) { $0.contains("Tasks") }
+        #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 40 })
+        #expect(screen.contains("Tasks"), "\(screen)")
+        try tmux.run(["resize-window", "-t", "t", "-x", "30", "-y", "8"])
+        screen = try tmux.waitFor(5) { $0.contains("too small") }
+        #expect(screen.contains("too small"), "\(screen)")
+        try tmux.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
+        screen = try tmux.waitFor(5) { $0.contains("Sessions") && $0.contains("1.1") }
+        #expect(screen.contains("Sessions"), "\(screen)")
+
+        // e: a CSV that parses, at the path the status line shows.
+        try tmux.keys("e")
+        screen = try tmux.waitFor(5) { $0.contains("CSV written to") }
+        #expect(screen.contains("CSV written to"), "\(screen)")
+        let csvs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }
+        #expect(csvs.count == 1)
+        if let csv = csvs.first {
+            let rows = try CSVParser.parse(try String(contentsOfFile: dir + "/" + csv, encoding: .utf8))
+            #expect(rows.count >= 2 && rows.allSatisfy { $0.count == rows[0].count })
+        }
+
+        // q: cancel with resume data, exit, terminal restored.
+        try tmux.keys("q")
+        screen = try tmux.waitFor(15) { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 1"), "\(screen)")
+        #expect(!screen.contains("━ Tasks"))
+        #expect(try tmux.run(["display-message", "-p", "-t", "t", "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(screen.contains("1 task(s): 0 succeeded"))
+    }
+
+    /// The DONE part of task 1.1's `done/total` column.
+    static func done(_ screen: String) -> String? {
+        guard let row = Tmux.row(screen, "1.1") else { return nil }
+        return row.split(separator: " ").first { $0.contains("/") && $0.contains("B") && !$0.contains(":") }.map(String.init)
+    }
+}
