@@ -1,0 +1,198 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+/// Per-transaction metrics against the real loopback server (issue 3).
+@Suite(.serialized) struct MetricsTests {
+    private func metrics(_ session: TransferSession, _ u: String) async throws -> (TaskMetrics, TransferResponse?) {
+        let rec = Recorder()
+        let box = Box<TransferResponse?>()
+        let task = session.dataTask(with: TransferRequest(url: url(u))) { _, r, _ in box.set(r) }
+        task.resume()
+        let response = try await box.wait()
+        _ = rec
+        return (task.metrics, response)
+    }
+
+    @Test func plainHTTPFirstRequestThenReuse() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let (first, _) = try await metrics(session, "\(server.httpBase)/bytes/1000")
+        let t1 = try #require(first.transactionMetrics.first)
+        #expect(first.transactionMetrics.count == 1)
+        #expect(t1.domainLookupStartDate != nil && t1.domainLookupEndDate != nil)
+        #expect(t1.connectStartDate != nil && t1.connectEndDate != nil)
+        #expect(t1.secureConnectionStartDate == nil && t1.secureConnectionEndDate == nil, "no TLS on http")
+        #expect(t1.isReusedConnection == false)
+        #expect(t1.networkProtocolName == "http/1.1")
+        #expect(t1.remoteAddress == "127.0.0.1" && t1.remotePort == server.httpPort)
+        #expect(t1.localPort != nil)
+        #expect(t1.statusCode == 200)
+        #expect(t1.countOfResponseBodyBytesReceived == 1000)
+        #expect(t1.countOfRequestHeaderBytesSent > 0 && t1.countOfResponseHeaderBytesReceived > 0)
+        #expect(t1.requestStartDate != nil && t1.responseStartDate != nil && t1.responseEndDate != nil)
+        #expect(t1.currentPhase == .done)
+
+        let (second, _) = try await metrics(session, "\(server.httpBase)/bytes/1000")
+        let t2 = try #require(second.transactionMetrics.first)
+        #expect(t2.isReusedConnection)
+        #expect(t2.domainLookupStartDate == nil && t2.connectStartDate == nil && t2.secureConnectionStartDate == nil,
+                "absent phases are nil, never zero")
+        #expect(t2.localPort == t1.localPort)
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func httpsHasTLSPhaseVersionAndCipherAndH2() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let (m, _) = try await metrics(session, "\(server.httpsBase)/bytes/1000")
+        let t = try #require(m.transactionMetrics.first)
+        #expect(t.secureConnectionStartDate != nil && t.secureConnectionEndDate != nil)
+        #expect(t.tlsProtocolVersion?.hasPrefix("TLSv1.") == true)
+        #expect(t.tlsCipherSuite?.isEmpty == false)
+        #expect(t.networkProtocolName == "h2")
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func serverDelayShowsAsTimeToFirstByte() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let (m, _) = try await metrics(session, "\(server.httpBase)/delay?ms=200&size=10")
+        let timing = try #require(m.timings.first)
+        let ttfb = try #require(timing.ttfbMs)
+        #expect(ttfb >= 200 && ttfb < 260, "ttfb \(ttfb) ms")
+        #expect((timing.waitMs ?? 0) >= 195)
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func redirectChainGivesOneTransactionPerHop() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let (m, response) = try await metrics(session, "\(server.httpBase)/redirect/2")
+        #expect(response?.statusCode == 200)
+        #expect(m.transactionMetrics.count == 3)
+        #expect(m.redirectCount == 2)
+        #expect(m.transactionMetrics.map(\.statusCode) == [302, 302, 200])
+        #expect(m.transactionMetrics.map { URL(string: $0.url)!.path } == ["/redirect/2", "/redirect/1", "/redirect/0"])
+        let hopsMs = m.timings.compactMap(\.totalMs).reduce(0, +)
+        let taskMs = try #require(m.taskDuration) * 1000
+        #expect(abs(taskMs - hopsMs) < 5, "hops \(hopsMs) ms vs task \(taskMs) ms")
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func delegateCanFollowRewriteOrRefuseARedirect() async throws {
+        let server = try await TestServer.get()
+        // Rewrite: send the second hop somewhere else.
+        let rewrite = Recorder()
+        rewrite.redirectDecision = { req in
+            var r = req
+            r.url = URL(string: "\(server.httpBase)/bytes/7")!
+            return r
+        }
+        let s1 = TransferSession(configuration: ephemeralConfig(), delegate: rewrite)
+        s1.dataTask(with: url("\(server.httpBase)/redirect/2")).resume()
+        try await rewrite.waitForCompletion()
+        #expect(rewrite.data.count == 7)
+        #expect(rewrite.events.filter { $0.hasPrefix("redirect") }.count == 1)
+        // Refuse: the 302 becomes the final response, with its body.
+        let refuse = Recorder()
+        refuse.redirectDecision = { _ in nil }
+        let s2 = TransferSession(configuration: ephemeralConfig(), delegate: refuse)
+        s2.dataTask(with: url("\(server.httpBase)/redirect/2")).resume()
+        try await refuse.waitForCompletion()
+        #expect(refuse.events.first == "redirect 302")
+        #expect(refuse.events.contains("response 302"))
+        #expect(refuse.error == nil)
+        #expect(refuse.state.withLock { $0.metrics?.transactionMetrics.count } == 1)
+        s1.finishTasksAndInvalidate()
+        s2.finishTasksAndInvalidate()
+    }
+
+    @Test func tooManyRedirectsFail() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let box = Box<TransferError?>()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/redirect/20"))) { _, _, e in box.set(e) }.resume()
+        #expect(try await box.wait()?.code == .httpTooManyRedirects)
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func queuedTaskShowsItsWaitForAConnection() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let session = TransferSession(configuration: ephemeralConfig { $0.httpMaximumConnectionsPerHost = 1 })
+        let a = Box<Bool>()
+        let b = Box<Bool>()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/delay?ms=300&size=10"))) { _, _, _ in a.set(true) }.resume()
+        let queued = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/10"))) { _, _, _ in b.set(true) }
+        queued.resume()
+        _ = try await a.wait()
+        _ = try await b.wait()
+        let q = try #require(queued.metrics.timings.first?.queuedMs)
+        #expect(q >= 250 && q < 400, "queued \(q) ms")
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func liveMetricsShowThePhaseInProgress() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        let task = session.dataTask(with: url("\(server.httpBase)/drip?size=200000&rate=200000"))
+        task.resume()
+        try await waitUntil { task.metrics.transactionMetrics.first?.currentPhase == .receive }
+        #expect(task.metrics.transactionMetrics.first?.responseStartDate != nil)
+        try await waitUntil { task.state == .completed }
+        #expect(task.metrics.transactionMetrics.first?.currentPhase == .done)
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The same kind of request measured by curl -w and by TransferKit agree per phase within
+    /// 1 ms or 10 %, whichever is larger (medians of three runs each, fresh connections).
+    @Test func phasesAgreeWithCurlWriteOut() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let u = "\(server.httpBase)/delay?ms=50&size=1000"
+        var ours: [[Double]] = []
+        var theirs: [[Double]] = []
+        for _ in 0..<3 {
+            let session = TransferSession(configuration: ephemeralConfig())  // fresh connection each time
+            let (m, _) = try await metrics(session, u)
+            let t = try #require(m.timings.first)
+            ours.append([t.dnsMs ?? -1, (t.dnsMs ?? 0) + (t.connectMs ?? 0), t.ttfbMs ?? -1])
+            session.finishTasksAndInvalidate()
+            theirs.append(try curlPhases(u))
+        }
+        func median(_ rows: [[Double]], _ i: Int) -> Double { rows.map { $0[i] }.sorted()[1] }
+        for (i, name) in ["dns", "dns+connect", "ttfb"].enumerated() {
+            let a = median(ours, i), b = median(theirs, i)
+            #expect(abs(a - b) <= max(1, 0.1 * b), "\(name): TransferKit \(a) ms vs curl \(b) ms")
+        }
+    }
+
+    private func curlPhases(_ u: String) throws -> [Double] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = ["-s", "-o", "/dev/null", "-w", "%{time_namelookup} %{time_connect} %{time_starttransfer}", u]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: " ").compactMap { Double($0).map { $0 * 1000 } }
+    }
+
+    @Test func csvAndHARExportOfRealTransfers() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        _ = try await session.data(from: url("\(server.httpBase)/redirect/1?token=s3cret"))
+        let csv = TransactionCSV.csv([session.snapshot()].flatMap(\.tasks))
+        let rows = try CSVParser.parse(csv)
+        #expect(rows.count == 3, "header + 2 hops")
+        #expect(rows[0].prefix(4) == ["session", "task_id", "task_kind", "hop"])
+        #expect(!csv.contains("s3cret"))
+        let har = HARExport.harText([session.snapshot()].flatMap(\.tasks), creatorVersion: "test")
+        #expect(har.contains("\"entries\""))
+        #expect(!har.contains("s3cret"))
+        session.finishTasksAndInvalidate()
+    }
+}
