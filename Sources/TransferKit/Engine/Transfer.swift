@@ -54,6 +54,8 @@ final class Transfer {
     var uploadFD: Int32 = -1
 
     // Accounting and timers (monotonic ns).
+    /// Listed in `engine.touched` for this loop iteration.
+    var touched = false
     var hopReceived: Int64 = 0
     var hopSent: Int64 = 0
     var totalReceivedBeforeHop: Int64 = 0

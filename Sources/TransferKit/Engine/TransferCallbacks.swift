@@ -46,6 +46,14 @@ enum TransferCallbacks {
 }
 
 extension Transfer {
+    /// Puts this transfer on the engine's list for the end of the loop iteration.
+    func touch() {
+        if !touched {
+            touched = true
+            engine.touched.append(self)
+        }
+    }
+
     func markDequeued(_ now: UInt64) {
         guard !dequeued else { return }
         dequeued = true
@@ -58,6 +66,7 @@ extension Transfer {
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
         let now = Monotonic.now()
         lastActivity = now
+        touch()
         if firstHeaderAt == nil {
             firstHeaderAt = now
             tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
@@ -92,6 +101,7 @@ extension Transfer {
         let now = Monotonic.now()
         lastActivity = now
         lastByteAt = now
+        touch()
         if restartFromZeroPending { return 0 }  // abort: this body must not touch the file
         if alreadyComplete { return bytes.count }
         if isRedirectHop {
@@ -139,6 +149,7 @@ extension Transfer {
     func supplyBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         if wantPaused { return Int(CURL_READFUNC_PAUSE) }
         lastActivity = Monotonic.now()
+        touch()
         var n = 0
         switch task.upload {
         case .data(let d):

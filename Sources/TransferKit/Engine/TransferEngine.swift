@@ -44,6 +44,11 @@ final class TransferEngine: @unchecked Sendable {
     // Transfer-thread state.
     var share: ShareHandle?
     var transfers: [ObjectIdentifier: Transfer] = [:]
+    /// Transfers whose callbacks ran since the last `afterPerform`.
+    var touched: [Transfer] = []
+    var nextScan: UInt64 = 0
+    var nextDeadline: UInt64 = .max
+    static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     var cookiesLoaded = false
     lazy var caBundle: String? = TrustStore.combinedBundle(extra: configuration.additionalTrustedCAFile)
 
@@ -137,33 +142,41 @@ final class TransferEngine: @unchecked Sendable {
         for (t, code) in finished { hopFinished(t, code: code) }
     }
 
-    /// Progress, coalesced data and timers, once per loop iteration.
+    /// Progress and coalesced data for the transfers that moved bytes in this iteration;
+    /// every `scanInterval` a full pass over all transfers for timers. Thousands of tasks
+    /// queued behind the per-host limit therefore cost nothing per iteration (issue 2 bench).
     private func afterPerform() {
         let now = Monotonic.now()
-        var expired: [(Transfer, TransferError)] = []
-        for t in transfers.values {
-            // A transfer still queued behind the per-host limit has moved no bytes.
-            if t.dequeued || t.inMulti == false { publishProgress(t, now: now) }
-            if let e = expiredTimer(t, now: now) { expired.append((t, e)) }
+        for t in touched {
+            t.touched = false
+            publishProgress(t, now: now)
         }
+        touched.removeAll(keepingCapacity: true)
+        guard now >= nextScan else { return }
+        nextScan = now + Self.scanInterval
+        var expired: [(Transfer, TransferError)] = []
+        var next = UInt64.max
+        for t in transfers.values {
+            publishProgress(t, now: now)
+            if t.dequeued && t.inMulti && t.firstHeaderAt == nil { updateLivePhase(t) }
+            if let e = expiredTimer(t, now: now) { expired.append((t, e)) }
+            if let d = deadlines(t) { next = min(next, d.idle ?? .max, d.resource) }
+        }
+        nextDeadline = next
         for (t, e) in expired {
             detach(t)
             finish(t, error: e)
         }
     }
 
-    /// The next engine deadline, capped so libcurl's own timers (handled inside poll) and
-    /// coalesced progress keep flowing; an idle engine sleeps long.
+    /// Sleep until the next timer scan or deadline; an idle engine sleeps long (a wakeup ends
+    /// any sleep at once).
     private func pollTimeoutMillis() -> Int {
         if transfers.isEmpty { return 60_000 }
         let now = Monotonic.now()
-        var next = UInt64.max
-        for t in transfers.values where !t.wantPaused {
-            next = min(next, deadlines(t).map { min($0.idle ?? .max, $0.resource) } ?? .max)
-        }
-        let activeCap: Int = transfers.values.contains { !$0.wantPaused } ? 100 : 1_000
-        guard next != .max else { return activeCap }
-        return max(1, min(activeCap, Int((next > now ? next - now : 0) / 1_000_000) + 1))
+        let until = min(nextScan, nextDeadline)
+        let cap = transfers.values.contains { !$0.wantPaused } ? 100 : 1_000
+        return max(1, min(cap, Int((until > now ? until - now : 0) / 1_000_000) + 1))
     }
 
     private func teardown() {
