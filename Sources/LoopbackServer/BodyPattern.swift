@@ -1,4 +1,4 @@
-import Synchronization
+import TransferModel
 
 /// Deterministic response bodies.
 ///
@@ -11,7 +11,7 @@ enum BodyPattern {
     /// The pattern period (a prime).
     static let period = 65521
 
-    private static let cache = Mutex<[UInt8: [UInt8]]>([:])
+    private static let cache = Locked<[UInt8: [UInt8]]>([:])
 
     /// The 65,521-byte pattern for `seed` (computed once per seed, then cached).
     static func pattern(seed: UInt8) -> [UInt8] {

@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import Synchronization
+import TransferModel
 
 /// One request the server received, as recorded in ``ServerStats/requests``.
 public struct RequestRecord: Sendable {
@@ -60,7 +60,7 @@ final class ServerCore: Sendable {
         var fileVersion = 0
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     func connectionOpened(_ channel: any Channel) -> Int {
         state.withLock { s in
@@ -150,7 +150,7 @@ public final class LoopbackServer: Sendable {
     private let ipv6: Bool
     private let core: ServerCore
     private let listeners: [any Channel]
-    private let isShutDown = Mutex(false)
+    private let isShutDown = Locked(false)
 
     /// `http://HOST:PORT`, e.g. `http://127.0.0.1:40123` (IPv6 hosts are bracketed).
     public var httpBase: String { "http://\(urlHost):\(httpPort)" }

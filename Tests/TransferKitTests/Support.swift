@@ -1,12 +1,11 @@
 import Foundation
 import LoopbackServer
-import Synchronization
 import Testing
 @testable import TransferKit
 
 /// One loopback server for the whole test process (started on first use).
 enum TestServer {
-    private static let started = Mutex<Task<LoopbackServer, any Error>?>(nil)
+    private static let started = Locked<Task<LoopbackServer, any Error>?>(nil)
 
     static func get() async throws -> LoopbackServer {
         let task = started.withLock { t -> Task<LoopbackServer, any Error> in
@@ -48,7 +47,7 @@ final class Recorder: TransferDataDelegate, TransferDownloadDelegate, @unchecked
         var writes: Int64 = 0
         var resumedAt: [Int64] = []
     }
-    let state = Mutex(State())
+    let state = Locked(State())
     var disposition: ResponseDisposition = .allow
     var redirectDecision: (@Sendable (TransferRequest) -> TransferRequest?)?
 

@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 
 /// One libcurl multi handle: a session's private connection pool (A1, A5).
 ///
@@ -10,7 +9,7 @@ final class MultiHandle: @unchecked Sendable {
     // @unchecked: `raw` is used from the transfer thread only, except curl_multi_wakeup,
     // which libcurl allows from any thread and which `closed` keeps away from cleanup.
     let raw: UnsafeMutableRawPointer
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
 
     init?() {
         guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }

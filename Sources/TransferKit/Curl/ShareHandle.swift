@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 
 /// A session's share handle: DNS cache and TLS session tickets (never the connection cache,
 /// which is not thread-safe to share in 7.88 — KNOWN_BUGS 11.11), plus cookies when the

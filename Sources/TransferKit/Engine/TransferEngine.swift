@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 
 /// The transfer thread of one session: owns its libcurl multi handle, share handle and every
 /// easy handle, and is driven by a command queue plus `curl_multi_wakeup` (A1).
@@ -9,7 +8,7 @@ import Synchronization
 /// flush data, fire the engine's own timers → `curl_multi_poll` until the next deadline or a
 /// wakeup. An idle session sleeps in poll and uses no CPU.
 final class TransferEngine: @unchecked Sendable {
-    // @unchecked: `inbox` and `thread` are behind Mutexes; every other mutable field is
+    // @unchecked: `inbox` and `thread` are behind locks; every other mutable field is
     // touched only on the transfer thread (set up in `run`, torn down before it returns).
 
     enum Command: Sendable {
@@ -38,8 +37,8 @@ final class TransferEngine: @unchecked Sendable {
     let sessionID: Int
     let multi: MultiHandle
     let clock = Monotonic()
-    private let inbox = Mutex<[Command]>([])
-    private let started = Mutex(false)
+    private let inbox = Locked<[Command]>([])
+    private let started = Locked(false)
 
     // Transfer-thread state.
     var share: ShareHandle?

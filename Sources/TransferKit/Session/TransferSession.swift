@@ -4,7 +4,7 @@ import Synchronization
 /// A group of tasks with one configuration, one delegate and a private connection pool
 /// (SPEC S1, S2, S10). Thread-safe: create tasks and call methods from any thread.
 public final class TransferSession: @unchecked Sendable {
-    // @unchecked: mutable state lives in `core` (a Mutex); the engine is itself thread-safe.
+    // @unchecked: mutable state lives in `core` (a lock); the engine is itself thread-safe.
 
     /// A process-wide session with the default configuration and no delegate.
     public static let shared = TransferSession(configuration: .default)
@@ -15,7 +15,7 @@ public final class TransferSession: @unchecked Sendable {
     /// Unique within the process; used by the monitor and exports.
     public let sessionID: Int
     let engine: TransferEngine
-    let core: Mutex<SessionCore>
+    let core: Locked<SessionCore>
 
     struct SessionCore {
         var state: SessionState = .active
@@ -40,7 +40,7 @@ public final class TransferSession: @unchecked Sendable {
         self.sessionID = id
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
-        self.core = Mutex(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate))
+        self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate))
         self.engine = TransferEngine(configuration: configuration, sessionID: id)
     }
 

@@ -1,15 +1,14 @@
 import Foundation
-import Synchronization
 
 /// A unit of transfer work in a session (SPEC S4, S5). Thread-safe: call any method from any
 /// thread.
 public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConvertible {
-    // @unchecked: every mutable field is inside `core` (a Mutex); the rest is immutable.
+    // @unchecked: every mutable field is inside `core` (a lock); the rest is immutable.
     public let taskIdentifier: Int
     public let kind: TaskKind
     public let originalRequest: TransferRequest
     let session: TransferSession
-    let core: Mutex<TaskCore>
+    let core: Locked<TaskCore>
     let upload: UploadSource?
     /// Set when the task was refused at creation (bad resume data): it fails on resume.
     nonisolated(unsafe) var rejection: TransferError?
@@ -29,7 +28,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
         c.countOfBytesExpectedToSend = upload?.expectedLength ?? -1
         c.resumeOffset = resumeFrom?.bytesReceived
         c.countOfBytesReceived = resumeFrom?.bytesReceived ?? 0
-        self.core = Mutex(c)
+        self.core = Locked(c)
     }
 
     public var id: Int { taskIdentifier }
