@@ -40,6 +40,10 @@ final class Transfer {
     var awaitingDisposition = false
     var held = Data()
     var pausedForDisposition = false
+    /// Chunks handed to the data delegate and not yet consumed (shared with the delegate
+    /// queue). Past `highWater` the transfer pauses so a slow delegate bounds memory.
+    let chunksInFlight = Locked(0)
+    var pausedForBackpressure = false
     /// The hop ended while the disposition was pending: the outcome waits for the answer.
     var deferredFinish: (error: TransferError?, keepPartialFile: Bool)?
 

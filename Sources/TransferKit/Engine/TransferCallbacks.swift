@@ -120,6 +120,10 @@ extension Transfer {
         switch sink {
         case .collect: collected.append(contentsOf: bytes)
         case .delegate:
+            if pausedForBackpressure || chunksInFlight.withLock({ $0 }) >= TransferEngine.highWater {
+                pausedForBackpressure = true
+                return Int(CURL_WRITEFUNC_PAUSE)  // libcurl keeps these bytes and stops reading
+            }
             pending.append(contentsOf: bytes)
             if pending.count >= TransferEngine.deliveryChunk { engine.flushData(self) }
         case .file:

@@ -86,13 +86,27 @@ extension TransferEngine {
         guard !t.pending.isEmpty, let task = t.task as? TransferDataTask,
               let delegate = task.session.delegate as? any TransferDataDelegate else { return }
         let chunk = t.pending
+        let counter = t.chunksInFlight
+        counter.withLock { $0 += 1 }
         t.pending = Data()
         t.pending.reserveCapacity(Self.deliveryChunk + 512 * 1024)  // + one libcurl buffer: no realloc
         let session = task.session
         session.delegateQueue.async {
             session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")
             delegate.session(session, dataTask: task, didReceive: chunk)
+            let left = counter.withLock { n -> Int in
+                n -= 1
+                return n
+            }
+            if left == Self.lowWater { _ = self.send(.drained(task)) }
         }
+    }
+
+    func drained(_ t: Transfer) {
+        guard t.pausedForBackpressure, t.chunksInFlight.withLock({ $0 }) <= Self.lowWater else { return }
+        t.pausedForBackpressure = false
+        t.lastActivity = Monotonic.now()
+        if !t.wantPaused && !t.pausedForDisposition && t.inMulti { _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT) }
     }
 
     /// Publishes byte counts to the task, and coalesced progress to delegates and observers.

@@ -18,12 +18,14 @@ final class TransferEngine: @unchecked Sendable {
         case cancel(TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?)
         case disposition(TransferTask, ResponseDisposition)
         case redirect(TransferTask, TransferRequest?)
+        /// The data delegate caught up: unpause a transfer paused for back-pressure.
+        case drained(TransferTask)
         case shutdown(DispatchSemaphore)
 
         var task: TransferTask? {
             switch self {
             case .start(let t), .suspend(let t), .resume(let t), .cancel(let t, _, _),
-                 .disposition(let t, _), .redirect(let t, _): return t
+                 .disposition(let t, _), .redirect(let t, _), .drained(let t): return t
             case .shutdown: return nil
             }
         }
@@ -31,6 +33,10 @@ final class TransferEngine: @unchecked Sendable {
 
     /// Data for the delegate is coalesced into chunks of this size (or one loop iteration).
     static let deliveryChunk = 1024 * 1024
+    /// Chunks queued to a data delegate before the transfer pauses, and the level that
+    /// resumes it: at most ~8 MiB waits for a slow delegate.
+    static let highWater = 8
+    static let lowWater = 2
     static let progressInterval: UInt64 = 100_000_000  // 100 ms between progress events
 
     let configuration: TransferConfiguration
@@ -124,6 +130,7 @@ final class TransferEngine: @unchecked Sendable {
         case .cancel(let task, let rd, let reply): cancel(task, byProducingResumeData: rd, reply: reply)
         case .disposition(let task, let d): transfers[ObjectIdentifier(task)].map { applyDisposition($0, d) }
         case .redirect(let task, let r): transfers[ObjectIdentifier(task)].map { applyRedirectDecision($0, r) }
+        case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .shutdown: break
         }
     }
