@@ -80,7 +80,7 @@ import Testing
         #expect(response.statusCode == 200)
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect((json?["bodyLength"] as? NSNumber)?.intValue == size)
-        // RSS is process-wide and other suites run in parallel, so the bound is a quarter of
+        // RSS is process-wide and other suites run in parallel, so the bound is half of
         // the file: a body read into memory would cost the whole 256 MiB.
         #expect(peak.max - before < 64 * 1024 * 1024 * 2, "resident memory grew by \(peak.max - before) bytes")
         session.finishTasksAndInvalidate()

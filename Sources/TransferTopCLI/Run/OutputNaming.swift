@@ -6,7 +6,8 @@ public enum OutputNaming {
     /// or `\`, no control characters, never `.` or `..`, not hidden, at most 200 bytes;
     /// empty → `index.html`.
     public static func sanitizedName(for url: URL) -> String {
-        let path = url.path
+        // The encoded path, so an encoded `%2F` stays inside one component until decoded here.
+        let path = url.path(percentEncoded: true)
         let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
         return sanitize(last.removingPercentEncoding ?? last)
     }
