@@ -15,18 +15,30 @@ struct Tmux {
             .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Runs a tmux command and returns its stdout.
+    ///
+    /// posix_spawn + waitpid, not Foundation's Process: `new-session` forks the tmux server,
+    /// which inherits stdout (so a pipe never reaches end-of-file), and Process on Linux was seen
+    /// to leave the exited tmux client a zombie and wait forever. Output goes to a file.
     @discardableResult
     func run(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.which("tmux") ?? "/usr/bin/tmux")
-        p.arguments = ["-L", socket, "-f", "/dev/null"] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let path = NSTemporaryDirectory() + "tmux-out-\(UUID().uuidString)"
+        defer { unlink(path) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = [Self.which("tmux") ?? "/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + args
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        guard rc == 0 else { throw TestFailure("posix_spawn tmux failed: \(rc)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     func capture() throws -> String { try run(["capture-pane", "-p", "-t", "t"]) }
