@@ -28,31 +28,34 @@ struct RunResult {
 }
 
 enum Run {
-    /// Runs the binary with stdout and stderr as pipes (so it is "not a terminal").
-    static func binary(_ args: [String], environment extra: [String: String] = [:], directory: String? = nil) throws -> RunResult {
+    /// Runs the binary with stdout and stderr redirected to files (so it is "not a terminal").
+    /// posix_spawn + waitpid rather than Foundation's Process, whose child reaping on Linux
+    /// was seen to stall for a minute or forever (see `Tmux.run`).
+    static func binary(_ args: [String], environment extra: [String: String] = [:]) throws -> RunResult {
         guard let path = Binary.path else { throw TestFailure("transfertop binary not found near \(CommandLine.arguments[0])") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
+        let outPath = NSTemporaryDirectory() + "tt-out-\(UUID().uuidString)"
+        let errPath = outPath + ".err"
+        defer { unlink(outPath); unlink(errPath) }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
         for (k, v) in extra { env[k] = v }
-        p.environment = env
-        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
-        // Read both pipes concurrently so neither fills up and blocks the child.
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return RunResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var cArgs = ([path] + args).map { strdup($0) } + [nil]
+        var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for a in cArgs + cEnv { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, &cArgs, &cEnv)
+        guard rc == 0 else { throw TestFailure("posix_spawn failed: \(rc)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return RunResult(status: exit, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 
     static func tempDirectory() throws -> String {
