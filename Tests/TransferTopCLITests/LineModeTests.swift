@@ -87,3 +87,36 @@ import TransferKit
 enum CSVParserShim {
     static func parse(_ text: String) throws -> [[String]] { try CSVParser.parse(text) }
 }
+
+@Suite(.serialized) struct InterruptTests {
+    /// Ctrl-C mid-download keeps resume data; the same command again finishes byte-exact
+    /// with a Range request.
+    @Test func interruptThenRerunCompletesByteExact() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let size = 1_200_000
+        server.setFile("big.bin", size: size, seed: 9)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-o", dir + "/out", "\(server.httpBase)/files/big.bin?rate=400000"]
+        let first = try Run.spawn(args, environment: env)
+        try await Task.sleep(for: .milliseconds(1200))
+        first.signal(SIGINT)
+        let r1 = first.wait()
+        #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
+        #expect(r1.stdout.contains("cancelled"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out/big.bin"))
+        let saved = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/resume")) ?? []
+        #expect(saved.count == 1)
+
+        server.resetStats()
+        let r2 = try Run.binary(args, environment: env)
+        #expect(r2.status == 0, "\(r2.stdout)\(r2.stderr)")
+        #expect(r2.stdout.contains("resuming"))
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/big.bin"))
+        #expect(data == Data(LoopbackServer.body(size: size, seed: 9)))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/resume")) ?? []).isEmpty)
+    }
+}

@@ -32,10 +32,14 @@ enum Run {
     /// posix_spawn + waitpid rather than Foundation's Process, whose child reaping on Linux
     /// was seen to stall for a minute or forever (see `Tmux.run`).
     static func binary(_ args: [String], environment extra: [String: String] = [:]) throws -> RunResult {
+        try spawn(args, environment: extra).wait()
+    }
+
+    /// Starts the binary without waiting (for signal tests).
+    static func spawn(_ args: [String], environment extra: [String: String] = [:]) throws -> Spawned {
         guard let path = Binary.path else { throw TestFailure("transfertop binary not found near \(CommandLine.arguments[0])") }
         let outPath = NSTemporaryDirectory() + "tt-out-\(UUID().uuidString)"
         let errPath = outPath + ".err"
-        defer { unlink(outPath); unlink(errPath) }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
         for (k, v) in extra { env[k] = v }
@@ -51,17 +55,30 @@ enum Run {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw TestFailure("posix_spawn failed: \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return RunResult(status: exit, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        return Spawned(pid: pid, outPath: outPath, errPath: errPath)
     }
 
     static func tempDirectory() throws -> String {
         let d = NSTemporaryDirectory() + "tt-cli-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         return d
+    }
+}
+
+struct Spawned {
+    var pid: pid_t
+    var outPath: String
+    var errPath: String
+
+    func signal(_ signo: Int32) { kill(pid, signo) }
+
+    func wait() -> RunResult {
+        defer { unlink(outPath); unlink(errPath) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return RunResult(status: exit, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 }
 

@@ -1,16 +1,21 @@
 import Foundation
 import TransferKit
 
-/// The one place that turns saved resume data into a new download task.
-///
-/// TransferKit's `downloadTask(withResumeData:)` (SPEC S8) is being built in parallel; until
-/// it exists this returns nil and callers start the download from zero (and say so). When it
-/// lands, replace the body with `session.downloadTask(withResumeData: data)`.
+/// The one place that turns saved resume data into a new download task (SPEC S8).
 enum ResumeSupport {
-    static let isAvailable = false
+    enum Outcome {
+        case resumed(TransferDownloadTask)
+        /// The data no longer applies (partial file gone, another session kind's directory,
+        /// corrupt): the caller starts from zero and drops it.
+        case unusable(String)
+    }
 
-    static func downloadTask(in session: TransferSession, resumeData data: Data) -> TransferDownloadTask? {
-        _ = (session, data)
-        return nil
+    static func downloadTask(in session: TransferSession, resumeData data: Data) -> Outcome {
+        do {
+            _ = try session.validateResumeData(data)
+        } catch {
+            return .unusable("\(error)")
+        }
+        return .resumed(session.downloadTask(withResumeData: data))
     }
 }

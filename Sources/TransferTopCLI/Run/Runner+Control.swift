@@ -34,16 +34,19 @@ extension Runner {
 
     /// `R`: a new task continuing from the resume data held for `id`. Returns why not, if not.
     public func resumeFromResumeData(_ id: TaskID) -> String? {
-        guard let (data, task) = state.withLock({ s in s.heldResumeData[id].flatMap { d in s.tasks[id].map { (d, $0) } } }) else {
-            return "no resume data for task \(id) (press d on a running download first)"
+        let found = state.withLock { s -> (Data, TransferTask)? in
+            guard let task = s.tasks[id], let data = s.heldResumeData[id] ?? task.error?.resumeData else { return nil }
+            return (data, task)
         }
-        guard let session = sessions.first(where: { $0.sessionID == id.session }) else { return "session gone" }
-        guard let resumed = ResumeSupport.downloadTask(in: session, resumeData: data) else {
-            return "TransferKit cannot continue from resume data yet (downloadTask(withResumeData:) missing)"
+        guard let (data, task) = found else { return "no resume data for task \(id) (press d on a running download first)" }
+        guard let session = sessions.first(where: { $0.sessionID == id.session }) else { return "session \(id.session) is gone" }
+        switch ResumeSupport.downloadTask(in: session, resumeData: data) {
+        case .unusable(let why): return "task \(id): resume data cannot be used: \(why)"
+        case .resumed(let resumed):
+            state.withLock { $0.heldResumeData[id] = nil }
+            adopt(resumed, plan: TaskPlan(kind: .download, url: task.originalRequest.url), in: session)
+            return nil
         }
-        state.withLock { $0.heldResumeData[id] = nil }
-        adopt(resumed, plan: TaskPlan(kind: .download, url: task.originalRequest.url), in: session)
-        return nil
     }
 
     /// Tracks a task made elsewhere (resume data) like one of ours, and starts it.

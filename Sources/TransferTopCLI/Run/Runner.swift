@@ -70,11 +70,15 @@ public final class Runner: @unchecked Sendable {
     func makeTask(_ tp: TaskPlan, in session: TransferSession) -> TransferTask {
         var request = TransferRequest(url: tp.url, httpMethod: tp.method)
         if tp.kind == .download, let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
-            if let resumed = ResumeSupport.downloadTask(in: session, resumeData: data) {
-                notice("resuming \(Redaction.redactURL(tp.url.absoluteString)) from saved resume data")
-                return resumed
+            let shown = Redaction.redactURL(tp.url.absoluteString)
+            switch ResumeSupport.downloadTask(in: session, resumeData: data) {
+            case .resumed(let task):
+                notice("resuming \(shown) from where the last run stopped")
+                return task
+            case .unusable(let why):
+                store?.remove(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory)
+                notice("saved resume data for \(shown) cannot be used (\(why)); starting from 0")
             }
-            notice("saved resume data for \(Redaction.redactURL(tp.url.absoluteString)) kept; this TransferKit cannot resume yet, starting from 0")
         }
         switch tp.kind {
         case .download: return session.downloadTask(with: request)
