@@ -128,6 +128,44 @@ struct Tmux {
         #expect(screen.contains("1 task(s): 0 succeeded"))
     }
 
+    /// d keeps resume data, R continues it as a new task byte-exact, f and X invalidate.
+    @Test func resumeDataAndInvalidation() async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let size = 900_000
+        server.setFile("r.bin", size: size, seed: 5)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -o \(dir) '\(server.httpBase)/files/r.bin?rate=300000' '\(server.httpBase)/drip?size=3000000&rate=50000'"
+            + "; echo TT-EXITED $?; sleep 60"
+        try tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        var screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0).map { $0.first != "0" } == true }
+        try tmux.keys("d")
+        screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true }
+        #expect(Tmux.row(screen, "1.1")?.contains("cancelled") == true, "\(screen)")
+        usleep(300_000)
+        try tmux.keys("R")
+        screen = try tmux.waitFor(15) { Tmux.row($0, "1.3")?.contains("done") == true }
+        #expect(Tmux.row(screen, "1.3")?.contains("done") == true, "\(screen)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.bin"))
+        #expect(data == Data(LoopbackServer.body(size: size, seed: 5)))
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+
+        try tmux.keys("f")
+        screen = try tmux.waitFor(5) { $0.contains("invalidating") }
+        #expect(screen.contains("invalidating"), "\(screen)")
+        try tmux.keys("X")
+        screen = try tmux.waitFor(5) { $0.contains("invalidated") || Tmux.row($0, "1.2")?.contains("cancelled") == true }
+        #expect(Tmux.row(screen, "1.2")?.contains("cancelled") == true, "\(screen)")
+        try tmux.keys("q")
+        screen = try tmux.waitFor(15) { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 1"), "\(screen)")
+    }
+
     /// The DONE part of task 1.1's `done/total` column.
     static func done(_ screen: String) -> String? {
         guard let row = Tmux.row(screen, "1.1") else { return nil }

@@ -18,7 +18,13 @@ extension MonitorLoop {
             withSession(sid) { $0.finishTasksAndInvalidate() }
             model.statusMessage = "session \(sid): finishing its tasks, then invalidating"
         case .invalidateAndCancel(let sid):
-            withSession(sid) { $0.invalidateAndCancel() }
+            withSession(sid) { session in
+                let wasInvalidating = session.state == .invalidating
+                session.invalidateAndCancel()
+                // TransferKit ignores invalidateAndCancel() once finishTasksAndInvalidate() has
+                // begun; X after f still means "stop them now", so cancel what is left.
+                if wasInvalidating { for t in session.allTasks where t.state != .completed { t.cancel() } }
+            }
             model.statusMessage = "session \(sid): cancelling its tasks and invalidating"
         case .newTask(let url, let sid): newTask(url, sid)
         case .newSession: newSession()
