@@ -33,8 +33,19 @@ struct Tmux {
         let argv = [Self.which("tmux") ?? "/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + args
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
+        // Default signal dispositions: an ignored SIGHUP inherited from the test runner would
+        // keep the pane's shell alive and the server with it after kill-server.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        let rc = posix_spawn(&pid, argv[0], &actions, &attr, &cArgs, environ)
         guard rc == 0 else { throw TestFailure("posix_spawn tmux failed: \(rc)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -43,7 +54,14 @@ struct Tmux {
 
     func capture() throws -> String { try run(["capture-pane", "-p", "-t", "t"]) }
     func keys(_ k: String...) throws { try run(["send-keys", "-t", "t"] + k) }
-    func kill() { _ = try? run(["kill-server"]) }
+    /// Ends this test's tmux server; SIGKILL if it is still there a second later.
+    func kill() {
+        let pid = pid_t((try? run(["display-message", "-p", "#{pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        _ = try? run(["kill-server"])
+        guard pid > 0 else { return }
+        for _ in 0..<10 where Foundation.kill(pid, 0) == 0 { usleep(100_000) }
+        if Foundation.kill(pid, 0) == 0 { Foundation.kill(pid, SIGKILL) }
+    }
 
     /// Polls the pane until `check` holds (or `seconds` pass); returns the last capture.
     @discardableResult
