@@ -31,6 +31,18 @@ import Testing
         #expect(rec.events.last == "didBecomeInvalid")
     }
 
+    @Test func invalidateAndCancelAfterFinishTasksCancelsTheRest() async throws {
+        let server = try await TestServer.get()
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+        session.dataTask(with: url("\(server.httpBase)/delay?ms=5000")).resume()
+        session.finishTasksAndInvalidate()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        session.invalidateAndCancel()
+        try await waitUntil(timeout: 3) { rec.state.withLock { $0.invalidated } }
+        #expect(rec.error?.code == .cancelled)
+    }
+
     @Test func newTasksAreRefusedWithAClearError() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())

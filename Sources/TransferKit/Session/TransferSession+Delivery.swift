@@ -67,15 +67,16 @@ extension TransferSession {
     /// Cancels every outstanding task, refuses new ones, then invalidates as above.
     public func invalidateAndCancel() {
         guard self !== TransferSession.shared else { return }
-        let (live, wasActive) = core.withLock { c -> ([TransferTask], Bool) in
+        // Also valid while `finishTasksAndInvalidate()` is waiting: it then cancels the rest.
+        let (live, wasActive, proceed) = core.withLock { c -> ([TransferTask], Bool, Bool) in
             let wasActive = c.state == .active
             if wasActive { c.state = .invalidating }
-            return (c.tasks.filter { c.liveTaskIDs.contains($0.taskIdentifier) }, wasActive)
+            return (c.tasks.filter { c.liveTaskIDs.contains($0.taskIdentifier) }, wasActive, c.state == .invalidating)
         }
-        guard wasActive else { return }
-        emit(.sessionStateChanged(.invalidating))
+        guard proceed else { return }
+        if wasActive { emit(.sessionStateChanged(.invalidating)) }
         if live.isEmpty {
-            delegateQueue.async { self.completeInvalidation() }
+            if wasActive { delegateQueue.async { self.completeInvalidation() } }
             return
         }
         for task in live { task.cancel() }
