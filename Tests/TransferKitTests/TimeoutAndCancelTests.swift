@@ -25,9 +25,10 @@ import Testing
     }
 
     @Test func idleTimeoutDoesNotFireOnASlowButSteadyBody() async throws {
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 0.5 })
-        // 40 KB at 20 KB/s: two seconds, a byte always within the 0.5 s idle window.
-        let (_, error) = try await run(session, "/drip?size=40000&rate=20000&chunk=2000")
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 1.5 })
+        // 80 KB at 20 KB/s: four seconds, more than twice the idle timeout, with a chunk every
+        // 0.1 s (slack for a loaded machine or the thread sanitizer).
+        let (_, error) = try await run(session, "/drip?size=80000&rate=20000&chunk=2000")
         #expect(error == nil)
         session.finishTasksAndInvalidate()
     }
