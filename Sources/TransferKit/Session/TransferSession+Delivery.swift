@@ -85,14 +85,15 @@ extension TransferSession {
     /// On the delegate queue: the last callback, then the engine's thread and handles go.
     func completeInvalidation() {
         let (proceed, delegate) = core.withLock { c -> (Bool, (any TransferSessionDelegate)?) in
-            guard c.state == .invalidating else { return (false, nil) }
-            c.state = .invalidated
+            guard c.state == .invalidating, !c.invalidationCompleting else { return (false, nil) }
+            c.invalidationCompleting = true
             let d = c.delegate
             c.delegate = nil
             return (true, d)
         }
         guard proceed else { return }
-        engine.shutdown()
+        engine.shutdown()  // handles gone, cookies written: only then is the session invalidated
+        core.withLock { $0.state = .invalidated }
         emit(.delegateCallback("didBecomeInvalidWithError"))
         delegate?.session(self, didBecomeInvalidWithError: nil)
         emit(.sessionStateChanged(.invalidated))

@@ -25,6 +25,8 @@ public final class TransferSession: @unchecked Sendable {
         var tasks: [TransferTask] = []
         var liveTaskIDs: Set<Int> = []
         var delegate: (any TransferSessionDelegate)?
+        /// `completeInvalidation` has begun (it runs once).
+        var invalidationCompleting = false
         var observers: [any TransferObserver] = []
     }
 
