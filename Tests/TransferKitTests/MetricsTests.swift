@@ -58,11 +58,18 @@ import Testing
     @Test func serverDelayShowsAsTimeToFirstByte() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
-        let (m, _) = try await metrics(session, "\(server.httpBase)/delay?ms=200&size=10")
-        let timing = try #require(m.timings.first)
-        let ttfb = try #require(timing.ttfbMs)
-        #expect(ttfb >= 200 && ttfb < 260, "ttfb \(ttfb) ms")
-        #expect((timing.waitMs ?? 0) >= 195)
+        // The best of three: the suite runs in parallel on two cores, and a scheduling hiccup
+        // on either side adds latency that is not the server's delay.
+        var best: (ttfb: Double, wait: Double)?
+        for _ in 0..<3 {
+            let (m, _) = try await metrics(session, "\(server.httpBase)/delay?ms=200&size=10")
+            let timing = try #require(m.timings.first)
+            let ttfb = try #require(timing.ttfbMs)
+            #expect(ttfb >= 200, "ttfb \(ttfb) ms is shorter than the server's delay")
+            if best == nil || ttfb < best!.ttfb { best = (ttfb, timing.waitMs ?? 0) }
+        }
+        #expect(best!.ttfb >= 200 && best!.ttfb < 260, "ttfb \(best!.ttfb) ms")
+        #expect(best!.wait >= 195)
         session.finishTasksAndInvalidate()
     }
 
