@@ -42,6 +42,19 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
+    @Test func concurrentHTTP1RequestsRunOnParallelConnections() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())  // HTTP/2 allowed, plain http
+        let start = Date()
+        async let a = session.data(from: url("\(server.httpBase)/delay?ms=400&size=1"))
+        async let b = session.data(from: url("\(server.httpBase)/delay?ms=400&size=1"))
+        let (ra, rb) = try await (a, b)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(ra.1.value(forHTTPHeaderField: "X-Connection-ID") != rb.1.value(forHTTPHeaderField: "X-Connection-ID"))
+        #expect(elapsed < 0.75, "two 400 ms requests took \(elapsed) s: serialised on one connection?")
+        session.finishTasksAndInvalidate()
+    }
+
     @Test func http2OverTLSMultiplexes() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())

@@ -38,7 +38,13 @@ extension TransferEngine {
         try e.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try e.set(CURLOPT_BUFFERSIZE, 512 * 1024)
         try e.set(CURLOPT_HTTP_VERSION, configuration.allowsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
-        if configuration.httpShouldUsePipelining { try e.set(CURLOPT_PIPEWAIT, true) }
+        // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
+        // 7.88 makes a second request wait for the first connection to finish and reuses it,
+        // serialising requests that should run on parallel connections.
+        if configuration.httpShouldUsePipelining && configuration.allowsHTTP2
+            && t.request.url.scheme?.lowercased() == "https" {
+            try e.set(CURLOPT_PIPEWAIT, true)
+        }
         if let share { try e.set(CURLOPT_SHARE, pointer: share.raw) }
         try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_WRITEFUNCTION, TransferCallbacks.write))
         try e.set(CURLOPT_WRITEDATA, pointer: t.opaque)
