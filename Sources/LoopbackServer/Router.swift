@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TransferModel
 
 /// Maps a complete request to a ``ResponsePlan``. Pure apart from reading the file table.
 enum Router {
@@ -181,26 +182,8 @@ enum Router {
         }
     }
 
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (TransferModel's escaping, shared with the HAR writer).
+    static func jsonString(_ s: String) -> String { JSONValue.quoted(s) }
 
     static func jsonHeaders(_ headers: HTTPHeaders) -> String {
         "[" + headers.map { "[\(jsonString($0.name)),\(jsonString($0.value))]" }.joined(separator: ",") + "]"

@@ -36,6 +36,10 @@ final class Transfer {
     /// A connection is attached (PREREQFUNCTION ran): `curl_easy_pause` works from here on.
     var connected = false
     var inMulti = false
+    /// Queued in the engine (not yet in the multi) because its host has enough handles there.
+    var isWaiting = false
+    /// The host key it was counted under while in the multi.
+    var hostKey: String?
     /// Waiting for the delegate's response disposition: body bytes are held, not delivered.
     var awaitingDisposition = false
     var held = Data()

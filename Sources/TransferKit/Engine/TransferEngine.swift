@@ -53,6 +53,10 @@ final class TransferEngine: @unchecked Sendable {
     var touched: [Transfer] = []
     var nextScan: UInt64 = 0
     var nextDeadline: UInt64 = .max
+    var allSuspended = false
+    /// Transfers waiting in the engine for a place in the multi, per host (FIFO).
+    var waiting: [String: [Transfer]] = [:]
+    var attachedPerHost: [String: Int] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     var cookiesLoaded = false
     lazy var caBundle: String? = TrustStore.combinedBundle(extra: configuration.additionalTrustedCAFile)
@@ -162,13 +166,16 @@ final class TransferEngine: @unchecked Sendable {
         nextScan = now + Self.scanInterval
         var expired: [(Transfer, TransferError)] = []
         var next = UInt64.max
+        var anyRunning = false
         for t in transfers.values {
+            anyRunning = anyRunning || !t.wantPaused
             publishProgress(t, now: now)
             if t.dequeued && t.inMulti && t.firstHeaderAt == nil { updateLivePhase(t) }
             if let e = expiredTimer(t, now: now) { expired.append((t, e)) }
             if let d = deadlines(t) { next = min(next, d.idle ?? .max, d.resource) }
         }
         nextDeadline = next
+        allSuspended = !anyRunning
         for (t, e) in expired {
             detach(t)
             finish(t, error: e)
@@ -181,11 +188,14 @@ final class TransferEngine: @unchecked Sendable {
         if transfers.isEmpty { return 60_000 }
         let now = Monotonic.now()
         let until = min(nextScan, nextDeadline)
-        let cap = transfers.values.contains { !$0.wantPaused } ? 100 : 1_000
+        // Only suspended transfers: wake rarely (the flag is from the last scan, ≤ 50 ms old,
+        // and any command wakes the loop at once anyway).
+        let cap = allSuspended ? 1_000 : 100
         return max(1, min(cap, Int((until > now ? until - now : 0) / 1_000_000) + 1))
     }
 
     private func teardown() {
+        waiting.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         flushCookies()
@@ -195,14 +205,52 @@ final class TransferEngine: @unchecked Sendable {
 
     // MARK: adding and removing handles
 
+    /// Hands a transfer to libcurl, or queues it in the engine when its host already has
+    /// `attachLimit` handles in the multi. libcurl 7.88 walks every easy handle in the multi on
+    /// each `curl_multi_perform`, including those parked behind its per-host connection limit,
+    /// so thousands of queued tasks must wait here instead (issue 2 benchmark, case c).
     func attach(_ t: Transfer) {
-        guard !t.inMulti else { return }
+        guard !t.inMulti, !t.isWaiting else { return }
+        let key = Self.hostKey(t.request.url)
+        if attachedPerHost[key, default: 0] >= attachLimit {
+            t.isWaiting = true
+            waiting[key, default: []].append(t)
+            return
+        }
         t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
+        if t.inMulti {
+            t.hostKey = key
+            attachedPerHost[key, default: 0] += 1
+        }
     }
 
     func detach(_ t: Transfer) {
         guard t.inMulti else { return }
         curl_multi_remove_handle(multi.raw, t.easy.raw)
         t.inMulti = false
+        guard let key = t.hostKey else { return }
+        attachedPerHost[key, default: 1] -= 1
+        promoteWaiting(key)
+    }
+
+    /// Moves the next still-wanted transfer of this host from the engine's queue to libcurl.
+    private func promoteWaiting(_ key: String) {
+        while var queue = waiting[key], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[key] = queue.isEmpty ? nil : queue
+            next.isWaiting = false
+            // Finished, cancelled or suspended meanwhile: drop it (resume re-queues it).
+            guard transfers[ObjectIdentifier(next.task)] === next, !next.wantPaused else { continue }
+            attach(next)
+            return
+        }
+    }
+
+    /// Handles per host in the multi: the connection limit plus a few ready to take a freed
+    /// connection, and room for HTTP/2 streams to multiplex.
+    var attachLimit: Int { max(4 * configuration.httpMaximumConnectionsPerHost, 32) }
+
+    static func hostKey(_ url: URL) -> String {
+        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
     }
 }

@@ -59,6 +59,13 @@ public indirect enum JSONValue: Sendable, Equatable {
         return ExportTimestamp.milliseconds(d)
     }
 
+    /// `s` as a JSON string literal, quotes included.
+    public static func quoted(_ s: String) -> String {
+        var out = ""
+        writeString(s, to: &out)
+        return out
+    }
+
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for u in s.unicodeScalars {
