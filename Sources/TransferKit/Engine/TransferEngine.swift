@@ -55,7 +55,7 @@ final class TransferEngine: @unchecked Sendable {
     var nextDeadline: UInt64 = .max
     var allSuspended = false
     /// Transfers waiting in the engine for a place in the multi, per host (FIFO).
-    var waiting: [String: [Transfer]] = [:]
+    var waiting: [String: WaitQueue] = [:]
     var attachedPerHost: [String: Int] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     var cookiesLoaded = false
@@ -214,7 +214,7 @@ final class TransferEngine: @unchecked Sendable {
         let key = Self.hostKey(t.request.url)
         if attachedPerHost[key, default: 0] >= attachLimit {
             t.isWaiting = true
-            waiting[key, default: []].append(t)
+            waiting[key, default: WaitQueue()].push(t)
             return
         }
         t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
@@ -235,9 +235,8 @@ final class TransferEngine: @unchecked Sendable {
 
     /// Moves the next still-wanted transfer of this host from the engine's queue to libcurl.
     private func promoteWaiting(_ key: String) {
-        while var queue = waiting[key], !queue.isEmpty {
-            let next = queue.removeFirst()
-            waiting[key] = queue.isEmpty ? nil : queue
+        // Popped in place: copying the queue out of the dictionary would retain every element.
+        while let next = waiting[key]?.pop() {
             next.isWaiting = false
             // Finished, cancelled or suspended meanwhile: drop it (resume re-queues it).
             guard transfers[ObjectIdentifier(next.task)] === next, !next.wantPaused else { continue }
@@ -252,5 +251,25 @@ final class TransferEngine: @unchecked Sendable {
 
     static func hostKey(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
+    }
+}
+
+/// A FIFO of transfers with O(1) push and pop (the head index moves; the array is compacted
+/// when the consumed prefix dominates).
+struct WaitQueue {
+    private var items: [Transfer] = []
+    private var head = 0
+
+    mutating func push(_ t: Transfer) { items.append(t) }
+
+    mutating func pop() -> Transfer? {
+        guard head < items.count else { return nil }
+        let t = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return t
     }
 }
