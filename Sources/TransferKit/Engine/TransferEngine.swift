@@ -34,9 +34,9 @@ final class TransferEngine: @unchecked Sendable {
     /// Data for the delegate is coalesced into chunks of this size (or one loop iteration).
     static let deliveryChunk = 1024 * 1024
     /// Chunks queued to a data delegate before the transfer pauses, and the level that
-    /// resumes it: at most ~8 MiB waits for a slow delegate.
-    static let highWater = 8
-    static let lowWater = 2
+    /// resumes it: at most ~16 MiB waits for a slow delegate (wide hysteresis: few pauses).
+    static let highWater = 16
+    static let lowWater = 8
     static let progressInterval: UInt64 = 100_000_000  // 100 ms between progress events
 
     let configuration: TransferConfiguration
