@@ -50,6 +50,24 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
+    @Test func dataTaskBecomesADownloadTask() async throws {
+        let server = try await TestServer.get()
+        let rec = Recorder()
+        rec.disposition = .becomeDownload
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+        let dataTask = session.dataTask(with: url("\(server.httpBase)/bytes/3000000"))
+        dataTask.resume()
+        try await rec.waitForCompletion()
+        #expect(rec.events == ["response 200", "didBecomeDownloadTask", "didWriteData", "didFinishDownloading", "metrics", "complete"])
+        #expect(rec.state.withLock { $0.downloaded }.map(sha256) == sha256(expectedBody(3_000_000)))
+        #expect(dataTask.state == .completed)
+        let download = try #require(session.allTasks.last as? TransferDownloadTask)
+        #expect(download.taskIdentifier != dataTask.taskIdentifier)
+        #expect(download.countOfBytesReceived == 3_000_000)
+        session.finishTasksAndInvalidate()
+        try await waitUntil { session.state == .invalidated }
+    }
+
     @Test func completionHandlerTaskSkipsDelegateResponseAndData() async throws {
         let server = try await TestServer.get()
         let rec = Recorder()

@@ -80,6 +80,9 @@ final class Recorder: TransferDataDelegate, TransferDownloadDelegate, @unchecked
         log("response \(response.statusCode)")
         completionHandler(disposition)
     }
+    func session(_ session: TransferSession, dataTask: TransferDataTask, didBecome downloadTask: TransferDownloadTask) {
+        log("didBecomeDownloadTask")
+    }
     func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data) {
         state.withLock { if $0.events.last != "data" { $0.events.append("data") }; $0.data.append(data) }
     }

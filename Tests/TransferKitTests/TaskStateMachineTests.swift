@@ -59,6 +59,21 @@ import TransferModel
         ])
     }
 
+    @Test func adoptionAndHandOver() {
+        var download = M()
+        run(&download, [
+            (.adoptRunningTransfer, .none, .running),
+            (.adoptRunningTransfer, .ignore("only a new task can adopt a transfer"), .running),
+            (.finished(nil), .complete(nil), .completed),
+        ])
+        var data = M()
+        run(&data, [
+            (.resume, .startTransfer, .running),
+            (.handedOver, .none, .completed),
+            (.handedOver, .ignore("task is completed"), .completed),
+        ])
+    }
+
     @Test func suspendedTaskCanFinish() {
         var m = M()
         run(&m, [

@@ -5,7 +5,8 @@ import Foundation
 /// parsed, where the body goes, flow control and timers. Lives and dies on the transfer
 /// thread; never shared (STYLE 3).
 final class Transfer {
-    let task: TransferTask
+    /// Reassigned once, when a data task becomes a download task.
+    var task: TransferTask
     unowned let engine: TransferEngine
     var easy: EasyHandle
     var request: TransferRequest

@@ -58,8 +58,15 @@ extension TransferEngine {
         guard t.awaitingDisposition else { return }
         t.awaitingDisposition = false
         switch d {
+        case .becomeDownload where t.sink == .delegate && t.task.kind != .download:
+            becomeDownload(t)
+            fallthrough
         case .allow, .becomeDownload:
-            // `.becomeDownload` is accepted as `.allow`: the body keeps flowing to the delegate.
+            if t.sink == .file, !t.held.isEmpty {
+                let held = t.held
+                t.held = Data()
+                held.withUnsafeBytes { _ = t.writeToFile($0) }
+            }
             if !t.held.isEmpty {
                 t.pending.append(t.held)
                 t.held = Data()
@@ -76,6 +83,31 @@ extension TransferEngine {
         if let deferred = t.deferredFinish {
             t.deferredFinish = nil
             finish(t, error: deferred.error, keepPartialFile: deferred.keepPartialFile)
+        }
+    }
+
+    /// The delegate turned a data task into a download (SPEC S6): a new download task takes
+    /// over the same transfer, the body goes to a file from here on, and the data task ends
+    /// without further callbacks, as in URLSession.
+    func becomeDownload(_ t: Transfer) {
+        guard let dataTask = t.task as? TransferDataTask else { return }
+        let session = dataTask.session
+        let download = session.adoptAsDownload(dataTask)
+        do {
+            try openDownloadFile(t)
+        } catch {
+            t.sinkFailure = error
+            return
+        }
+        transfers.removeValue(forKey: ObjectIdentifier(dataTask))
+        t.task = download
+        t.sink = .file
+        transfers[ObjectIdentifier(download)] = t
+        t.published = (0, 0)
+        session.delegateQueue.async {
+            session.emit(.delegateCallback("didBecomeDownloadTask"), task: dataTask, detail: "→ task \(download.taskIdentifier)")
+            (session.delegate as? any TransferDataDelegate)?.session(session, dataTask: dataTask, didBecome: download)
+            session.retireConverted(dataTask)
         }
     }
 

@@ -73,6 +73,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
         case .ignore:
             resumeDataReply?(nil)
             return
+        case .none: break
         }
         if case .complete = action { return }  // delivery emits the final state itself
         session.emit(.taskStateChanged(state), task: self)

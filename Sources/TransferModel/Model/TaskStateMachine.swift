@@ -14,6 +14,11 @@ public struct TaskStateMachine: Sendable, Equatable {
         case cancel(byProducingResumeData: Bool)
         /// The transfer is over: `nil` for success.
         case finished(TransferError?)
+        /// A transfer already running for another task is handed to this one (a data task
+        /// that became a download task).
+        case adoptRunningTransfer
+        /// This task handed its running transfer to another task and ends without a result.
+        case handedOver
     }
 
     public enum Action: Sendable, Equatable {
@@ -28,6 +33,8 @@ public struct TaskStateMachine: Sendable, Equatable {
         case complete(TransferError?)
         /// The event makes no sense in this state; the reason is for logs and the monitor.
         case ignore(String)
+        /// The state changed and there is nothing to perform (adoption, hand-over).
+        case none
     }
 
     public private(set) var state: TaskState = .suspended
@@ -40,6 +47,17 @@ public struct TaskStateMachine: Sendable, Equatable {
         switch (state, event) {
         case (.completed, _):
             return .ignore("task is completed")
+        case (.suspended, .adoptRunningTransfer) where !hasStarted:
+            state = .running
+            hasStarted = true
+            return .none
+        case (_, .adoptRunningTransfer):
+            return .ignore("only a new task can adopt a transfer")
+        case (.running, .handedOver), (.suspended, .handedOver):
+            state = .completed
+            return .none
+        case (_, .handedOver):
+            return .ignore("task is not running")
         case (.canceling, .finished(let error)):
             state = .completed
             return .complete(error ?? .cancelled())
