@@ -5,7 +5,7 @@ import TransferKit
 /// between two frames costs at most `capacity` entries (the oldest are dropped).
 final class EventRing: Sendable {
     let capacity: Int
-    private let buffer = Mutex<[TransferEvent]>([])
+    private let buffer = Locked<[TransferEvent]>([])
 
     init(capacity: Int = 1000) { self.capacity = capacity }
 

@@ -33,7 +33,7 @@ public enum MonitorApp {
 /// SIGINT/SIGTERM/SIGHUP noted for the UI loop, which then quits as `q` does.
 final class SignalFlag: Sendable {
     let raised = Atomic<Int32>(0)
-    private let watcher = Mutex<SignalWatcher?>(nil)
+    private let watcher = Locked<SignalWatcher?>(nil)
 
     init() {
         watcher.withLock { $0 = SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP]) { [weak self] in self?.note($0) } }

@@ -39,7 +39,7 @@ public enum LineMode {
 /// Serialised writes to stdout/stderr from any thread.
 final class Output: Sendable {
     static let shared = Output()
-    let lock = Mutex(())
+    let lock = Locked(())
 
     func line(_ text: String) { write(text + "\n", fd: STDOUT_FILENO) }
     func error(_ text: String) { write(text + "\n", fd: STDERR_FILENO) }

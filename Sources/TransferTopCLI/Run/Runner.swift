@@ -6,13 +6,13 @@ import TransferKit
 /// resume data, outcomes. Line mode and the monitor both drive a `Runner` (STYLE 13: one
 /// logic, two faces). Thread-safe: engine threads call in through the delegate and observer.
 public final class Runner: @unchecked Sendable {
-    // @unchecked: mutable state is in `state` (a Mutex); the rest is immutable after init.
+    // @unchecked: mutable state is in `state` (a lock); the rest is immutable after init.
     public let plan: RunPlan
     let store: ResumeStore?
     let group = DispatchGroup()
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Called for every engine event (on engine threads: keep it quick).
-    let sink = Mutex<(@Sendable (TransferSession, TransferEvent) -> Void)?>(nil)
+    let sink = Locked<(@Sendable (TransferSession, TransferEvent) -> Void)?>(nil)
 
     struct State {
         var sessions: [TransferSession] = []
