@@ -60,7 +60,7 @@ import Testing
         server.setFile("exact.bin", size: size, seed: 3)
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
-        let first = session.downloadTask(with: url("\(server.httpBase)/files/exact.bin?rate=20000000"))
+        let first = session.downloadTask(with: url("\(server.httpBase)/files/exact.bin?rate=4000000"))
         first.resume()
         #expect(try await waitIsResumable(first))
         let resume = try await cancelAfter(first, offset: 3_000_000)
@@ -118,7 +118,7 @@ import Testing
         let size = 4_000_000
         server.setFile("changes.bin", size: size, seed: 1)
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
-        let first = session.downloadTask(with: url("\(server.httpBase)/files/changes.bin?rate=10000000"))
+        let first = session.downloadTask(with: url("\(server.httpBase)/files/changes.bin?rate=2000000"))
         first.resume()
         let resume = try await cancelAfter(first, offset: 1_000_000)
         server.changeFile("changes.bin", newSeed: 2)
@@ -145,7 +145,7 @@ import Testing
         server.setFile(name, size: size, seed: 9)
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
         // The first download honours ranges (no query) so it is resumable...
-        let first = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?rate=10000000"))
+        let first = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?rate=1500000"))
         first.resume()
         var r = try ResumeData(decoding: try await cancelAfter(first, offset: 1_000_000))
         // ...and the resume goes to the misbehaving variant of the same resource.
