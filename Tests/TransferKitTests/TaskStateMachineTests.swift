@@ -1,4 +1,5 @@
 import Testing
+@testable import TransferKit
 import TransferModel
 
 /// The task brain as event/action scripts, one line per step (STYLE 2).
@@ -133,3 +134,22 @@ import TransferModel
 }
 
 import Foundation
+
+@Suite struct HeaderParsingTests {
+    @Test func headerNamesCompareIgnoringASCIICaseOnly() {
+        #expect(HTTPHeader.namesEqual("Content-Length", "content-length"))
+        #expect(HTTPHeader.namesEqual("ETAG", "etag"))
+        #expect(!HTTPHeader.namesEqual("x^", "x~"))
+        #expect(!HTTPHeader.namesEqual("a[", "a{"))
+        #expect(!HTTPHeader.namesEqual("abc", "abcd"))
+        #expect([HTTPHeader("Set-Cookie", "a"), HTTPHeader("ETag", "\"v\"")].first(named: "etag") == "\"v\"")
+    }
+
+    @Test func headerLinesAreTrimmedOnBytes() {
+        func t(_ s: String) -> String { String(decoding: HeaderLine.trimmed(Array(s.utf8)), as: UTF8.self) }
+        #expect(t(" \tvalue  \r\n") == "value")
+        #expect(t("\r\n") == "")
+        #expect(t("a b") == "a b")
+        #expect(t("é ") == "é")
+    }
+}

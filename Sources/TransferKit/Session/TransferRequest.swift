@@ -48,7 +48,7 @@ public struct TransferResponse: Sendable, Equatable {
 
     /// Content-Length, or -1 when the server did not say.
     public var expectedContentLength: Int64 {
-        value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+        value(forHTTPHeaderField: "Content-Length").flatMap { Int64(String(decoding: HeaderLine.trimmed($0.utf8), as: UTF8.self)) } ?? -1
     }
 
     public var mimeType: String? {

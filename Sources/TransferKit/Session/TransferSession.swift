@@ -144,11 +144,12 @@ public final class TransferSession: @unchecked Sendable {
 
     // MARK: events
 
-    func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: String = "") {
+    /// `detail` is built only when someone observes (it may redact a URL: not free).
+    func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: @autoclosure () -> String = "") {
         let observers = core.withLock { $0.observers }
         guard !observers.isEmpty else { return }
         let event = TransferEvent(date: Date(), sessionID: sessionID, taskIdentifier: task?.taskIdentifier,
-                                  kind: kind, detail: detail)
+                                  kind: kind, detail: detail())
         for o in observers { o.transferSession(self, didEmit: event) }
     }
 

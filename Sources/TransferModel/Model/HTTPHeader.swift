@@ -7,12 +7,28 @@ public struct HTTPHeader: Sendable, Equatable, Hashable, Codable {
         self.name = name
         self.value = value
     }
+
+    /// Header names are ASCII tokens: compare their bytes ignoring ASCII case (no Foundation,
+    /// no locale; this runs for every header lookup of every response).
+    static func lowerASCII(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+
+    public static func namesEqual(_ a: String, _ b: String) -> Bool {
+        var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
+        while true {
+            switch (ia.next(), ib.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?):
+                if lowerASCII(x) != lowerASCII(y) { return false }
+            default: return false
+            }
+        }
+    }
 }
 
 extension Array where Element == HTTPHeader {
     /// The first value of a header, compared case-insensitively.
     public func first(named name: String) -> String? {
-        first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        first { HTTPHeader.namesEqual($0.name, name) }?.value
     }
 }
 
