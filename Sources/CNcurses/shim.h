@@ -18,4 +18,29 @@ static inline int tt_color_pairs(void) { return COLOR_PAIRS; }
 static inline WINDOW *_Nullable tt_stdscr(void) { return stdscr; }
 static inline int tt_key_resize(void) { return KEY_RESIZE; }
 
+static inline WINDOW *_Nullable tt_curscr(void) { return curscr; }
+
+/// Off-screen tests (STYLE 10): one cell of `win` read back without moving its cursor.
+/// Copies the cell's characters (NUL-terminated, at most `n - 1`) into `text`, and its
+/// attributes (colour bits removed) and pair; returns ncurses' wide-character mark: 0 for an
+/// ordinary cell, 1 for the left half of a wide character, 2 or more for its right half,
+/// -1 if the cell is outside the window.
+static inline int tt_read_cell(WINDOW *_Nonnull win, int y, int x, wchar_t *_Nonnull text, int n,
+                               attr_t *_Nonnull attrs, short *_Nonnull pair) {
+    int oy = getcury(win), ox = getcurx(win);
+    cchar_t c;
+    int rc = mvwin_wch(win, y, x, &c);
+    wmove(win, oy, ox);
+    if (rc == ERR || n < 1) return -1;
+    int i = 0;
+    for (; i < n - 1 && i < CCHARW_MAX && c.chars[i] != 0; i++) text[i] = c.chars[i];
+    text[i] = 0;
+    *attrs = c.attr & A_ATTRIBUTES & ~A_COLOR;
+    *pair = (short)PAIR_NUMBER(c.attr);
+#if NCURSES_EXT_COLORS
+    if (c.ext_color != 0) *pair = (short)c.ext_color;
+#endif
+    return (int)(c.attr & A_CHARTEXT);
+}
+
 #endif

@@ -6,10 +6,13 @@ import TransferTopUI
 /// owner). Flushes `CellRun`s from the pure grid and decodes keys into `Key`s.
 final class CursesScreen {
     private(set) var depth: ColorDepth = .none
-    private var pairs: [Int32] = []
-    private var attributes: [UInt32] = []
+    private(set) var pairs: [Int32] = []
+    private(set) var attributes: [UInt32] = []
     private var previous = CellGrid(width: 0, height: 0)
     private var screen: OpaquePointer?
+    /// Set only by `init?(offscreen:)`: what `end()` must release and restore.
+    private var offscreen: Offscreen?
+    private var isOffscreen = false
 
     /// ncurses' attribute bits (NCURSES_BITS(mask, shift) with NCURSES_ATTR_SHIFT 8); the
     /// A_* macros are not imported by Swift.
@@ -33,6 +36,11 @@ final class CursesScreen {
             if let screen { _ = set_term(screen) }
         }
         TerminalRestore.install()
+        configure(environment: environment)
+    }
+
+    /// Keyboard modes, cursor and colours, shared by the real terminal and the off-screen one.
+    private func configure(environment: [String: String]) {
         cbreak()
         noecho()
         nonl()
@@ -44,6 +52,22 @@ final class CursesScreen {
             start_color()
             use_default_colors()
         }
+    }
+
+    /// An off-screen terminal for tests (STYLE 10): ncurses draws for `terminal` into /dev/null
+    /// and reads no keys, with a fixed size; the process's own terminal is never touched.
+    /// Switches the locale to UTF-8 for wide characters; `end()` deletes the screen and gives
+    /// back the locale and the signal handlers ncurses installs. Nil if `terminal` is unknown.
+    init?(offscreen terminal: String, lines: Int, columns: Int, environment: [String: String]) {
+        guard let saved = Offscreen.enter() else { return nil }
+        guard let s = newterm(terminal, saved.output, saved.input) else { saved.leave(); return nil }
+        offscreen = saved
+        offscreen?.screen = s
+        isOffscreen = true
+        screen = s
+        _ = set_term(s)
+        _ = resize_term(Int32(lines), Int32(columns))
+        configure(environment: environment)
     }
 
     static func colorDepth(_ env: [String: String]) -> ColorDepth {
@@ -185,7 +209,15 @@ final class CursesScreen {
     }
 
     /// Gives the terminal back (idempotent).
-    func end() { TerminalRestore.restore() }
+    func end() {
+        if isOffscreen {
+            // endwin, delscreen, then the locale and signal handlers back as they were.
+            offscreen?.leave()
+            offscreen = nil
+            return
+        }
+        TerminalRestore.restore()
+    }
 }
 
 /// Restores the terminal on any way out: normal exit (atexit), and crashes (SIGSEGV, SIGABRT,
