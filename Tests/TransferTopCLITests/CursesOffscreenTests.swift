@@ -153,20 +153,18 @@ import TransferTopUI
         }
     }
 
-    /// An emoji with VS16 (U+FE0F) is 2 columns to `DisplayWidth` but 1 to glibc's wcwidth,
-    /// which ncurses uses: ncurses puts the rest of the row one column left of the grid. The
-    /// row's text is the same, so only the cell-by-cell check sees it. Found by this suite;
-    /// kept as a known issue until DisplayWidth and ncurses agree.
-    @Test func emojiPresentationSelectorWidthIsAKnownMismatch() throws {
+    /// An emoji with VS16 (U+FE0F) must take the columns ncurses gives it (glibc's wcwidth: the
+    /// base character's width); DisplayWidth once said 2, and ncurses then drew the rest of the
+    /// row one column left of the grid. The row's text is the same either way, so only the
+    /// cell-by-cell check sees it.
+    @Test func emojiPresentationSelectorWidthMatchesNcurses() throws {
         let screen = try Self.screen(columns: 20, lines: 2)
         defer { screen.end() }
         var grid = CellGrid(width: 20, height: 2)
         grid.write("a\u{2764}\u{FE0F}b end", column: 0, row: 0)
         screen.flush(grid)
         #expect(screen.readBackText() == grid.render())
-        withKnownIssue("VS16 emoji: DisplayWidth 2, wcwidth 1") {
-            Self.expectFaithful(screen, grid)
-        }
+        Self.expectFaithful(screen, grid)
     }
 
     @Test func unknownTerminalFailsCleanly() {

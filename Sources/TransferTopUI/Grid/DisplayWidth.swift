@@ -10,7 +10,10 @@ public enum DisplayWidth {
         let scalars = character.unicodeScalars
         guard let v = scalars.first?.value else { return 0 }
         if scalars.count == 1 && isZeroWidth(v) { return 0 }
-        if isWide(v) || scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        // A base character made "emoji" by U+FE0F (e.g. ❤️) keeps its own width: ncurses places
+        // cells by the C library's wcwidth, which gives the selector 0 and ❤ 1. Counting 2 here
+        // shifted the rest of the row by a column (found by the off-screen ncurses test).
+        if isWide(v) { return 2 }
         return 1
     }
 
