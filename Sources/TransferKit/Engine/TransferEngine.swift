@@ -201,6 +201,8 @@ final class TransferEngine: @unchecked Sendable {
         flushCookies()
         share = nil
         multi.close()
+        // The combined CA bundle is a private temp file of this session's.
+        if let bundle = caBundle, bundle != configuration.additionalTrustedCAFile { unlink(bundle) }
     }
 
     // MARK: adding and removing handles
