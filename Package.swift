@@ -35,7 +35,7 @@ let package = Package(
         // The engine: sessions, tasks and the libcurl transfer thread.
         .target(name: "TransferKit", dependencies: ["TransferModel", "CCurl"]),
         // A loopback HTTP/1.1 + HTTPS + HTTP/2 server for tests, benchmarks and the demo.
-        .target(name: "LoopbackServer", dependencies: nio + ["CCurl", "TransferModel"]),
+        .target(name: "LoopbackServer", dependencies: nio + ["TransferModel"]),
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
         .target(name: "TransferTopUI", dependencies: ["TransferModel"]),
         // The command line, line mode, ncurses backend and demo, as a testable library.

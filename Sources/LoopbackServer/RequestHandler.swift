@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TransferModel
 
 /// What to send for one request: head, then a small literal body or a streamed pattern body.
 struct ResponsePlan {
@@ -66,7 +67,7 @@ final class RequestHandler: ChannelInboundHandler {
     // Request state.
     private var head: HTTPRequestHead?
     private var bodyCount: Int64 = 0
-    private var hasher: SHA256Hasher?
+    private var hasher: SHA256.Hasher?
     private var recorded = false
 
     // Response state.
@@ -96,7 +97,7 @@ final class RequestHandler: ChannelInboundHandler {
             bodyCount = 0
             recorded = false
             let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-            hasher = path == "/echo" ? SHA256Hasher() : nil
+            hasher = path == "/echo" ? SHA256.Hasher() : nil
         case .body(let buffer):
             bodyCount += Int64(buffer.readableBytes)
             if hasher != nil {

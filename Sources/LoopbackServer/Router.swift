@@ -5,7 +5,7 @@ import TransferModel
 
 /// Maps a complete request to a ``ResponsePlan``. Pure apart from reading the file table.
 enum Router {
-    static func route(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256Hasher?, core: ServerCore,
+    static func route(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256.Hasher?, core: ServerCore,
                       connectionID: Int, protocolName: String) -> ResponsePlan {
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? "/"

@@ -6,18 +6,44 @@ import Foundation
 public enum SHA256 {
     /// The 32-byte digest of `data`.
     public static func digest(_ data: Data) -> [UInt8] {
-        var ctx = tk_sha256_begin()
-        data.withUnsafeBytes { tk_sha256_update(&ctx, $0.baseAddress, $0.count) }
-        var out = [UInt8](repeating: 0, count: 32)
-        out.withUnsafeMutableBufferPointer { tk_sha256_end(&ctx, $0.baseAddress!) }
-        return out
+        let h = Hasher()
+        data.withUnsafeBytes { h.update($0) }
+        return h.finalize()
     }
 
     /// The digest as 64 lowercase hex digits.
-    public static func hex(_ data: Data) -> String {
-        digest(data).map { byte in
+    public static func hex(_ data: Data) -> String { hex(digest(data)) }
+
+    static func hex(_ digest: [UInt8]) -> String {
+        digest.map { byte in
             let s = String(byte, radix: 16)
             return byte < 16 ? "0" + s : s
         }.joined()
+    }
+
+    /// Incremental SHA-256, for bodies hashed as they stream (the loopback server's `/echo`).
+    public final class Hasher {
+        private var context = tk_sha256_begin()
+
+        public init() {}
+
+        public func update(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+            tk_sha256_update(&context, base, bytes.count)
+        }
+
+        /// The 32-byte digest. Call once.
+        public func finalize() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 32)
+            out.withUnsafeMutableBufferPointer { tk_sha256_end(&context, $0.baseAddress!) }
+            return out
+        }
+
+        public func finalizeHex() -> String { SHA256.hex(finalize()) }
+
+        deinit {
+            var scratch = [UInt8](repeating: 0, count: 32)
+            tk_sha256_end(&context, &scratch)  // frees the context if never finalised (no-op after)
+        }
     }
 }
