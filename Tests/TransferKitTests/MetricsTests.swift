@@ -6,12 +6,10 @@ import Testing
 /// Per-transaction metrics against the real loopback server (issue 3).
 @Suite(.serialized) struct MetricsTests {
     private func metrics(_ session: TransferSession, _ u: String) async throws -> (TaskMetrics, TransferResponse?) {
-        let rec = Recorder()
         let box = Box<TransferResponse?>()
         let task = session.dataTask(with: TransferRequest(url: url(u))) { _, r, _ in box.set(r) }
         task.resume()
         let response = try await box.wait()
-        _ = rec
         return (task.metrics, response)
     }
 

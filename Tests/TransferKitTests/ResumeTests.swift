@@ -156,6 +156,7 @@ import Testing
         #expect(rec.error == nil)
         #expect(file.map(sha256) == sha256(expectedBody(size, seed: 9)), "the file is whole and never spliced")
         #expect(rec.state.withLock { $0.resumedAt }.first == 0)
+        #expect(rec.state.withLock { $0.metrics?.redirectCount } == 0, "a resume restart is not a redirect")
         session.finishTasksAndInvalidate()
         second.finishTasksAndInvalidate()
     }

@@ -10,8 +10,10 @@ final class Transfer {
     unowned let engine: TransferEngine
     var easy: EasyHandle
     var request: TransferRequest
-    /// 0 for the first request, +1 per redirect followed.
+    /// 0 for the first request, +1 per further request (redirect or resume restart).
     var hop = 0
+    /// Redirects followed (a resume restart is a new hop but not a redirect).
+    var redirects = 0
 
     // Response head of the current hop, parsed line by line in the header callback.
     var statusCode = 0

@@ -42,7 +42,7 @@ extension TransferEngine {
     // MARK: redirects (issue 3): one hop at a time, under the delegate's control
 
     func redirect(_ t: Transfer, to proposed: TransferRequest) {
-        guard t.hop < RedirectPolicy.maximumRedirects else {
+        guard t.redirects < RedirectPolicy.maximumRedirects else {
             finish(t, error: TransferError(.httpTooManyRedirects,
                                            "more than \(RedirectPolicy.maximumRedirects) redirects (a redirect loop?)",
                                            failingURL: Redaction.redactURL(t.request.url.absoluteString)))
@@ -75,9 +75,12 @@ extension TransferEngine {
         }
     }
 
-    func followRedirect(_ t: Transfer, _ next: TransferRequest) {
+    /// Starts the next hop on a new handle: a redirect, or (`isRedirect: false`) a resume
+    /// restart with a plain GET.
+    func followRedirect(_ t: Transfer, _ next: TransferRequest, isRedirect: Bool = true) {
         let keepsBody = next.httpMethod.uppercased() == t.request.httpMethod.uppercased() && t.hasBodyThisHop
         t.beginHop(next, easy: t.easy)
+        if isRedirect { t.redirects += 1 }
         t.hasBodyThisHop = keepsBody
         do {
             t.easy = try makeEasy(for: t)

@@ -59,7 +59,7 @@ extension TransferEngine {
         t.task.core.withLock { c in
             c.currentRequest = t.request
             c.metrics.transactionMetrics.append(record)
-            c.metrics.redirectCount = t.hop
+            c.metrics.redirectCount = t.redirects
         }
     }
 
@@ -144,9 +144,8 @@ extension TransferEngine {
         return Deadlines(idle: idle, resource: resource)
     }
 
-    func expiredTimer(_ t: Transfer, now: UInt64) -> TransferError? {
-        guard let d = deadlines(t) else { return nil }
-        // Cheap comparisons first: this runs for every transfer on every loop iteration.
+    func expiredTimer(_ t: Transfer, _ d: Deadlines, now: UInt64) -> TransferError? {
+        // Cheap comparisons first: this runs for every transfer on every timer scan.
         let idleFired = d.idle.map { now >= $0 } ?? false
         guard idleFired || now >= d.resource else { return nil }
         let url = Redaction.redactURL(t.request.url.absoluteString)

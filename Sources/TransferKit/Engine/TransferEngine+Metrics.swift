@@ -44,7 +44,7 @@ extension TransferEngine {
         if t.firstHeaderAt != nil {
             phase = .receive
         } else if t.prereqAt != nil {
-            phase = t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < (t.task.upload?.expectedLength ?? 0)
+            phase = t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < t.task.uploadLength
                 ? .request : .wait
         } else if t.dequeued {
             let connectDone = t.easy.offset(CURLINFO_CONNECT_TIME_T) > 0

@@ -101,7 +101,7 @@ extension TransferEngine {
         t.restartFromZeroPending = false
         var plain = t.request
         plain.headers.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
-        followRedirect(t, plain)  // a new hop on a new handle, same as a redirect
+        followRedirect(t, plain, isRedirect: false)  // a new hop on a new handle
         reportResume(t, offset: 0, expected: -1)
     }
 

@@ -65,7 +65,7 @@ extension TransferEngine {
         let hasBody = t.task.upload != nil && t.hasBodyThisHop
         if hasBody {
             try e.set(CURLOPT_UPLOAD, true)
-            try e.set(CURLOPT_INFILESIZE_LARGE, offset: t.task.upload!.expectedLength)
+            try e.set(CURLOPT_INFILESIZE_LARGE, offset: t.task.uploadLength)
             try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_READFUNCTION, TransferCallbacks.read))
             try e.set(CURLOPT_READDATA, pointer: t.opaque)
             try check(tk_easy_setopt_seek_cb(e.raw, TransferCallbacks.seek))

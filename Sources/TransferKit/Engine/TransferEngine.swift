@@ -171,8 +171,9 @@ final class TransferEngine: @unchecked Sendable {
             anyRunning = anyRunning || !t.wantPaused
             publishProgress(t, now: now)
             if t.dequeued && t.inMulti && t.firstHeaderAt == nil { updateLivePhase(t) }
-            if let e = expiredTimer(t, now: now) { expired.append((t, e)) }
-            if let d = deadlines(t) { next = min(next, d.idle ?? .max, d.resource) }
+            guard let d = deadlines(t) else { continue }
+            if let e = expiredTimer(t, d, now: now) { expired.append((t, e)) }
+            next = min(next, d.idle ?? .max, d.resource)
         }
         nextDeadline = next
         allSuspended = !anyRunning

@@ -10,6 +10,8 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     let session: TransferSession
     let core: Locked<TaskCore>
     let upload: UploadSource?
+    /// The request body's length (-1 unknown), measured once at creation (a file is stat'ed).
+    let uploadLength: Int64
     /// Set when the task was refused at creation (bad resume data): it fails on resume.
     nonisolated(unsafe) var rejection: TransferError?
     /// The resume data this download continues, if it was made from some (SPEC S8).
@@ -22,10 +24,11 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
         self.kind = kind
         self.originalRequest = request
         self.upload = upload
+        self.uploadLength = upload?.expectedLength ?? -1
         self.resumeFrom = resumeFrom
         var c = TaskCore(currentRequest: request, metrics: TaskMetrics(taskIntervalStart: Date()))
         c.completion = completion
-        c.countOfBytesExpectedToSend = upload?.expectedLength ?? -1
+        c.countOfBytesExpectedToSend = uploadLength
         c.resumeOffset = resumeFrom?.bytesReceived
         c.countOfBytesReceived = resumeFrom?.bytesReceived ?? 0
         self.core = Locked(c)
@@ -117,7 +120,7 @@ public final class TransferDownloadTask: TransferTask, @unchecked Sendable {
 }
 
 extension UploadSource {
-    var expectedLength: Int64 {
+    fileprivate var expectedLength: Int64 {
         switch self {
         case .data(let d): return Int64(d.count)
         case .file(let url):
