@@ -43,10 +43,12 @@ let package = Package(
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
         // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
         .executableTarget(name: "transferbench", dependencies: ["TransferKit"]),
+        // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.
+        .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
-        .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI"], exclude: ["Golden"]),
-        .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer"]),
+        .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
+        .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer", "MonitorFixtures"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import MonitorFixtures
 import Testing
 @testable import TransferTopUI
 

@@ -1,4 +1,5 @@
 import Foundation
+import MonitorFixtures
 import Testing
 import TransferModel
 @testable import TransferTopUI

@@ -1,15 +1,17 @@
 import Foundation
 import TransferModel
-@testable import TransferTopUI
+import TransferTopUI
 
 /// A fixed monitor state: three sessions, tasks in every state, one 3-hop redirect chain.
-enum Fixtures {
-    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+/// Shared by the UI golden tests and the off-screen ncurses tests (a library target, because
+/// test targets cannot import each other).
+public enum Fixtures {
+    public static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func at(_ ms: Double) -> Date { t0.addingTimeInterval(ms / 1000) }
+    public static func at(_ ms: Double) -> Date { t0.addingTimeInterval(ms / 1000) }
 
     /// http → https redirect → reused https connection; the last hop is still receiving.
-    static func threeHopMetrics(running: Bool = true) -> TaskMetrics {
+    public static func threeHopMetrics(running: Bool = true) -> TaskMetrics {
         let hop1 = TransactionMetrics(
             method: "GET", url: "http://example.test/get", statusCode: 301, fetchStartDate: at(0), queueEndDate: at(0),
             domainLookupStartDate: at(0), domainLookupEndDate: at(20), connectStartDate: at(20), connectEndDate: at(40),
@@ -32,7 +34,7 @@ enum Fixtures {
                            transactionMetrics: [hop1, hop2, hop3])
     }
 
-    static func task(_ session: Int, _ id: Int, _ state: TaskState, url: String, kind: TaskKind = .download,
+    public static func task(_ session: Int, _ id: Int, _ state: TaskState, url: String, kind: TaskKind = .download,
                      received: Int64 = 0, expected: Int64 = -1, status: Int? = nil, proto: String? = nil,
                      error: TransferError? = nil, resumable: Bool = false, metrics: TaskMetrics? = nil) -> TaskSnapshot {
         TaskSnapshot(sessionID: session, sessionName: "s\(session)", taskIdentifier: id, kind: kind, state: state,
@@ -41,9 +43,22 @@ enum Fixtures {
                      error: error, isResumable: resumable)
     }
 
-    static let mib: Int64 = 1 << 20
+    public static let mib: Int64 = 1 << 20
 
-    static func sessions() -> [SessionSnapshot] {
+    /// A task whose URL has CJK text, to draw wide characters (off by default: the UI goldens
+    /// were recorded without it).
+    public static let wideTask = TaskID(session: 1, task: 5)
+
+    public static func sessions(includeWideTask: Bool = false) -> [SessionSnapshot] {
+        var s = baseSessions()
+        if includeWideTask {
+            s[0].tasks.append(task(1, 5, .running, url: "https://例え.test/文件/データ.bin", received: 1 * mib,
+                                   expected: 8 * mib, status: 200, proto: "h2"))
+        }
+        return s
+    }
+
+    static func baseSessions() -> [SessionSnapshot] {
         [
             SessionSnapshot(id: 1, name: "downloads", kind: .default, state: .active, maxConnectionsPerHost: 6, tasks: [
                 task(1, 1, .running, url: "http://example.test/get", received: 50 * mib, expected: 100 * mib, status: 200,
@@ -65,7 +80,7 @@ enum Fixtures {
         ]
     }
 
-    static func events() -> [TransferEvent] {
+    public static func events() -> [TransferEvent] {
         [
             TransferEvent(date: at(0), sessionID: 1, taskIdentifier: nil, kind: .sessionCreated),
             TransferEvent(date: at(1), sessionID: 1, taskIdentifier: 1, kind: .taskStateChanged(.running)),
@@ -76,15 +91,15 @@ enum Fixtures {
     }
 
     /// The model the golden screens are drawn from: speeds from two samples one second apart.
-    static func model(width: Int, height: Int, detail: Bool = true) -> MonitorModel {
+    public static func model(width: Int, height: Int, detail: Bool = true, includeWideTask: Bool = false) -> MonitorModel {
         var m = MonitorModel()
         m.width = width
         m.height = height
         m.now = at(350)
-        var first = sessions()
+        var first = sessions(includeWideTask: includeWideTask)
         for s in first.indices { for t in first[s].tasks.indices { first[s].tasks[t].countOfBytesReceived /= 2 } }
         m.apply(first, at: 0)
-        m.apply(sessions(), at: 1)
+        m.apply(sessions(includeWideTask: includeWideTask), at: 1)
         m.append(events())
         m.detailShown = detail
         m.frameTimeMs = 1.25
