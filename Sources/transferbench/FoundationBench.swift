@@ -55,13 +55,7 @@ enum FoundationBench {
 
         func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,
                         didFinishDownloadingTo location: URL) {
-            do {
-                try? FileManager.default.removeItem(at: target)
-                try FileManager.default.moveItem(at: location, to: target)
-                moved = true
-            } catch {
-                moveError = "\(error)"
-            }
+            (moved, moveError) = placeDownload(location, at: target)
         }
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
             self.error = error

@@ -56,13 +56,7 @@ enum TKBench {
 
         func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
                      didFinishDownloadingTo location: URL) {
-            do {
-                try? FileManager.default.removeItem(at: target)
-                try FileManager.default.moveItem(at: location, to: target)
-                moved = true
-            } catch {
-                moveError = "\(error)"
-            }
+            (moved, moveError) = placeDownload(location, at: target)
         }
         func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
             self.error = error
