@@ -86,28 +86,30 @@ public final class TransferSession: @unchecked Sendable {
     }
 
     public func uploadTask(with request: TransferRequest, from body: Data) -> TransferUploadTask {
-        register { TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .data(body)) }
+        makeUpload(request, .data(body), nil)
     }
 
     public func uploadTask(with request: TransferRequest, fromFile file: URL) -> TransferUploadTask {
-        register { TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .file(file)) }
+        makeUpload(request, .file(file), nil)
     }
 
     public func uploadTask(with request: TransferRequest, from body: Data,
                            completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
         -> TransferUploadTask {
-        register {
-            TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .data(body),
-                               completion: .data(completionHandler))
-        }
+        makeUpload(request, .data(body), .data(completionHandler))
     }
 
     public func uploadTask(with request: TransferRequest, fromFile file: URL,
                            completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
         -> TransferUploadTask {
+        makeUpload(request, .file(file), .data(completionHandler))
+    }
+
+    private func makeUpload(_ request: TransferRequest, _ source: UploadSource, _ completion: TaskCompletion?)
+        -> TransferUploadTask {
         register {
-            TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: .file(file),
-                               completion: .data(completionHandler))
+            TransferUploadTask(session: self, identifier: $0, kind: .upload, request: request, upload: source,
+                               completion: completion)
         }
     }
 
