@@ -92,13 +92,6 @@ import Testing
         config.stateDirectory = dir
         let first = TransferSession(configuration: config)
         _ = try await first.data(from: url("\(server.httpBase)/cookies/set?jar=kept"))
-        let done = Box<Bool>()
-        final class D: TransferSessionDelegate, @unchecked Sendable {
-            let box: Box<Bool>
-            init(_ b: Box<Bool>) { box = b }
-            func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) { box.set(true) }
-        }
-        _ = D(done)
         first.finishTasksAndInvalidate()
         try await waitUntil { first.state == .invalidated }
         #expect(FileManager.default.fileExists(atPath: dir + "/cookies.txt"))

@@ -75,26 +75,22 @@ extension TransferSession {
     }
 }
 
-/// Holds the task of an async call so Swift cancellation can reach it.
-final class TaskBox: @unchecked Sendable {
-    // @unchecked: `task` and `cancelled` are only touched under `lock`.
-    private let lock = NSLock()
-    private var task: TransferTask?
-    private var cancelled = false
+/// Holds the task of an async call so Swift cancellation can reach it, whichever comes first.
+final class TaskBox: Sendable {
+    private let state = Locked<(task: TransferTask?, cancelled: Bool)>((nil, false))
 
     func set(_ t: TransferTask) {
-        lock.lock()
-        task = t
-        let c = cancelled
-        lock.unlock()
-        if c { t.cancel() }
+        let cancelled = state.withLock { s -> Bool in
+            s.task = t
+            return s.cancelled
+        }
+        if cancelled { t.cancel() }
     }
 
     func cancel() {
-        lock.lock()
-        cancelled = true
-        let t = task
-        lock.unlock()
-        t?.cancel()
+        state.withLock { s -> TransferTask? in
+            s.cancelled = true
+            return s.task
+        }?.cancel()
     }
 }
