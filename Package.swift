@@ -45,10 +45,12 @@ let package = Package(
         .executableTarget(name: "transferbench", dependencies: ["TransferKit"]),
         // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
+        // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel"]),
-        .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer"]),
-        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
+        .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
-        .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer", "MonitorFixtures"]),
+        .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport"]),
     ]
 )

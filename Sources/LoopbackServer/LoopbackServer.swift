@@ -61,6 +61,7 @@ final class ServerCore: Sendable {
     }
 
     let state = Locked(State())
+    let gates = GateTable()
 
     func connectionOpened(_ channel: any Channel) -> Int {
         state.withLock { s in
@@ -151,6 +152,8 @@ public final class LoopbackServer: Sendable {
     private let core: ServerCore
     private let listeners: [any Channel]
     private let isShutDown = Locked(false)
+    /// The test-controlled gates (`Gates.swift`).
+    var gates: GateTable { core.gates }
 
     /// `http://HOST:PORT`, e.g. `http://127.0.0.1:40123` (IPv6 hosts are bracketed).
     public var httpBase: String { "http://\(urlHost):\(httpPort)" }

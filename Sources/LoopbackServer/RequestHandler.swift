@@ -24,6 +24,11 @@ struct ResponsePlan {
     /// Send only this many body bytes, then `cut`.
     var cutAfter: Int? = nil
     var cut: Cut = .stall
+    /// Hold the head until this gate opens (`headGate=G`).
+    var headGate: String? = nil
+    /// Send `holdAfter` body bytes, then hold the rest until this gate opens (`gate=G`).
+    var bodyGate: String? = nil
+    var holdAfter = 0
 
     init(status: HTTPResponseStatus) { self.status = status }
 
@@ -82,6 +87,9 @@ final class RequestHandler: ChannelInboundHandler {
     private var pumping = false
     private var pumpAgain = false
     private var timer: Scheduled<Void>?
+    /// Body bytes still to send before the body gate (nil: no hold pending).
+    private var holdLeft: Int?
+    private var holdArrived = false
 
     init(core: ServerCore, connectionID: Int, protocolName: String, connection: any Channel) {
         self.core = core
@@ -110,13 +118,25 @@ final class RequestHandler: ChannelInboundHandler {
                                     connectionID: connectionID, protocolName: protocolName)
             if head.method == .HEAD { plan.literal = []; plan.patternCount = 0; plan.cutAfter = nil }
             self.head = nil
-            if plan.delayMS > 0 {
-                timer = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(plan.delayMS))) {
-                    self.startResponse(context: context, plan: plan, keepAlive: head.isKeepAlive)
+            if let gate = plan.headGate {
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                core.gates.arrive(gate, on: context.eventLoop) { [plan] in
+                    let (handler, context) = bound.value
+                    handler.startAfterDelay(context: context, plan: plan, keepAlive: head.isKeepAlive)
                 }
             } else {
-                startResponse(context: context, plan: plan, keepAlive: head.isKeepAlive)
+                startAfterDelay(context: context, plan: plan, keepAlive: head.isKeepAlive)
             }
+        }
+    }
+
+    private func startAfterDelay(context: ChannelHandlerContext, plan: ResponsePlan, keepAlive: Bool) {
+        if plan.delayMS > 0 {
+            timer = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(plan.delayMS))) {
+                self.startResponse(context: context, plan: plan, keepAlive: keepAlive)
+            }
+        } else {
+            startResponse(context: context, plan: plan, keepAlive: keepAlive)
         }
     }
 
@@ -181,6 +201,8 @@ final class RequestHandler: ChannelInboundHandler {
         inFlight = 0
         tokenReady = true
         finished = false
+        holdLeft = plan.bodyGate == nil ? nil : plan.holdAfter
+        holdArrived = false
         context.flush()
         pump(context: context)
     }
@@ -193,8 +215,9 @@ final class RequestHandler: ChannelInboundHandler {
         repeat {
             pumpAgain = false
             var wrote = false
-            while remaining > 0, inFlight < Self.maxInFlight, tokenReady, context.channel.isWritable, active {
-                let n = min(plan.chunk, remaining)
+            while remaining > 0, holdLeft != 0, inFlight < Self.maxInFlight, tokenReady, context.channel.isWritable, active {
+                let n = min(plan.chunk, remaining, holdLeft ?? .max)
+                if holdLeft != nil { holdLeft! -= n }
                 var buffer = context.channel.allocator.buffer(capacity: n)
                 let start = offset
                 buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: n) { pointer in
@@ -223,7 +246,21 @@ final class RequestHandler: ChannelInboundHandler {
             }
             if wrote { context.flush() }
             if remaining == 0 { finishIfDone(context: context, plan: plan) }
+            else if holdLeft == 0, inFlight == 0, !holdArrived { arriveAtBodyGate(context: context, plan: plan) }
         } while pumpAgain && active && !finished
+    }
+
+    /// The first `holdAfter` bytes were written (their writes completed): count an arrival and
+    /// go on when the gate opens.
+    private func arriveAtBodyGate(context: ChannelHandlerContext, plan: ResponsePlan) {
+        guard let gate = plan.bodyGate else { return }
+        holdArrived = true
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        core.gates.arrive(gate, on: context.eventLoop) {
+            let (handler, context) = bound.value
+            handler.holdLeft = nil
+            handler.pump(context: context)
+        }
     }
 
     private func finishIfDone(context: ChannelHandlerContext, plan: ResponsePlan) {

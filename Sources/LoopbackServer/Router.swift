@@ -7,6 +7,21 @@ import TransferModel
 enum Router {
     static func route(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256.Hasher?, core: ServerCore,
                       connectionID: Int, protocolName: String) -> ResponsePlan {
+        var plan = routeByPath(head: head, bodyCount: bodyCount, hasher: &hasher, core: core,
+                               connectionID: connectionID, protocolName: protocolName)
+        // Gates apply to every route (Gates.swift): the test decides when the response goes on.
+        let query = Dictionary(parseQuery(String(head.uri.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")),
+                               uniquingKeysWith: { first, _ in first })
+        plan.headGate = query["headGate"].flatMap { $0.isEmpty ? nil : $0 }
+        if let gate = query["gate"], !gate.isEmpty {
+            plan.bodyGate = gate
+            plan.holdAfter = max(0, query["holdAfter"].flatMap { Int($0) } ?? 0)
+        }
+        return plan
+    }
+
+    private static func routeByPath(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256.Hasher?, core: ServerCore,
+                                    connectionID: Int, protocolName: String) -> ResponsePlan {
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? "/"
         let queryString = parts.count > 1 ? String(parts[1]) : ""

@@ -1,9 +1,16 @@
 import Foundation
 import LoopbackServer
+import TestSupport
+import TransferModel
 import Testing
 
-/// Runs /usr/bin/curl with `arguments`; returns stdout bytes, stderr text and the exit status.
-private func curl(_ arguments: [String]) throws -> (out: [UInt8], err: String, status: Int32) {
+/// Runs /usr/bin/curl with `arguments` (off the cooperative pool); returns stdout bytes,
+/// stderr text and the exit status.
+private func curl(_ arguments: [String]) async throws -> (out: [UInt8], err: String, status: Int32) {
+    try await offPool { try curlBlocking(arguments) }
+}
+
+private func curlBlocking(_ arguments: [String]) throws -> (out: [UInt8], err: String, status: Int32) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     process.arguments = ["-s", "-S", "--max-time", "20"] + arguments
@@ -81,20 +88,20 @@ struct LoopbackServerTests {
     @Test func sizedChunkedAndCloseDelimitedBodies() async throws {
         try await withServer { server, _ in
             let expected = LoopbackServer.body(size: 100_000, seed: 7)
-            let sized = try curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7"])
+            let sized = try await curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7"])
             let (sizedHead, sizedBody) = split(sized.out)
             #expect(sizedHead.lowercased().contains("content-length: 100000"))
             #expect(sizedHead.lowercased().contains("x-connection-id: "))
             #expect(sizedHead.lowercased().contains("x-protocol: http/1.1"))
             #expect(sizedBody == expected)
 
-            let chunked = try curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7&chunked=1"])
+            let chunked = try await curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7&chunked=1"])
             let (chunkedHead, chunkedBody) = split(chunked.out)
             #expect(chunkedHead.lowercased().contains("transfer-encoding: chunked"))
             #expect(!chunkedHead.lowercased().contains("content-length"))
             #expect(chunkedBody == expected)
 
-            let closed = try curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7&close=1"])
+            let closed = try await curl(["-D", "-", "\(server.httpBase)/bytes/100000?seed=7&close=1"])
             let (closedHead, closedBody) = split(closed.out)
             #expect(!closedHead.lowercased().contains("content-length"))
             #expect(!closedHead.lowercased().contains("transfer-encoding"))
@@ -104,14 +111,14 @@ struct LoopbackServerTests {
 
     @Test func http2OverTLSAndHTTP1OverTLS() async throws {
         try await withServer { server, ca in
-            let h2 = try curl(["-D", "-", "--http2", "--cacert", ca, "\(server.httpsBase)/bytes/300000?seed=2"])
+            let h2 = try await curl(["-D", "-", "--http2", "--cacert", ca, "\(server.httpsBase)/bytes/300000?seed=2"])
             #expect(h2.status == 0, "\(h2.err)")
             let (head, body) = split(h2.out)
             #expect(head.hasPrefix("HTTP/2 200"))
             #expect(head.lowercased().contains("x-protocol: h2"))
             #expect(body == LoopbackServer.body(size: 300_000, seed: 2))
 
-            let h1 = try curl(["-D", "-", "--http1.1", "--cacert", ca, "\(server.httpsBase)/bytes/1000"])
+            let h1 = try await curl(["-D", "-", "--http1.1", "--cacert", ca, "\(server.httpsBase)/bytes/1000"])
             #expect(h1.status == 0, "\(h1.err)")
             #expect(split(h1.out).headers.hasPrefix("HTTP/1.1 200"))
             #expect(split(h1.out).body == LoopbackServer.body(size: 1000))
@@ -123,7 +130,7 @@ struct LoopbackServerTests {
         try await withServer { server, _ in
             server.setFile("f.bin", size: 10_000, seed: 3)
             let url = "\(server.httpBase)/files/f.bin"
-            let full = try curl(["-D", "-", url])
+            let full = try await curl(["-D", "-", url])
             let (fullHead, fullBody) = split(full.out)
             #expect(fullHead.hasPrefix("HTTP/1.1 200"))
             #expect(fullBody == LoopbackServer.body(size: 10_000, seed: 3))
@@ -131,28 +138,28 @@ struct LoopbackServerTests {
                 .map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) } ?? ""
             #expect(etag.hasPrefix("\""))
 
-            let partial = try curl(["-D", "-", "-H", "Range: bytes=4000-", "-H", "If-Range: \(etag)", url])
+            let partial = try await curl(["-D", "-", "-H", "Range: bytes=4000-", "-H", "If-Range: \(etag)", url])
             let (partialHead, partialBody) = split(partial.out)
             #expect(partialHead.hasPrefix("HTTP/1.1 206"))
             #expect(partialHead.contains("Content-Range: bytes 4000-9999/10000"))
             #expect(partialBody == LoopbackServer.bodyBytes(offset: 4000, count: 6000, seed: 3))
 
-            let middle = try curl(["-H", "Range: bytes=10-19", url])
+            let middle = try await curl(["-H", "Range: bytes=10-19", url])
             #expect(middle.out == LoopbackServer.bodyBytes(offset: 10, count: 10, seed: 3))
 
             server.changeFile("f.bin", newSeed: 4)
-            let stale = try curl(["-D", "-", "-H", "Range: bytes=4000-", "-H", "If-Range: \(etag)", url])
+            let stale = try await curl(["-D", "-", "-H", "Range: bytes=4000-", "-H", "If-Range: \(etag)", url])
             let (staleHead, staleBody) = split(stale.out)
             #expect(staleHead.hasPrefix("HTTP/1.1 200"))
             #expect(staleBody == LoopbackServer.body(size: 10_000, seed: 4))
 
-            let beyond = try curl(["-D", "-", "-H", "Range: bytes=10000-", url])
+            let beyond = try await curl(["-D", "-", "-H", "Range: bytes=10000-", url])
             #expect(split(beyond.out).headers.hasPrefix("HTTP/1.1 416"))
             #expect(split(beyond.out).headers.contains("Content-Range: bytes */10000"))
 
-            let lying = try curl(["-D", "-", "-H", "Range: bytes=4000-", "\(url)?badRange=1"])
+            let lying = try await curl(["-D", "-", "-H", "Range: bytes=4000-", "\(url)?badRange=1"])
             #expect(split(lying.out).headers.contains("Content-Range: bytes 0-5999/10000"))
-            let missing = try curl(["-D", "-", "\(server.httpBase)/files/nope"])
+            let missing = try await curl(["-D", "-", "\(server.httpBase)/files/nope"])
             #expect(split(missing.out).headers.hasPrefix("HTTP/1.1 404"))
         }
     }
@@ -164,7 +171,7 @@ struct LoopbackServerTests {
             defer { try? FileManager.default.removeItem(at: file) }
             // "abc" has the well-known SHA-256 ba7816bf...
             try Data("abc".utf8).write(to: file)
-            let small = try curl(["--data-binary", "@\(file.path)", "\(server.httpBase)/echo?x=1"])
+            let small = try await curl(["--data-binary", "@\(file.path)", "\(server.httpBase)/echo?x=1"])
             let json = try JSONSerialization.jsonObject(with: Data(small.out)) as? [String: Any]
             #expect(json?["method"] as? String == "POST")
             #expect(json?["path"] as? String == "/echo?x=1")
@@ -172,27 +179,67 @@ struct LoopbackServerTests {
             #expect(json?["bodySHA256"] as? String == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
 
             try Data(LoopbackServer.body(size: 3_000_000, seed: 9)).write(to: file)
-            let big = try curl(["-T", file.path, "\(server.httpBase)/echo"])
+            let big = try await curl(["-T", file.path, "\(server.httpBase)/echo"])
             let bigJSON = try JSONSerialization.jsonObject(with: Data(big.out)) as? [String: Any]
             #expect(bigJSON?["method"] as? String == "PUT")
             #expect(bigJSON?["bodyLength"] as? Int == 3_000_000)
-            let shaProcess = Process()
-            shaProcess.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            shaProcess.arguments = [file.path]
-            let pipe = Pipe()
-            shaProcess.standardOutput = pipe
-            try shaProcess.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            shaProcess.waitUntilExit()
+            let path = file.path
+            let text = try await offPool { () throws -> String in
+                let shaProcess = Process()
+                shaProcess.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+                shaProcess.arguments = [path]
+                let pipe = Pipe()
+                shaProcess.standardOutput = pipe
+                try shaProcess.run()
+                let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                shaProcess.waitUntilExit()
+                return text
+            }
             #expect(bigJSON?["bodySHA256"] as? String == text.split(separator: " ").first.map(String.init))
             #expect(server.stats.requests.last?.bodyBytesReceived == 3_000_000)
+        }
+    }
+
+    /// `headGate`: no head leaves before the test opens the gate; then the response is whole.
+    @Test func headGateHoldsTheResponseUntilOpened() async throws {
+        try await withServer { server, _ in
+            let gate = UUID().uuidString
+            let done = Locked(false)
+            let call = Task {
+                let r = try await curl(["\(server.httpBase)/bytes/10?headGate=\(gate)"])
+                done.withLock { $0 = true }
+                return r
+            }
+            try await server.waitForGate(gate)
+            #expect(server.stats.bytesWritten == 0)
+            #expect(!done.withLock { $0 })
+            server.openGate(gate)
+            let result = try await call.value
+            #expect(result.out == LoopbackServer.body(size: 10))
+            // An open gate stays open: a later request passes (and is counted).
+            #expect(try await curl(["\(server.httpBase)/bytes/5?headGate=\(gate)"]).out.count == 5)
+            #expect(server.gateArrivals(gate) == 2)
+        }
+    }
+
+    /// `gate` + `holdAfter`: exactly K body bytes are written, then nothing until the gate opens.
+    @Test func bodyGateHoldsAfterKBytes() async throws {
+        try await withServer { server, _ in
+            let gate = UUID().uuidString
+            let call = Task { try await curl(["\(server.httpBase)/bytes/300000?seed=4&gate=\(gate)&holdAfter=70000"]) }
+            try await server.waitForGate(gate)
+            #expect(server.stats.bytesWritten == 70000)
+            server.openGate(gate)
+            let result = try await call.value
+            #expect(result.out == LoopbackServer.body(size: 300000, seed: 4))
+            #expect(server.stats.bytesWritten == 300000)
         }
     }
 
     @Test func delayWaitsAtLeastTheRequestedTime() async throws {
         try await withServer { server, _ in
             let start = ContinuousClock.now
-            let result = try curl(["\(server.httpBase)/delay?ms=300&size=10"])
+            let result = try await curl(["\(server.httpBase)/delay?ms=300&size=10"])
             let elapsed = ContinuousClock.now - start
             #expect(result.out.count == 10)
             #expect(elapsed >= .milliseconds(300))
@@ -202,10 +249,10 @@ struct LoopbackServerTests {
     @Test func statsCountConnectionsAndBytes() async throws {
         try await withServer { server, _ in
             server.resetStats()
-            _ = try curl(["\(server.httpBase)/bytes/5000", "\(server.httpBase)/bytes/7000"])  // one kept-alive connection
-            _ = try curl(["\(server.httpBase)/conn"])
-            // Give the close of the last connection a moment to be observed.
-            try await Task.sleep(for: .milliseconds(100))
+            _ = try await curl(["\(server.httpBase)/bytes/5000", "\(server.httpBase)/bytes/7000"])  // one kept-alive connection
+            _ = try await curl(["\(server.httpBase)/conn"])
+            // The close of the last connection is observed a moment after curl exits.
+            try await waitFor("connections closed") { server.stats.activeConnections == 0 }
             let stats = server.stats
             #expect(stats.connectionsAccepted == 2)
             #expect(stats.requests.count == 3)
@@ -219,23 +266,23 @@ struct LoopbackServerTests {
 
     @Test func routesRedirectCookiesStatusResetStall() async throws {
         try await withServer { server, _ in
-            let redirect = try curl(["-L", "-D", "-", "\(server.httpBase)/redirect/3?status=307"])
+            let redirect = try await curl(["-L", "-D", "-", "\(server.httpBase)/redirect/3?status=307"])
             #expect(String(decoding: split(redirect.out).body, as: UTF8.self) == "done")
             #expect(String(decoding: redirect.out, as: UTF8.self).contains("HTTP/1.1 307"))
 
-            let cookies = try curl(["-c", "-", "\(server.httpBase)/cookies/set?a=1&b=two"])
+            let cookies = try await curl(["-c", "-", "\(server.httpBase)/cookies/set?a=1&b=two"])
             #expect(String(decoding: cookies.out, as: UTF8.self).contains("\ta\t1"))
-            let sent = try curl(["-H", "Cookie: a=1; b=two", "\(server.httpBase)/cookies"])
+            let sent = try await curl(["-H", "Cookie: a=1; b=two", "\(server.httpBase)/cookies"])
             #expect(String(decoding: sent.out, as: UTF8.self).contains("\"b\":\"two\""))
 
-            let status = try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(server.httpBase)/status/503"])
+            let status = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "\(server.httpBase)/status/503"])
             #expect(String(decoding: status.out, as: UTF8.self) == "503")
 
-            let reset = try curl(["\(server.httpBase)/reset?size=100000&after=1000"])
+            let reset = try await curl(["\(server.httpBase)/reset?size=100000&after=1000"])
             #expect(reset.status != 0)
             #expect(reset.out == LoopbackServer.body(size: 1000))
 
-            let stall = try curl(["--max-time", "1", "\(server.httpBase)/stall?size=100000&after=500"])
+            let stall = try await curl(["--max-time", "1", "\(server.httpBase)/stall?size=100000&after=500"])
             #expect(stall.status == 28)  // timed out
             #expect(stall.out == LoopbackServer.body(size: 500))
         }
@@ -244,7 +291,7 @@ struct LoopbackServerTests {
     @Test func backPressureStopsBytesWritten() async throws {
         try await withServer { server, _ in
             // curl reads at 64 KiB/s for 1 s: the server must stall instead of queueing 64 MiB.
-            _ = try curl(["--limit-rate", "64K", "--max-time", "1", "-o", "/dev/null",
+            _ = try await curl(["--limit-rate", "64K", "--max-time", "1", "-o", "/dev/null",
                           "\(server.httpBase)/bytes/67108864"])
             let written = server.stats.bytesWritten
             print("LoopbackServer back-pressure: \(written) bytes written while curl read at 64 KiB/s for 1 s")
@@ -259,14 +306,13 @@ struct LoopbackServerTests {
                 ("h2", "\(server.httpsBase)/bytes/67108864", ["--http2", "--cacert", ca]),
             ] {
                 let start = ContinuousClock.now
-                let result = try curl(extra + ["-o", "/dev/null", "-w", "%{size_download} %{http_version}", url])
+                let result = try await curl(extra + ["-o", "/dev/null", "-w", "%{size_download} %{http_version}", url])
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 let text = String(decoding: result.out, as: UTF8.self)
                 print("LoopbackServer 64 MiB over \(label): \(String(format: "%.2f", seconds)) s, "
                       + "\(String(format: "%.0f", 64 / seconds)) MiB/s (\(text))")
-                #expect(text.hasPrefix("67108864"))
-                #expect(seconds < 15)
+                #expect(text.hasPrefix("67108864"))  // speed is printed, never asserted (issue 10)
             }
         }
     }
@@ -277,7 +323,7 @@ struct LoopbackServerTests {
             defer { try? FileManager.default.removeItem(at: file) }
             try Data(LoopbackServer.body(size: 32 << 20, seed: 5)).write(to: file)
             let start = ContinuousClock.now
-            let result = try curl(["-T", file.path, "\(server.httpBase)/echo"])
+            let result = try await curl(["-T", file.path, "\(server.httpBase)/echo"])
             let elapsed = ContinuousClock.now - start
             print("LoopbackServer 32 MiB upload to /echo (SHA-256): \(elapsed)")
             #expect(String(decoding: result.out, as: UTF8.self).contains("\"bodyLength\":33554432"))

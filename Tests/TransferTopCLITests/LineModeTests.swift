@@ -1,15 +1,16 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import TransferTopCLI
 
 @Suite(.serialized) struct LineModeTests {
-    @Test func usageErrorsExitTwo() throws {
-        let r = try Run.binary(["--session", "weird", "http://a/"])
+    @Test func usageErrorsExitTwo() async throws {
+        let r = try await Run.binary(["--session", "weird", "http://a/"])
         #expect(r.status == 2)
         #expect(r.stderr == "transfertop: --session must be 'default' or 'ephemeral', not 'weird'\nsee 'transfertop --help'\n")
         #expect(r.stdout.isEmpty)
-        let help = try Run.binary(["--help"])
+        let help = try await Run.binary(["--help"])
         #expect(help.status == 0 && help.stdout == HelpText.text)
     }
 
@@ -20,7 +21,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data("old".utf8).write(to: URL(fileURLWithPath: dir + "/100000"))
         let csv = dir + "/m.csv", har = dir + "/r.har"
-        let r = try Run.binary(["-o", dir, "--csv", csv, "--har", har, "\(server.httpBase)/bytes/100000?seed=3",
+        let r = try await Run.binary(["-o", dir, "--csv", csv, "--har", har, "\(server.httpBase)/bytes/100000?seed=3",
                                 "\(server.httpBase)/redirect/2"], environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(!r.stdout.contains("\u{1B}"))
@@ -41,31 +42,31 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = try Run.binary(["--no-tui", "-o", dir, "\(server.httpBase)/status/404", "\(server.httpBase)/bytes/10"],
+        let r = try await Run.binary(["--no-tui", "-o", dir, "\(server.httpBase)/status/404", "\(server.httpBase)/bytes/10"],
                                environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("2 task(s): 1 succeeded, 1 did not"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/404"))
-        let refused = try Run.binary(["--no-tui", "--request-timeout", "2", "-o", dir, "http://127.0.0.1:1/x"],
+        let refused = try await Run.binary(["--no-tui", "--request-timeout", "2", "-o", dir, "http://127.0.0.1:1/x"],
                                      environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(refused.status == 1)
         #expect(refused.stdout.contains("failed"))
     }
 
-    @Test func unwritableOutputDirectory() throws {
-        let r = try Run.binary(["-o", "/proc/transfertop-nope", "http://127.0.0.1:1/x"])
+    @Test func unwritableOutputDirectory() async throws {
+        let r = try await Run.binary(["-o", "/proc/transfertop-nope", "http://127.0.0.1:1/x"])
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix("transfertop: cannot create output directory '/proc/transfertop-nope'"))
-        let file = try Run.binary(["-o", "/etc/hostname", "http://127.0.0.1:1/x"])
+        let file = try await Run.binary(["-o", "/etc/hostname", "http://127.0.0.1:1/x"])
         #expect(file.status == 2)
         #expect(file.stderr.contains("is not a directory"))
     }
 
-    @Test func brokenJobFileNamesLineAndField() throws {
+    @Test func brokenJobFileNamesLineAndField() async throws {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "[[session]]\nkind = \"shared\"\n".write(toFile: dir + "/j.toml", atomically: true, encoding: .utf8)
-        let r = try Run.binary(["--job", dir + "/j.toml"])
+        let r = try await Run.binary(["--job", dir + "/j.toml"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("j.toml:2: field 'kind': must be \"default\" or \"ephemeral\""))
     }
@@ -76,7 +77,7 @@ import Testing
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "# list\n\(server.httpBase)/bytes/5\n".write(toFile: dir + "/list", atomically: true, encoding: .utf8)
-        let r = try Run.binary(["-i", dir + "/list", "-o", dir], environment: ["NO_COLOR": "1", "XDG_STATE_HOME": dir + "/s"])
+        let r = try await Run.binary(["-i", dir + "/list", "-o", dir], environment: ["NO_COLOR": "1", "XDG_STATE_HOME": dir + "/s"])
         #expect(r.status == 0)
         #expect(!r.stdout.contains("\u{1B}"))
         #expect(FileManager.default.fileExists(atPath: dir + "/5"))
@@ -99,11 +100,16 @@ enum CSVParserShim {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let env = ["XDG_STATE_HOME": dir + "/state"]
-        let args = ["-o", dir + "/out", "\(server.httpBase)/files/big.bin?rate=400000"]
+        // The server sends 600 KB and holds the rest at a gate: the download is surely
+        // mid-flight when Ctrl-C comes, however loaded the machine.
+        let gate = UUID().uuidString
+        let args = ["-o", dir + "/out", "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
         let first = try Run.spawn(args, environment: env)
-        try await Task.sleep(for: .milliseconds(1200))
+        try await server.waitForGate(gate)
+        // The client has the response head (validators) once it wrote body bytes somewhere.
+        try await waitFor("the first body bytes on disk") { Self.largestFile(under: dir) > 0 }
         first.signal(SIGINT)
-        let r1 = first.wait()
+        let r1 = await first.wait()
         #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
         #expect(r1.stdout.contains("cancelled"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/big.bin"))
@@ -111,12 +117,25 @@ enum CSVParserShim {
         #expect(saved.count == 1)
 
         server.resetStats()
-        let r2 = try Run.binary(args, environment: env)
+        server.openGate(gate)
+        let r2 = try await Run.binary(args, environment: env)
         #expect(r2.status == 0, "\(r2.stdout)\(r2.stderr)")
         #expect(r2.stdout.contains("resuming"))
         #expect(server.stats.requests.contains { $0.header("Range") != nil })
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/big.bin"))
         #expect(data == Data(LoopbackServer.body(size: size, seed: 9)))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/resume")) ?? []).isEmpty)
+    }
+
+    /// The size of the largest regular file below `dir` (partial files live in the state or
+    /// the output directory).
+    static func largestFile(under dir: String) -> Int {
+        let fm = FileManager.default
+        var best = 0
+        for case let path as String in fm.enumerator(atPath: dir) ?? NSEnumerator() {
+            let size = (try? fm.attributesOfItem(atPath: dir + "/" + path)[.size] as? Int) ?? 0
+            best = max(best, size)
+        }
+        return best
     }
 }

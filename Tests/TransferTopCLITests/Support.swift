@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 
 /// Finds the built `transfertop` next to the test bundle, whatever the scratch path.
 enum Binary {
@@ -31,8 +32,8 @@ enum Run {
     /// Runs the binary with stdout and stderr redirected to files (so it is "not a terminal").
     /// posix_spawn + waitpid rather than Foundation's Process, whose child reaping on Linux
     /// was seen to stall for a minute or forever (see `Tmux.run`).
-    static func binary(_ args: [String], environment extra: [String: String] = [:]) throws -> RunResult {
-        try spawn(args, environment: extra).wait()
+    static func binary(_ args: [String], environment extra: [String: String] = [:]) async throws -> RunResult {
+        try await spawn(args, environment: extra).wait()
     }
 
     /// Starts the binary without waiting (for signal tests).
@@ -58,21 +59,22 @@ enum Run {
         return Spawned(pid: pid, outPath: outPath, errPath: errPath)
     }
 
-    static func tempDirectory() throws -> String {
-        let d = NSTemporaryDirectory() + "tt-cli-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
-        return d
-    }
+    static func tempDirectory() throws -> String { try privateDirectory("cli") }
 }
 
-struct Spawned {
+struct Spawned: Sendable {
     var pid: pid_t
     var outPath: String
     var errPath: String
 
     func signal(_ signo: Int32) { kill(pid, signo) }
 
-    func wait() -> RunResult {
+    /// Waits for the process on a thread of its own (never blocking the cooperative pool).
+    func wait() async -> RunResult {
+        await offPool { waitBlocking() }
+    }
+
+    private func waitBlocking() -> RunResult {
         defer { unlink(outPath); unlink(errPath) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -1,11 +1,13 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 import TransferKit
 
 /// The real ncurses path end to end: the monitor in a tmux pane, keys in, screen out.
-/// Each run uses its own tmux socket and kills it at the end.
-struct Tmux {
+/// Each run uses its own tmux socket and kills it at the end. Every tmux call runs off the
+/// cooperative pool (`offPool`): a blocked pool thread would stall the other suites' waits.
+struct Tmux: Sendable {
     let socket = "transfertop-test-\(getpid())-\(UUID().uuidString.prefix(6))"
 
     static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") || which("tmux") != nil }
@@ -21,7 +23,11 @@ struct Tmux {
     /// which inherits stdout (so a pipe never reaches end-of-file), and Process on Linux was seen
     /// to leave the exited tmux client a zombie and wait forever. Output goes to a file.
     @discardableResult
-    func run(_ args: [String]) throws -> String {
+    func run(_ args: [String]) async throws -> String {
+        try await offPool { try runBlocking(args) }
+    }
+
+    private func runBlocking(_ args: [String]) throws -> String {
         let path = NSTemporaryDirectory() + "tmux-out-\(UUID().uuidString)"
         defer { unlink(path) }
         var actions = posix_spawn_file_actions_t()
@@ -52,26 +58,46 @@ struct Tmux {
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
-    func capture() throws -> String { try run(["capture-pane", "-p", "-t", "t"]) }
-    func keys(_ k: String...) throws { try run(["send-keys", "-t", "t"] + k) }
-    /// Ends this test's tmux server; SIGKILL if it is still there a second later.
+    func capture() async throws -> String { try await run(["capture-pane", "-p", "-t", "t"]) }
+    func keys(_ k: String...) async throws { try await run(["send-keys", "-t", "t"] + k) }
+
+    /// Ends this test's tmux server (from a `defer`, so on a thread of its own, not awaited);
+    /// SIGKILL if it is still there a second later.
     func kill() {
-        let pid = pid_t((try? run(["display-message", "-p", "#{pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
-        _ = try? run(["kill-server"])
-        guard pid > 0 else { return }
-        for _ in 0..<10 where Foundation.kill(pid, 0) == 0 { usleep(100_000) }
-        if Foundation.kill(pid, 0) == 0 { Foundation.kill(pid, SIGKILL) }
+        let me = self
+        Thread {
+            let pid = pid_t((try? me.runBlocking(["display-message", "-p", "#{pid}"]))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            _ = try? me.runBlocking(["kill-server"])
+            guard pid > 0 else { return }
+            for _ in 0..<10 where Foundation.kill(pid, 0) == 0 { usleep(100_000) }
+            if Foundation.kill(pid, 0) == 0 { Foundation.kill(pid, SIGKILL) }
+        }.start()
     }
 
-    /// Polls the pane until `check` holds (or `seconds` pass); returns the last capture.
+    /// Polls the pane until `check` holds; returns the last capture. The deadline is generous
+    /// (it expires only on a bug; the assertion after the call reports the screen).
     @discardableResult
-    func waitFor(_ seconds: Double = 10, _ check: (String) -> Bool) throws -> String {
+    func waitFor(_ seconds: Double = 60, _ check: (String) -> Bool) async throws -> String {
         let end = Date().addingTimeInterval(seconds)
         var last = ""
         while Date() < end {
-            last = try capture()
+            last = try await capture()
             if check(last) { return last }
-            usleep(100_000)
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return last
+    }
+
+    /// Waits until `value` of the screen is the same in two captures `gap` seconds apart
+    /// (e.g. a byte count that stopped), and returns it.
+    func waitForStable(gap: Double = 0.3, _ value: (String) -> String?) async throws -> String? {
+        var last = value(try await capture())
+        for _ in 0..<200 {
+            try await Task.sleep(nanoseconds: UInt64(gap * 1e9))
+            let now = value(try await capture())
+            if now != nil && now == last { return now }
+            last = now
         }
         return last
     }
@@ -91,44 +117,47 @@ struct Tmux {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tmux = Tmux()
         defer { tmux.kill() }
-        let url = "\(server.httpBase)/drip?size=3000000&rate=100000"
+        // Paced, and held after 2 MB at a gate that never opens: the task is still running
+        // when q is pressed, however slow the machine.
+        let url = "\(server.httpBase)/drip?size=3000000&rate=100000&gate=\(UUID().uuidString)&holdAfter=2000000"
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
             + "\(binary) -o \(dir) '\(url)'; echo TT-EXITED $?; sleep 60"
-        try tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
 
-        var screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && $0.contains("KiB/") }
+        var screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && $0.contains("KiB/") }
         #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(screen)")
 
         // s: suspended, and the byte count stops.
-        try tmux.keys("s")
-        screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("suspended") == true }
+        try await tmux.keys("s")
+        screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("suspended") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("suspended") == true, "\(screen)")
-        usleep(400_000)
-        let before = Self.done(try tmux.capture())
-        usleep(1_500_000)
-        let after = Self.done(try tmux.capture())
+        // Bytes already in flight may still land: wait until the count stops, then it must stay
+        // put for a while (a lower bound on time only; load can only make fewer bytes move).
+        let before = try await tmux.waitForStable { Self.done($0) }
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let after = Self.done(try await tmux.capture())
         #expect(before != nil && before == after)
 
         // r: running again, bytes move.
-        try tmux.keys("r")
-        screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0) != after }
+        try await tmux.keys("r")
+        screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0) != after }
         #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(screen)")
 
         // Resize down to the minimum, below it, and back.
-        try tmux.run(["resize-window", "-t", "t", "-x", "40", "-y", "10"])
-        screen = try tmux.waitFor(5) { $0.contains("Tasks") }
+        try await tmux.run(["resize-window", "-t", "t", "-x", "40", "-y", "10"])
+        screen = try await tmux.waitFor() { $0.contains("Tasks") }
         #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 40 })
         #expect(screen.contains("Tasks"), "\(screen)")
-        try tmux.run(["resize-window", "-t", "t", "-x", "30", "-y", "8"])
-        screen = try tmux.waitFor(5) { $0.contains("too small") }
+        try await tmux.run(["resize-window", "-t", "t", "-x", "30", "-y", "8"])
+        screen = try await tmux.waitFor() { $0.contains("too small") }
         #expect(screen.contains("too small"), "\(screen)")
-        try tmux.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
-        screen = try tmux.waitFor(5) { $0.contains("Sessions") && $0.contains("1.1") }
+        try await tmux.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
+        screen = try await tmux.waitFor() { $0.contains("Sessions") && $0.contains("1.1") }
         #expect(screen.contains("Sessions"), "\(screen)")
 
         // e: a CSV that parses, at the path the status line shows.
-        try tmux.keys("e")
-        screen = try tmux.waitFor(5) { $0.contains("CSV written to") }
+        try await tmux.keys("e")
+        screen = try await tmux.waitFor() { $0.contains("CSV written to") }
         #expect(screen.contains("CSV written to"), "\(screen)")
         let csvs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }
         #expect(csvs.count == 1)
@@ -138,11 +167,11 @@ struct Tmux {
         }
 
         // q: cancel with resume data, exit, terminal restored.
-        try tmux.keys("q")
-        screen = try tmux.waitFor(15) { $0.contains("TT-EXITED") }
+        try await tmux.keys("q")
+        screen = try await tmux.waitFor() { $0.contains("TT-EXITED") }
         #expect(screen.contains("TT-EXITED 1"), "\(screen)")
         #expect(!screen.contains("━ Tasks"))
-        #expect(try tmux.run(["display-message", "-p", "-t", "t", "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try await tmux.run(["display-message", "-p", "-t", "t", "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(screen.contains("1 task(s): 0 succeeded"))
     }
 
@@ -157,30 +186,41 @@ struct Tmux {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tmux = Tmux()
         defer { tmux.kill() }
+        // r.bin sends 300 KB and holds until the gate opens; 1.2 holds forever (until X).
+        let gate = UUID().uuidString
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(server.httpBase)/files/r.bin?rate=300000' '\(server.httpBase)/drip?size=3000000&rate=50000'"
+            + "\(binary) -o \(dir) '\(server.httpBase)/files/r.bin?gate=\(gate)&holdAfter=300000' "
+            + "'\(server.httpBase)/bytes/3000000?gate=\(UUID().uuidString)&holdAfter=65536'"
             + "; echo TT-EXITED $?; sleep 60"
-        try tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
-        var screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0).map { $0.first != "0" } == true }
-        try tmux.keys("d")
-        screen = try tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true }
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        try await server.waitForGate(gate)
+        var screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0).map { $0.first != "0" } == true }
+        try await tmux.keys("d")
+        screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("cancelled") == true, "\(screen)")
-        usleep(300_000)
-        try tmux.keys("R")
-        screen = try tmux.waitFor(15) { Tmux.row($0, "1.3")?.contains("done") == true }
+        server.openGate(gate)
+        // The resume data arrives just after the task shows cancelled: until it is there, R
+        // answers "no resume data" and is pressed again.
+        for _ in 0..<600 {
+            try await tmux.keys("R")
+            screen = try await tmux.waitFor { Tmux.row($0, "1.3") != nil || $0.contains("no resume data") }
+            if Tmux.row(screen, "1.3") != nil { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        screen = try await tmux.waitFor { Tmux.row($0, "1.3")?.contains("done") == true }
         #expect(Tmux.row(screen, "1.3")?.contains("done") == true, "\(screen)")
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.bin"))
         #expect(data == Data(LoopbackServer.body(size: size, seed: 5)))
         #expect(server.stats.requests.contains { $0.header("Range") != nil })
 
-        try tmux.keys("f")
-        screen = try tmux.waitFor(5) { $0.contains("invalidating") }
+        try await tmux.keys("f")
+        screen = try await tmux.waitFor() { $0.contains("invalidating") }
         #expect(screen.contains("invalidating"), "\(screen)")
-        try tmux.keys("X")
-        screen = try tmux.waitFor(5) { $0.contains("invalidated") || Tmux.row($0, "1.2")?.contains("cancelled") == true }
+        try await tmux.keys("X")
+        screen = try await tmux.waitFor() { $0.contains("invalidated") || Tmux.row($0, "1.2")?.contains("cancelled") == true }
         #expect(Tmux.row(screen, "1.2")?.contains("cancelled") == true, "\(screen)")
-        try tmux.keys("q")
-        screen = try tmux.waitFor(15) { $0.contains("TT-EXITED") }
+        try await tmux.keys("q")
+        screen = try await tmux.waitFor() { $0.contains("TT-EXITED") }
         #expect(screen.contains("TT-EXITED 1"), "\(screen)")
     }
 
