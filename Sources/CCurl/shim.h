@@ -7,11 +7,20 @@
 #define TRANSFERKIT_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <sys/prctl.h>
 #include <openssl/ssl.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <stdint.h>
 #include <string.h>
+
+// MARK: threads
+
+// Names the calling thread for `top -H` and /proc/PID/task/TID/comm (at most 15 bytes are
+// kept). prctl is variadic, so Swift cannot call it directly.
+static inline void tk_set_thread_name(const char *_Nonnull name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
 
 // MARK: easy setopt, one per argument type
 

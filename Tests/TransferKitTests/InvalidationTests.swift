@@ -8,9 +8,13 @@ import Testing
         let server = try await TestServer.get()
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
-        session.dataTask(with: url("\(server.httpBase)/delay?ms=200&size=100")).resume()
+        let gate = UUID().uuidString
+        session.dataTask(with: url("\(server.httpBase)/bytes/100?headGate=\(gate)")).resume()
         session.finishTasksAndInvalidate()
         #expect(session.state == .invalidating)
+        try await server.waitForGate(gate)
+        #expect(session.state == .invalidating, "waits for the running task")
+        server.openGate(gate)
         try await waitUntil { rec.state.withLock { $0.invalidated } }
         #expect(rec.events.last == "didBecomeInvalid")
         #expect(rec.events.contains("complete"))
@@ -23,8 +27,9 @@ import Testing
         let server = try await TestServer.get()
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
-        session.dataTask(with: url("\(server.httpBase)/delay?ms=5000")).resume()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        let gate = UUID().uuidString
+        session.dataTask(with: url("\(server.httpBase)/bytes/10?headGate=\(gate)")).resume()
+        try await server.waitForGate(gate)
         session.invalidateAndCancel()
         try await waitUntil { rec.state.withLock { $0.invalidated } }
         #expect(rec.error?.code == .cancelled)
@@ -35,11 +40,12 @@ import Testing
         let server = try await TestServer.get()
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
-        session.dataTask(with: url("\(server.httpBase)/delay?ms=5000")).resume()
+        let gate = UUID().uuidString
+        session.dataTask(with: url("\(server.httpBase)/bytes/10?headGate=\(gate)")).resume()
         session.finishTasksAndInvalidate()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        try await server.waitForGate(gate)
         session.invalidateAndCancel()
-        try await waitUntil(timeout: 3) { rec.state.withLock { $0.invalidated } }
+        try await waitUntil { rec.state.withLock { $0.invalidated } }
         #expect(rec.error?.code == .cancelled)
     }
 
@@ -55,20 +61,29 @@ import Testing
 
     @Test func invalidationLeavesNoThreadBehind() async throws {
         let server = try await TestServer.get()
-        try await Task.sleep(nanoseconds: 200_000_000)
-        let before = threadCount()
+        var names: [String] = []
         for _ in 0..<5 {
             let rec = Recorder()
             let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
             _ = try await session.data(from: url("\(server.httpBase)/bytes/10"))
+            names.append(TransferEngine.threadName(session.sessionID))
+            #expect(threadNames().contains(names.last!), "the transfer thread is named \(names.last!)")
             session.finishTasksAndInvalidate()
             try await waitUntil { rec.state.withLock { $0.invalidated } }
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        // Five sessions each ran a transfer thread; none may survive invalidation. (Dispatch
-        // worker threads come and go, so allow that small slack.)
-        #expect(threadCount() <= before + 2)
+        // Each session ran a transfer thread; none survives invalidation (it is joined). Other
+        // suites' sessions run meanwhile, so threads are told apart by name, not counted.
+        let alive = threadNames()
+        #expect(names.allSatisfy { !alive.contains($0) }, "still running: \(names.filter(alive.contains))")
     }
+}
+
+/// The names (`comm`) of this process's threads.
+func threadNames() -> Set<String> {
+    let dir = "/proc/self/task"
+    let ids = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+    return Set(ids.compactMap { try? String(contentsOfFile: "\(dir)/\($0)/comm", encoding: .utf8) }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
 }
 
 @Suite(.serialized) struct UploadTests {

@@ -5,16 +5,27 @@ import Testing
 
 /// Cancel with resume data, continue, validate: never splice two versions (issue 4).
 @Suite(.serialized) struct ResumeTests {
-    /// Cancels a running download once it passed `offset` and returns its resume data.
-    private func cancelAfter(_ task: TransferDownloadTask, offset: Int64) async throws -> Data {
-        try await waitUntil(timeout: 60, "offset \(offset)") { task.countOfBytesReceived >= offset || task.state == .completed }
+    /// Cancels a download held at `gate` once the client has every byte the server sent before
+    /// the gate (`received`, counted from the start of the file), and returns its resume data.
+    /// Gates, not pacing: the transfer cannot finish or outrun the test on a loaded machine.
+    private func cancelAtGate(_ task: TransferDownloadTask, _ server: LoopbackServer, _ gate: String,
+                              received: Int64) async throws -> Data {
+        try await server.waitForGate(gate)
+        try await waitUntil(timeout: 60, "\(received) bytes at the client") { task.countOfBytesReceived >= received }
+        #expect(task.countOfBytesReceived == received)
         let box = Box<Data?>()
         task.cancel(byProducingResumeData: { box.set($0) })
-        guard let data = try await box.wait() else {
+        guard let data = try await box.wait(timeout: 60) else {
             throw Timeout(what: "resume data (got nil; state \(task.state), status \(task.response?.statusCode ?? -1), "
                 + "received \(task.countOfBytesReceived), resumable \(task.isResumable), error \(String(describing: task.error)))")
         }
         return data
+    }
+
+    /// A URL of file `name` that holds after `holdAfter` body bytes at a new gate.
+    private func gated(_ server: LoopbackServer, _ name: String, holdAfter: Int) -> (String, String) {
+        let gate = UUID().uuidString
+        return ("\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=\(holdAfter)", gate)
     }
 
     private func finish(_ session: TransferSession, _ resume: Data, rec: Recorder) async throws -> Data? {
@@ -29,27 +40,31 @@ import Testing
         server.setFile("cycles.bin", size: size, seed: 7)
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
         var rng = SystemRandomNumberGenerator()
-        // Offsets in the first 90 %: a cancel aimed at the last few bytes would race the finish.
-        // The server paces the body (25 MB/s, ~2.7 s in all) so a test thread delayed by a busy
-        // machine still cancels mid-flight.
-        let offsets = (0..<20).map { _ in Int64.random(in: 1...Int64(size * 9 / 10), using: &rng) }.sorted()
+        // Twenty random steps within the first 90 %: each response sends exactly its step and
+        // holds at a gate, so every cancel lands at a known offset (the resume data's URL is
+        // pointed at the next step's gate).
+        let steps = (0..<20).map { _ in Int.random(in: 1...(size * 9 / 10 / 20), using: &rng) }
         let digest = Box<String>()
         let keepDigest: @Sendable (URL?, TransferResponse?, TransferError?) -> Void = { file, _, error in
             if error == nil, let file, let d = FileManager.default.contents(atPath: file.path) { digest.set(sha256(d)) }
         }
-        var task = session.downloadTask(with: TransferRequest(url: url("\(server.httpBase)/files/cycles.bin?rate=25000000")),
-                                        completionHandler: keepDigest)
+        var (link, gate) = gated(server, "cycles.bin", holdAfter: steps[0])
+        var task = session.downloadTask(with: TransferRequest(url: url(link)), completionHandler: keepDigest)
         task.resume()
-        var resumeCount = 0
-        for offset in offsets {
-            let data = try await cancelAfter(task, offset: offset)
-            let r = try ResumeData(decoding: data)
-            #expect(r.bytesReceived >= offset)
-            task = session.downloadTask(withResumeData: data, completionHandler: keepDigest)
+        var offset: Int64 = 0
+        for (i, step) in steps.enumerated() {
+            offset += Int64(step)
+            var r = try ResumeData(decoding: try await cancelAtGate(task, server, gate, received: offset))
+            #expect(r.bytesReceived == offset)
+            if i + 1 < steps.count {
+                (link, gate) = gated(server, "cycles.bin", holdAfter: steps[i + 1])
+                r.url = link
+            } else {
+                r.url = "\(server.httpBase)/files/cycles.bin"
+            }
+            task = session.downloadTask(withResumeData: try r.encoded(), completionHandler: keepDigest)
             task.resume()
-            resumeCount += 1
         }
-        #expect(resumeCount == 20)
         #expect(try await digest.wait(timeout: 60) == sha256(expectedBody(size, seed: 7)))
         session.finishTasksAndInvalidate()
     }
@@ -60,24 +75,19 @@ import Testing
         server.setFile("exact.bin", size: size, seed: 3)
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
-        let first = session.downloadTask(with: url("\(server.httpBase)/files/exact.bin?rate=4000000"))
+        let (link, gate) = gated(server, "exact.bin", holdAfter: 3_000_000)
+        let first = session.downloadTask(with: url(link))
         first.resume()
-        #expect(try await waitIsResumable(first))
-        let resume = try await cancelAfter(first, offset: 3_000_000)
+        let resume = try await cancelAtGate(first, server, gate, received: 3_000_000)
+        server.openGate(gate)
         let resumed = Recorder()
         let second = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: resumed)
         // Same partial directory (ephemeral sessions share the user's private temp dir).
         let file = try await finish(second, resume, rec: resumed)
         #expect(file.map(sha256) == sha256(expectedBody(size, seed: 3)))
-        let offsets = resumed.state.withLock { $0.resumedAt }
-        #expect(offsets.count == 1 && offsets[0] >= 3_000_000)
+        #expect(resumed.state.withLock { $0.resumedAt } == [3_000_000])
         session.finishTasksAndInvalidate()
         second.finishTasksAndInvalidate()
-    }
-
-    private func waitIsResumable(_ task: TransferDownloadTask) async throws -> Bool {
-        try await waitUntil { task.isResumable || task.state == .completed }
-        return task.isResumable
     }
 
     @Test func connectionResetYieldsResumeDataInTheErrorAndResumingCompletes() async throws {
@@ -118,9 +128,11 @@ import Testing
         let size = 4_000_000
         server.setFile("changes.bin", size: size, seed: 1)
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
-        let first = session.downloadTask(with: url("\(server.httpBase)/files/changes.bin?rate=2000000"))
+        let (link, gate) = gated(server, "changes.bin", holdAfter: 1_000_000)
+        let first = session.downloadTask(with: url(link))
         first.resume()
-        let resume = try await cancelAfter(first, offset: 1_000_000)
+        let resume = try await cancelAtGate(first, server, gate, received: 1_000_000)
+        server.openGate(gate)
         server.changeFile("changes.bin", newSeed: 2)
         let rec = Recorder()
         let second = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
@@ -145,9 +157,10 @@ import Testing
         server.setFile(name, size: size, seed: 9)
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
         // The first download honours ranges (no query) so it is resumable...
-        let first = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?rate=1500000"))
+        let (link, gate) = gated(server, name, holdAfter: 1_000_000)
+        let first = session.downloadTask(with: url(link))
         first.resume()
-        var r = try ResumeData(decoding: try await cancelAfter(first, offset: 1_000_000))
+        var r = try ResumeData(decoding: try await cancelAtGate(first, server, gate, received: 1_000_000))
         // ...and the resume goes to the misbehaving variant of the same resource.
         r.url = "\(server.httpBase)/files/\(name)?\(query)"
         let rec = Recorder()

@@ -135,11 +135,6 @@ final class Box<T: Sendable>: @unchecked Sendable {
 func sha256(_ d: Data) -> String { SHA256.hex(d) }
 func expectedBody(_ size: Int, seed: UInt8 = 0) -> Data { Data(LoopbackServer.body(size: size, seed: seed)) }
 
-/// Threads of this process (for leak checks).
-func threadCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
-}
-
 /// Resident memory of this process in bytes.
 func residentBytes() -> Int64 {
     guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

@@ -11,35 +11,34 @@ import Testing
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
         let size = 64 * 1024 * 1024
+        let first = 2_000_000
         let rec = Recorder()
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
-        // A paced body so the transfer is surely mid-flight when we suspend.
-        let task = session.downloadTask(with: url("\(server.httpBase)/drip?size=\(size)&rate=10000000&chunk=65536"))
+        // The server sends 2 MB and holds the rest at a gate: the transfer is surely mid-flight,
+        // and every byte the client has when it suspends is known.
+        let gate = UUID().uuidString
+        let task = session.downloadTask(with: url("\(server.httpBase)/bytes/\(size)?gate=\(gate)&holdAfter=\(first)"))
         task.resume()
-        try await waitUntil("first bytes") { task.countOfBytesReceived > 1_000_000 }
+        try await server.waitForGate(gate)
+        try await waitUntil("the first 2 MB") { task.countOfBytesReceived == Int64(first) }
         task.suspend()
         #expect(task.state == .suspended)
-        // The server keeps writing until the kernel's socket buffers (which auto-tune) are
-        // full, then its writes stall. Wait for the stall: it must come long before the body
-        // is done (a server without back-pressure would finish the 64 MiB in ~6 s).
+        try await session.engine.advanceTimers(to: 0)  // the transfer thread has taken the command
+        server.openGate(gate)
+        // The server writes until the kernel's socket buffers are full, then stalls. Wait for
+        // the stall (the same count over a second); it must come long before the body ends.
         var last = server.stats.bytesWritten
-        var flat = false
-        for _ in 0..<40 {
-            try await Task.sleep(nanoseconds: 250_000_000)
+        for _ in 0..<600 {
+            try await Task.sleep(nanoseconds: 1_000_000_000)
             let now = server.stats.bytesWritten
-            if now == last { flat = true; break }
+            if now == last { break }
             last = now
         }
-        #expect(flat, "server writes never stalled")
-        #expect(last < Int64(size / 2), "the stall came after \(last) bytes, not at the end")
-        let clientAt = task.countOfBytesReceived
-        try await Task.sleep(nanoseconds: 1_500_000_000)
-        #expect(task.countOfBytesReceived == clientAt, "no bytes delivered while suspended")
-        // (A late window update may let a last segment or two through.)
-        #expect(server.stats.bytesWritten - last < 256 * 1024, "server writes stay stalled while suspended")
+        #expect(last < Int64(size / 2), "the server wrote \(last) bytes to a suspended client")
+        #expect(task.countOfBytesReceived == Int64(first), "no bytes delivered while suspended")
         #expect(task.state == .suspended)
         task.resume()
-        try await rec.waitForCompletion(timeout: 60)
+        try await rec.waitForCompletion(timeout: 120)
         #expect(rec.error == nil)
         let file = rec.state.withLock { $0.downloaded }
         #expect(file.map(sha256) == sha256(expectedBody(size)))
@@ -52,13 +51,18 @@ import Testing
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
         let box = Box<(Data?, TransferError?)>()
-        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/delay?ms=200&size=1000"))) { d, _, e in
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/1000?headGate=\(gate)"))) { d, _, e in
             box.set((d, e))
         }
         task.resume()
         task.suspend()
         #expect(task.state == .suspended)
-        try await Task.sleep(nanoseconds: 600_000_000)
+        try await session.engine.advanceTimers(to: 0)  // the transfer thread has taken both commands
+        // Whatever reached the server is let through: a suspended task still takes nothing.
+        server.openGate(gate)
+        try await session.engine.advanceTimers(to: 0)
+        try await Task.sleep(nanoseconds: 300_000_000)  // a lower bound only: nothing may arrive
         #expect(box.get == nil)
         #expect(task.countOfBytesReceived == 0)
         task.resume()
@@ -68,22 +72,26 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
+    /// Injected time: an hour suspended fires neither timeout; resumed, the task completes.
     @Test func suspendedTaskIsNotSubjectToTimeouts() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig {
-            $0.timeoutIntervalForRequest = 0.5
-            $0.timeoutIntervalForResource = 1.5
+            $0.timeoutIntervalForRequest = 60
+            $0.timeoutIntervalForResource = 600
         })
         let box = Box<(Data?, TransferError?)>()
-        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/drip?size=400000&rate=400000"))) { d, _, e in
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/400000?gate=\(gate)&holdAfter=1000"))) { d, _, e in
             box.set((d, e))
         }
         task.resume()
-        try await waitUntil { task.countOfBytesReceived > 0 }
+        try await waitUntil { task.countOfBytesReceived == 1000 }
         task.suspend()
-        try await Task.sleep(nanoseconds: 2_000_000_000)  // longer than both timeouts
+        try await session.engine.advanceTimers(to: 3600)
         #expect(box.get == nil, "no timeout fired while suspended")
+        try await session.engine.advanceTimers(to: 0)
         task.resume()
+        server.openGate(gate)
         let (data, error) = try await box.wait()
         #expect(error == nil)
         #expect(data?.count == 400_000)

@@ -12,42 +12,86 @@ import Testing
         return (task, try await box.wait())
     }
 
+    /// A download held at a gate after `holdAfter` body bytes, once the client has them.
+    private func heldDownload(_ session: TransferSession, size: Int = 100_000, holdAfter: Int = 1000)
+        async throws -> (TransferTask, Box<TransferError?>, String) {
+        let server = try await TestServer.get()
+        let gate = UUID().uuidString
+        let box = Box<TransferError?>()
+        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/\(size)?gate=\(gate)&holdAfter=\(holdAfter)"))) { _, _, e in
+            box.set(e)
+        }
+        task.resume()
+        try await server.waitForGate(gate)
+        try await waitUntil("\(holdAfter) bytes at the client") { task.countOfBytesReceived == Int64(holdAfter) }
+        return (task, box, gate)
+    }
+
+    /// Injected time (EngineTestClock): a 60-second idle timeout, tested without waiting for it.
     @Test func idleTimeoutFiresOnAStalledBody() async throws {
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 0.5 })
-        let start = Date()
-        let (task, error) = try await run(session, "/stall?size=100000&after=1000")
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 })
+        let (task, box, _) = try await heldDownload(session)
+        try await session.engine.advanceTimers(to: 59)
+        #expect(box.get == nil, "fired before the idle interval")
+        #expect(task.state == .running)
+        try await session.engine.advanceTimers(to: 61)
+        let error = try await box.wait()
         #expect(error?.code == .timedOut)
-        let elapsed = Date().timeIntervalSince(start)
-        // Not before the idle interval; well before any libcurl default (loaded 2-core CI).
-        #expect(elapsed >= 0.5 && elapsed < 10, "fired after \(elapsed) s")
+        #expect(error?.message.contains("timeoutIntervalForRequest") == true)
         #expect(task.state == .completed)
         session.finishTasksAndInvalidate()
     }
 
+    /// A gap shorter than the idle interval does not fire, and the body then completes.
     @Test func idleTimeoutDoesNotFireOnASlowButSteadyBody() async throws {
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 1.5 })
-        // 80 KB at 20 KB/s: four seconds, more than twice the idle timeout, with a chunk every
-        // 0.1 s (slack for a loaded machine or the thread sanitizer).
-        let (_, error) = try await run(session, "/drip?size=80000&rate=20000&chunk=2000")
-        #expect(error == nil)
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 })
+        let (task, box, gate) = try await heldDownload(session)
+        try await session.engine.advanceTimers(to: 59)
+        #expect(box.get == nil)
+        try await session.engine.advanceTimers(to: 0)
+        server.openGate(gate)
+        #expect(try await box.wait() == nil)
+        #expect(task.countOfBytesReceived == 100_000)
         session.finishTasksAndInvalidate()
     }
 
     @Test func resourceTimeoutFires() async throws {
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForResource = 0.7 })
-        let (_, error) = try await run(session, "/drip?size=100000&rate=20000&chunk=2000")
+        let session = TransferSession(configuration: ephemeralConfig {
+            $0.timeoutIntervalForRequest = 100_000
+            $0.timeoutIntervalForResource = 600
+        })
+        let (_, box, _) = try await heldDownload(session)
+        try await session.engine.advanceTimers(to: 590)
+        #expect(box.get == nil)
+        try await session.engine.advanceTimers(to: 601)
+        let error = try await box.wait()
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("timeoutIntervalForResource") == true)
         session.finishTasksAndInvalidate()
     }
 
-    @Test func cancelDuringBody() async throws {
+    /// Real time, where the test is about the real timer path: a short idle timeout fires
+    /// not before its interval (a lower bound) and long before anything else would end the
+    /// transfer (a wide upper bound: a loaded machine or a sanitizer only makes it later).
+    @Test func idleTimeoutFiresInRealTime() async throws {
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 0.5 })
         let server = try await TestServer.get()
+        let start = Date()
+        let box = Box<(TransferError?, Date)>()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/100000?gate=\(UUID().uuidString)&holdAfter=1000"))) { _, _, e in
+            box.set((e, Date()))
+        }.resume()
+        let (error, at) = try await box.wait(timeout: 120)
+        #expect(error?.code == .timedOut)
+        let elapsed = at.timeIntervalSince(start)
+        #expect(elapsed >= 0.5 && elapsed < 60, "fired after \(elapsed) s")
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func cancelDuringBody() async throws {
         let session = TransferSession(configuration: ephemeralConfig())
-        let box = Box<TransferError?>()
-        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/drip?size=1000000&rate=200000"))) { _, _, e in box.set(e) }
-        task.resume()
-        try await waitUntil { task.countOfBytesReceived > 0 }
+        let (task, box, _) = try await heldDownload(session, size: 1_000_000, holdAfter: 65536)
         task.cancel()
         #expect(task.state == .canceling || task.state == .completed)
         let error = try await box.wait()
@@ -60,9 +104,11 @@ import Testing
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
         let box = Box<TransferError?>()
-        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/delay?ms=3000"))) { _, _, e in box.set(e) }
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/10?headGate=\(gate)"))) { _, _, e in box.set(e) }
         task.resume()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        try await server.waitForGate(gate)
+        #expect(task.response == nil)
         task.cancel()
         #expect(try await box.wait()?.code == .cancelled)
         session.finishTasksAndInvalidate()
@@ -84,8 +130,9 @@ import Testing
     @Test func asyncCancellationCancelsTheTransfer() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
-        let call = Task { try await session.data(from: url("\(server.httpBase)/delay?ms=5000")) }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        let gate = UUID().uuidString
+        let call = Task { try await session.data(from: url("\(server.httpBase)/bytes/10?headGate=\(gate)")) }
+        try await server.waitForGate(gate)
         call.cancel()
         do {
             _ = try await call.value

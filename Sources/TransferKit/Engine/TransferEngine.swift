@@ -43,6 +43,8 @@ final class TransferEngine: @unchecked Sendable {
     let sessionID: Int
     let multi: MultiHandle
     let clock = Monotonic()
+    /// Tests move the timer clock (EngineTestClock.swift); untouched in real use.
+    let testClock = EngineTestClock()
     private let inbox = Locked<[Command]>([])
     private let started = Locked(false)
 
@@ -94,10 +96,18 @@ final class TransferEngine: @unchecked Sendable {
             return true
         }
         guard shouldStart else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "transferkit.session.\(sessionID)"
+        let name = Self.threadName(sessionID)
+        let thread = Thread { [self] in
+            // Foundation's `Thread.name` does not reach the kernel on Linux; this does.
+            tk_set_thread_name(name)
+            run()
+        }
+        thread.name = name
         thread.start()
     }
+
+    /// Short enough for the kernel's 15-byte thread name (`top -H`, `/proc/.../comm`).
+    static func threadName(_ sessionID: Int) -> String { "tk-sess-\(sessionID)" }
 
     // MARK: the loop
 
@@ -156,13 +166,14 @@ final class TransferEngine: @unchecked Sendable {
     /// every `scanInterval` a full pass over all transfers for timers. Thousands of tasks
     /// queued behind the per-host limit therefore cost nothing per iteration (issue 2 bench).
     private func afterPerform() {
-        let now = Monotonic.now()
+        let now = timerNow
         for t in touched {
             t.touched = false
             publishProgress(t, now: now)
         }
         touched.removeAll(keepingCapacity: true)
-        guard now >= nextScan else { return }
+        // (A scan more than one interval away means the test clock went back: scan now.)
+        guard now >= nextScan || nextScan - now > Self.scanInterval else { return }
         nextScan = now + Self.scanInterval
         var expired: [(Transfer, TransferError)] = []
         var next = UInt64.max
@@ -181,13 +192,14 @@ final class TransferEngine: @unchecked Sendable {
             detach(t)
             finish(t, error: e)
         }
+        testClock.scanned()
     }
 
     /// Sleep until the next timer scan or deadline; an idle engine sleeps long (a wakeup ends
     /// any sleep at once).
     private func pollTimeoutMillis() -> Int {
         if transfers.isEmpty { return 60_000 }
-        let now = Monotonic.now()
+        let now = timerNow
         let until = min(nextScan, nextDeadline)
         // Only suspended transfers: wake rarely (the flag is from the last scan, ≤ 50 ms old,
         // and any command wakes the loop at once anyway).
