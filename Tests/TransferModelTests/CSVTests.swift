@@ -152,13 +152,13 @@ import Testing
         #expect(cell("status") == "" && cell("queued_ms") == "")
     }
 
-    @Test func pythonCSVModuleReadsItBack() throws {
-        guard let python = ExternalTool.python3 else { return }
+    @Test func pythonCSVModuleReadsItBack() async throws {
+        let python = try #require(ExternalTool.python3, "python3 is needed (scripts/setup installs it)")
         let task = snapshot(task: 1, transactions: [fullTransaction(url: "https://h/ä,\"b\"\n")])
         let file = try ExternalTool.temporaryFile("export.csv", TransactionCSV.csv([task]))
         let script = "import csv,sys; r=list(csv.reader(open(sys.argv[1],newline='',encoding='utf-8'))); "
             + "assert len(r)==2 and len(set(map(len,r)))==1, r; assert r[1][5]=='https://h/ä,\"b\"\\n', r[1][5]"
-        let result = try ExternalTool.run(python, ["-c", script, file])
+        let result = try await ExternalTool.run(python, ["-c", script, file])
         #expect(result.status == 0, "\(result.output)")
     }
 }

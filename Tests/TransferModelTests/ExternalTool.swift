@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs python3 for the checks that need an independent implementation (Python's csv module,
 /// jsonschema).
@@ -18,10 +19,15 @@ enum ExternalTool {
 
     /// The first python3 that has the jsonschema package (pyenv and system pythons differ).
     static let pythonWithJSONSchema: String? = pythons.first { py in
-        (try? run(py, ["-c", "import jsonschema"]))?.status == 0
+        (try? runBlocking(py, ["-c", "import jsonschema"]))?.status == 0
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs the tool on a thread of its own (never blocking the cooperative pool).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await offPool { try runBlocking(executable, arguments) }
+    }
+
+    static func runBlocking(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments

@@ -139,3 +139,29 @@ enum CSVParserShim {
         return best
     }
 }
+
+@Suite struct UploadMemoryTests {
+    /// A 256 MiB upload from a file streams in flat memory. Measured as the peak resident set
+    /// of the `transfertop` process that does it (that process alone, so suites running beside
+    /// it in the test process cannot disturb it).
+    @Test func uploadFromAFileStreamsInFlatMemory() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let size = 256 * 1024 * 1024
+        let path = dir + "/big.upload"
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let chunk = Data(repeating: 0x5A, count: 1 << 20)
+        for _ in 0..<(size >> 20) { handle.write(chunk) }
+        try handle.close()
+        let (r, peak) = try await Run.binaryMeasuringMemory(
+            ["--no-tui", "--upload", path, "-o", dir + "/out", "\(server.httpBase)/echo"],
+            environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(server.stats.requests.last?.bodyBytesReceived == Int64(size))
+        // A body read into memory would cost the whole 256 MiB on top of the program itself.
+        #expect(peak > 0 && peak < 96 * 1024 * 1024, "peak resident \(peak) bytes")
+    }
+}

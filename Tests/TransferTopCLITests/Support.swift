@@ -36,9 +36,29 @@ enum Run {
         try await spawn(args, environment: extra).wait()
     }
 
+    /// Runs the binary under GNU time and returns its peak resident set in bytes as well.
+    ///
+    /// Not getrusage on our own child: posix_spawn starts it with vfork semantics, and the
+    /// kernel carries the parent's (this test process's) resident peak into the child's
+    /// ru_maxrss at exec. GNU time forks from a small process, so its figure is the program's.
+    static func binaryMeasuringMemory(_ args: [String], environment extra: [String: String] = [:])
+        async throws -> (RunResult, peakResidentBytes: Int64) {
+        guard let path = Binary.path else { throw TestFailure("transfertop binary not found") }
+        let report = NSTemporaryDirectory() + "tt-time-\(UUID().uuidString)"
+        defer { unlink(report) }
+        let result = try await spawn(["-f", "%M", "-o", report, path] + args, environment: extra,
+                                     executable: "/usr/bin/time").wait()
+        let kib = (try? String(contentsOfFile: report, encoding: .utf8))?
+            .split(separator: "\n").last.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+        return (result, kib * 1024)
+    }
+
     /// Starts the binary without waiting (for signal tests).
-    static func spawn(_ args: [String], environment extra: [String: String] = [:]) throws -> Spawned {
-        guard let path = Binary.path else { throw TestFailure("transfertop binary not found near \(CommandLine.arguments[0])") }
+    static func spawn(_ args: [String], environment extra: [String: String] = [:],
+                      executable: String? = nil) throws -> Spawned {
+        guard let path = executable ?? Binary.path else {
+            throw TestFailure("transfertop binary not found near \(CommandLine.arguments[0])")
+        }
         let outPath = NSTemporaryDirectory() + "tt-out-\(UUID().uuidString)"
         let errPath = outPath + ".err"
         var env = ProcessInfo.processInfo.environment
