@@ -150,7 +150,6 @@ import Testing
         let gate = UUID().uuidString
         session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/10?headGate=\(gate)"))) { _, _, _ in a.set(true) }.resume()
         try await server.waitForGate(gate)
-        let queuedAt = Date()
         let queued = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/10"))) { _, _, _ in b.set(true) }
         queued.resume()
         try await Task.sleep(nanoseconds: 100_000_000)  // a queue long enough to tell from zero
@@ -158,18 +157,25 @@ import Testing
         server.openGate(gate)
         _ = try await a.wait()
         _ = try await b.wait()
+        let doneAt = Date()
+        // The queued request cannot have had a connection before the gate opened, and had one
+        // by the time it completed: its queue ends inside that window (1 ms for clock rounding).
+        let hop = try #require(queued.metrics.transactionMetrics.first)
+        let start = try #require(hop.fetchStartDate), end = try #require(hop.queueEndDate)
+        #expect(end.timeIntervalSince(openedAt) >= -0.001 && end.timeIntervalSince(doneAt) <= 0.001, "queue ended \(end), gate opened \(openedAt)")
         let q = try #require(queued.metrics.timings.first?.queuedMs)
-        let low = openedAt.timeIntervalSince(queuedAt) * 1000, high = Date().timeIntervalSince(queuedAt) * 1000
-        #expect(q >= low - 1 && q <= high, "queued \(q) ms, outside [\(low), \(high)]")
+        #expect(abs(q - end.timeIntervalSince(start) * 1000) < 0.01, "queuedMs is the fetch start → queue end interval")
         session.finishTasksAndInvalidate()
     }
 
     @Test func liveMetricsShowThePhaseInProgress() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
-        let task = session.dataTask(with: url("\(server.httpBase)/drip?size=200000&rate=200000"))
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: url("\(server.httpBase)/bytes/200000?gate=\(gate)&holdAfter=1000"))
         task.resume()
         try await waitUntil { task.metrics.transactionMetrics.first?.currentPhase == .receive }
+        server.openGate(gate)
         #expect(task.metrics.transactionMetrics.first?.responseStartDate != nil)
         try await waitUntil { task.state == .completed }
         #expect(task.metrics.transactionMetrics.first?.currentPhase == .done)

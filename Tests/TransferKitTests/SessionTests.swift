@@ -32,13 +32,20 @@ import Testing
         })
         let box = Box<Int>()
         let counter = Counter()
+        // Six requests whose heads wait at one gate: exactly two reach the server (one per
+        // allowed connection) and the rest queue until the gate opens.
+        let gate = UUID().uuidString
         for _ in 0..<6 {
-            session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/delay?ms=150&size=10"))) { _, _, _ in
+            session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/10?headGate=\(gate)"))) { _, _, _ in
                 if counter.increment() == 6 { box.set(6) }
             }.resume()
         }
+        try await server.waitForGate(gate, arrivals: 2)
+        #expect(server.stats.activeConnections == 2)
+        server.openGate(gate)
         _ = try await box.wait()
         #expect(server.stats.maxConcurrentConnections == 2)
+        #expect(server.gateArrivals(gate) == 6)
         session.finishTasksAndInvalidate()
     }
 
