@@ -196,6 +196,8 @@ struct Tmux: Sendable {
         try await server.waitForGate(gate)
         var screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0).map { $0.first != "0" } == true }
         try await tmux.keys("d")
+        screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true || $0.contains("cannot be resumed") }
+        #expect(!screen.contains("cannot be resumed"), "d was refused: \(screen)")
         screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("cancelled") == true, "\(screen)")
         server.openGate(gate)
