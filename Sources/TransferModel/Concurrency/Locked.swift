@@ -12,13 +12,16 @@ import Darwin
 /// costs the same uncontended.
 public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between lock and unlock.
-    @usableFromInline var value: Value
+    // The mutex pointer comes first: a zero-sized `Value` (a `Locked<Void>` guarding a file
+    // descriptor's writes) would otherwise share its address with the pointer, and the thread
+    // sanitizer reported the `inout` access to it as racing with another thread's `lock()`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
-        self.value = value
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
+        self.value = value
     }
 
     deinit {
