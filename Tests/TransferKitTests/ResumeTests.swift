@@ -13,6 +13,8 @@ import Testing
         try await server.waitForGate(gate)
         try await waitUntil(timeout: 60, "\(received) bytes at the client") { task.countOfBytesReceived >= received }
         #expect(task.countOfBytesReceived == received)
+        #expect(task.isResumable, "the monitor offers d only for a task that says it is resumable")
+        #expect(task.snapshot().isResumable)
         let box = Box<Data?>()
         task.cancel(byProducingResumeData: { box.set($0) })
         guard let data = try await box.wait(timeout: 60) else {

@@ -194,7 +194,10 @@ struct Tmux: Sendable {
             + "; echo TT-EXITED $?; sleep 60"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
         try await server.waitForGate(gate)
-        var screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && Self.done($0).map { $0.first != "0" } == true }
+        // The server sent exactly 300,000 bytes (293 KiB) before its gate: wait until the
+        // monitor shows them all (so the response head, with its validators, is surely in).
+        var screen = try await tmux.waitFor { Self.done($0) == "293 KiB/879 KiB" }
+        #expect(Self.done(screen) == "293 KiB/879 KiB", "\(screen)")
         try await tmux.keys("d")
         screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true || $0.contains("cannot be resumed") }
         #expect(!screen.contains("cannot be resumed"), "d was refused: \(screen)")
@@ -226,9 +229,13 @@ struct Tmux: Sendable {
         #expect(screen.contains("TT-EXITED 1"), "\(screen)")
     }
 
-    /// The DONE part of task 1.1's `done/total` column.
+    /// Task 1.1's `DONE/TOTAL` column, e.g. "293 KiB/879 KiB" (number and unit both: a
+    /// comparison of the unit alone would call 1 KiB and 900 KiB equal).
     static func done(_ screen: String) -> String? {
         guard let row = Tmux.row(screen, "1.1") else { return nil }
-        return row.split(separator: " ").first { $0.contains("/") && $0.contains("B") && !$0.contains(":") }.map(String.init)
+        let tokens = row.split(separator: " ").map(String.init)
+        guard let i = tokens.firstIndex(where: { $0.contains("/") && $0.contains("B") && !$0.contains(":") }), i > 0,
+              i + 1 < tokens.count else { return nil }
+        return tokens[i - 1] + " " + tokens[i] + " " + tokens[i + 1]
     }
 }

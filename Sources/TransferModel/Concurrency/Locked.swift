@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A value behind a pthread mutex.
+/// A value behind a pthread mutex. Give it a value with a size: a zero-sized one (`Void`) shares
+/// its address with the mutex pointer, and the thread sanitizer reports a false race.
 ///
 /// Why not `Synchronization.Mutex`: on Linux it locks with raw futex system calls, which the
 /// thread sanitizer cannot see, so every access it guards is reported as a race and the
@@ -12,16 +13,13 @@ import Darwin
 /// costs the same uncontended.
 public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between lock and unlock.
-    // The mutex pointer comes first: a zero-sized `Value` (a `Locked<Void>` guarding a file
-    // descriptor's writes) would otherwise share its address with the pointer, and the thread
-    // sanitizer reported the `inout` access to it as racing with another thread's `lock()`.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline var value: Value
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init(_ value: Value) {
+        self.value = value
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
-        self.value = value
     }
 
     deinit {
