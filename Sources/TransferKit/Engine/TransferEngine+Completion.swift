@@ -67,7 +67,10 @@ extension TransferEngine {
     func applyRedirectDecision(_ t: Transfer, _ request: TransferRequest?) {
         guard t.awaitingRedirectDecision else { return }
         t.awaitingRedirectDecision = false
-        if let request {
+        if let request, let problem = HeaderValidation.firstProblem(request.headers) {
+            // A delegate's rewritten request gets the same header check as a new task.
+            finish(t, error: TransferError(.invalidRequest, "refused to send the redirected request: \(problem)"))
+        } else if let request {
             followRedirect(t, request)
         } else {
             deliverRedirectAsFinal(t)

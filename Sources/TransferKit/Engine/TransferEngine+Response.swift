@@ -12,7 +12,8 @@ extension TransferEngine {
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),
-            status: t.statusCode, location: response.value(forHTTPHeaderField: "Location"))
+            status: t.statusCode, location: response.value(forHTTPHeaderField: "Location"),
+            trustedCredentials: configuration.redirectsKeepCredentials)
         if case .follow(let next) = outcome {
             t.isRedirectHop = true
             var proposed = t.request

@@ -20,6 +20,10 @@ public struct Options: Sendable, Equatable {
     public var har: String? = nil
     public var theme = "default"
     public var noTUI = false
+    /// `--location-trusted`: credential headers follow redirects to other hosts (not to http).
+    public var locationTrusted = false
+    /// `--force`: `--csv`/`--har` may replace an existing file.
+    public var force = false
     public var fps = 10
 
     public init() {}

@@ -80,12 +80,12 @@ struct JobBuilder {
         if text.isEmpty { return }
         if text.hasPrefix("[") { try header(text, line: line); return }
         guard let eq = text.firstIndex(of: "=") else {
-            throw fail(line, nil, "expected `key = value`, `[[session]]` or `[[session.task]]`, got \"\(text)\"")
+            throw fail(line, nil, "expected `key = value`, `[[session]]` or `[[session.task]]`, got \"\(SafeQuote.quote(text, limit: 40))\"")
         }
         let key = text[..<eq].trimmingCharacters(in: .whitespaces)
         let valueText = text[text.index(after: eq)...].trimmingCharacters(in: .whitespaces)
         guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw fail(line, nil, "bad key `\(key)`")
+            throw fail(line, nil, "bad key `\(SafeQuote.quote(key, limit: 40))`")
         }
         let value: JobValue
         do { value = try JobLexer.value(valueText) } catch { throw fail(line, key, error.description) }
@@ -101,6 +101,7 @@ struct JobBuilder {
             plan.requestTimeout = defaults.requestTimeout
             plan.resourceTimeout = defaults.resourceTimeout
             plan.caFile = defaults.caCertificate
+            plan.locationTrusted = defaults.locationTrusted
             sessions.append((plan, line))
             tasks.append([])
             inTask = false
@@ -134,10 +135,10 @@ struct JobBuilder {
             guard let k = Options.SessionChoice(rawValue: v) else { throw fail(line, key, "must be \"default\" or \"ephemeral\", not \"\(v)\"") }
             s.kind = k
         case ("max_connections_per_host", .number(let n)):
-            guard n == n.rounded(), (1...1000).contains(n) else { throw fail(line, key, "must be a whole number from 1 to 1000") }
-            s.maxConnectionsPerHost = Int(n)
+            guard let whole = NumericBounds.wholeNumber(n, in: 1...1000) else { throw fail(line, key, "must be a whole number from 1 to 1000") }
+            s.maxConnectionsPerHost = whole
         case ("request_timeout", .number(let n)), ("resource_timeout", .number(let n)):
-            guard n > 0, n.isFinite else { throw fail(line, key, "must be a positive number of seconds") }
+            guard NumericBounds.validSeconds(n) else { throw fail(line, key, "must be a number of seconds from \(NumericBounds.secondsText)") }
             if key == "request_timeout" { s.requestTimeout = n } else { s.resourceTimeout = n }
         case ("headers", .strings(let hs)):
             do { s.headers = try hs.map(HeaderParsing.parse) } catch { throw fail(line, key, error.reason) }
