@@ -13,11 +13,14 @@ public enum HelpText {
           --request-timeout SECONDS      idle timeout (default 60)
           --resource-timeout SECONDS     whole-task timeout (default 7 days)
       -H, --header 'Name: value'         extra request header, repeatable
+          --location-trusted             send Authorization/Cookie headers to other hosts a redirect
+                                         names too (never from https to http)
           --cacert FILE                  also trust the CA certificate(s) in FILE (PEM)
           --upload FILE                  upload FILE to each URL instead of downloading
           --job FILE                     a job file: several sessions with their configurations and tasks
           --csv FILE                     write per-transaction metrics as CSV when the run ends
           --har FILE                     write the run as HAR 1.2 when it ends
+          --force                        let --csv/--har replace an existing file
           --theme NAME|PATH              colour theme (default: default)
           --no-tui                       line mode; automatic when stdout is not a terminal
           --fps N                        monitor frame rate cap (default 10)
