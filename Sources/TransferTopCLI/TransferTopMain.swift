@@ -5,6 +5,7 @@ import TransferKit
 public enum TransferTopMain {
     public static func run(_ arguments: [String]) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        _ = FileModes.umaskValue  // read while one thread runs: reading umask sets it briefly
         let command: Command
         do {
             command = try ArgumentParser.parse(Array(arguments.dropFirst()))
@@ -64,6 +65,7 @@ enum Preparation {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
         }
         if plan.sessions.allSatisfy({ $0.tasks.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
+        plan.replaceExports = o.force
         let downloads = Preflight.downloadDestinations(plan)
         try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)
         try Preflight.checkExport(o.har, option: "--har", force: o.force, downloads: downloads)
@@ -71,20 +73,16 @@ enum Preparation {
     }
 
     static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
-        var urls = try o.urls.map { t throws(UsageError) in
-            try ArgumentParser.checkURL(t)
-            return URL(string: t)!
-        }
+        var urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) }
         for file in o.inputFiles {
             let shown = SafeQuote.quote(file)
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
             guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(shown)'") }
             for t in InputFile.urls(in: text) {
                 // A file given by mistake (`-i /etc/shadow`) must not be echoed: quote little.
-                do { try ArgumentParser.checkURL(t, quoteLimit: 16) } catch {
+                do { urls.append(try ArgumentParser.checkURL(t, quoteLimit: 16)) } catch {
                     throw UsageError("input file '\(shown)': \(error.reason)")
                 }
-                urls.append(URL(string: t)!)
             }
         }
         return urls

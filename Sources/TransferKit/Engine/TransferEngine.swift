@@ -179,7 +179,7 @@ final class TransferEngine: @unchecked Sendable {
         allSuspended = !anyRunning
         for (t, e) in expired {
             detach(t)
-            finish(t, error: e)
+            finishKeepingResumeData(t, error: e)
         }
     }
 

@@ -61,9 +61,10 @@ public enum ArgumentParser {
 
     /// A URL we can fetch today. The message quotes a short, redacted, escaped part of the
     /// text: it may be a line of a file given by mistake (`-i /etc/shadow`) or hold a password.
-    static func checkURL(_ text: String, quoteLimit: Int = 60) throws(UsageError) {
+    @discardableResult
+    static func checkURL(_ text: String, quoteLimit: Int = 60) throws(UsageError) -> URL {
         let shown = SafeQuote.quote(text, limit: quoteLimit)
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
+        guard let url = URLText.url(text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
             throw UsageError("not a URL: '\(shown)'")
         }
         // ftp and file are refused here rather than failing later as "unsupported" (until
@@ -72,6 +73,7 @@ public enum ArgumentParser {
         if !supported.contains(scheme) {
             throw UsageError("unsupported scheme '\(SafeQuote.quote(scheme, limit: 16))' in '\(shown)' (use http or https)")
         }
+        return url
     }
 
     static func checkHeader(_ h: String) throws(UsageError) {

@@ -172,7 +172,8 @@ struct JobBuilder {
             throw fail(kindText.1, "kind", "must be \"download\", \"data\" or \"upload\", not \"\(kindText.0)\"")
         }
         guard let (urlText, urlLine) = string("url") else { throw fail(p.line, "url", "missing (every task needs a url)") }
-        do { try ArgumentParser.checkURL(urlText) } catch { throw fail(urlLine, "url", error.reason) }
+        let url: URL
+        do { url = try ArgumentParser.checkURL(urlText) } catch { throw fail(urlLine, "url", error.reason) }
         var file: String? = nil
         if let (f, l) = string("file") {
             guard kind == .upload else { throw fail(l, "file", "only upload tasks take a file") }
@@ -183,7 +184,7 @@ struct JobBuilder {
         }
         let method = string("method")?.0.uppercased()
         if let m = method, m.isEmpty || !m.allSatisfy({ $0.isLetter }) { throw fail(string("method")!.1, "method", "not an HTTP method") }
-        return TaskPlan(kind: kind, url: URL(string: urlText)!, method: method, file: file)
+        return TaskPlan(kind: kind, url: url, method: method, file: file)
     }
 }
 

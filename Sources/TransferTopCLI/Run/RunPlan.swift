@@ -8,6 +8,8 @@ public struct RunPlan: Sendable, Equatable {
     public var outputDirectory: String
     public var csv: String?
     public var har: String?
+    /// `--force`: exports may replace an existing file.
+    public var replaceExports = false
 
     public init(sessions: [SessionPlan], outputDirectory: String, csv: String? = nil, har: String? = nil) {
         self.sessions = sessions

@@ -23,6 +23,8 @@ public final class Runner: @unchecked Sendable {
         var heldResumeData: [TaskID: Data] = [:]
         var notices: [String] = []
         var interrupted = false
+        /// Tasks whose resume data was written to the store in this run.
+        var resumeSaved: Set<TaskID> = []
     }
 
     public init(plan: RunPlan, store: ResumeStore?) {
@@ -135,6 +137,7 @@ extension Runner {
         let url = task.response?.url ?? task.currentRequest.url
         do {
             let path = try OutputNaming.place(location, for: url, in: plan.outputDirectory)
+            FileModes.applyUmask(to: path)
             task.setOutputPath(path)
             store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
         } catch {
@@ -152,6 +155,8 @@ extension Runner {
         guard let store else { return }
         do {
             try store.save(data, url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            let id = TaskID(session: task.snapshot().sessionID, task: task.taskIdentifier)
+            state.withLock { _ = $0.resumeSaved.insert(id) }
         } catch {
             notice("could not keep resume data: \(error)")
         }
