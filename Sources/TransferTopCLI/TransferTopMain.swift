@@ -37,7 +37,13 @@ public enum TransferTopMain {
     }
 
     /// Line mode or the monitor, by `--no-tui` and whether stdout is a terminal.
-    static func execute(_ plan: RunPlan, options: Options, environment: [String: String], demo: Bool) async -> Int32 {
+    static func execute(_ given: RunPlan, options: Options, environment: [String: String], demo: Bool) async -> Int32 {
+        var plan = given
+        if !demo {
+            let (filtered, notes) = await AlreadyComplete.filter(given, store: CompletionStore.standard())
+            for n in notes { Output.shared.line("note: \(n)") }
+            plan = filtered
+        }
         let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard())
         if useMonitor(options, environment) {
             return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)

@@ -122,3 +122,54 @@ import TransferKit
         #expect(InterruptionSummary.message(total: total, succeeded: ok, keptResumeData: kept, hasStore: true) == text)
     }
 }
+
+/// Issue 9: a rerun of a finished command, with and without `--clobber` / `--no-clobber`.
+@Suite struct RerunTests {
+    @Test func rerunSkipsCompleteFilesAndDownloadsChangedOnes() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let name = "f-\(UUID().uuidString.prefix(6))"
+        server.setFile(name, size: 50_000, seed: 1)
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let url = "\(server.httpBase)/files/\(name)"
+        let first = try Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let again = try Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("already complete"), "\(again.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: d.out + "/\(name) (1)"))
+        // A new version on the server is downloaded beside the old file, never over it.
+        server.changeFile(name, newSeed: 2)
+        let changed = try Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(changed.status == 0 && !changed.stdout.contains("already complete"), "\(changed.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/\(name) (1)")) == Data(LoopbackServer.body(size: 50_000, seed: 2)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/" + name)) == Data(LoopbackServer.body(size: 50_000, seed: 1)))
+    }
+
+    @Test func noClobberKeepsAndClobberReplaces() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        try FileManager.default.createDirectory(atPath: d.out, withIntermediateDirectories: true)
+        let path = d.out + "/2000"
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: path))
+        let kept = try Run.binary(["-o", d.out, "--no-clobber", "\(server.httpBase)/bytes/2000"], environment: d.env)
+        #expect(kept.status == 0 && kept.stdout.contains("--no-clobber"), "\(kept.stdout)\(kept.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "mine")
+        #expect(!server.stats.requests.contains { $0.path.hasPrefix("/bytes/2000") })
+        let replaced = try Run.binary(["-o", d.out, "--clobber", "\(server.httpBase)/bytes/2000"], environment: d.env)
+        #expect(replaced.status == 0, "\(replaced.stdout)\(replaced.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(LoopbackServer.body(size: 2000, seed: 0)))
+        #expect(!FileManager.default.fileExists(atPath: d.out + "/2000 (1)"))
+    }
+
+    @Test(arguments: [
+        (416, "bytes */100", true), (416, "bytes */99", false), (200, "bytes */100", false), (206, "bytes 100-199/200", false),
+    ])
+    func probeDecision(_ status: Int, _ range: String, _ complete: Bool) {
+        let r = TransferResponse(url: URL(string: "http://h/x")!, statusCode: status, headers: [HTTPHeader("Content-Range", range)])
+        #expect(CompletionProbe.provesComplete(r, size: 100) == complete)
+    }
+}

@@ -102,6 +102,8 @@ public enum ArgumentParser {
         case .noTUI: o.noTUI = true
         case .locationTrusted: o.locationTrusted = true
         case .force: o.force = true
+        case .clobber: o.existingFiles = .replace
+        case .noClobber: o.existingFiles = .skip
         case .fps: o.fps = try integer(value, spec, range: 1...120)
         }
     }
@@ -130,7 +132,7 @@ public enum ArgumentParser {
 struct OptionSpec: Sendable {
     enum Key: Sendable {
         case inputFile, outputDir, session, maxConnections, requestTimeout, resourceTimeout, header
-        case cacert, upload, job, csv, har, theme, noTUI, fps, locationTrusted, force
+        case cacert, upload, job, csv, har, theme, noTUI, fps, locationTrusted, force, clobber, noClobber
     }
     var key: Key
     var short: String?
@@ -140,6 +142,8 @@ struct OptionSpec: Sendable {
     static let all: [OptionSpec] = [
         OptionSpec(key: .inputFile, short: "-i", long: "--input-file", takesValue: true),
         OptionSpec(key: .outputDir, short: "-o", long: "--output-dir", takesValue: true),
+        OptionSpec(key: .clobber, short: nil, long: "--clobber", takesValue: false),
+        OptionSpec(key: .noClobber, short: nil, long: "--no-clobber", takesValue: false),
         OptionSpec(key: .session, short: nil, long: "--session", takesValue: true),
         OptionSpec(key: .maxConnections, short: nil, long: "--max-connections-per-host", takesValue: true),
         OptionSpec(key: .requestTimeout, short: nil, long: "--request-timeout", takesValue: true),

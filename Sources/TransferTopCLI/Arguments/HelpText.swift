@@ -8,6 +8,8 @@ public enum HelpText {
     transfertop [OPTIONS] [URL ...]      each URL becomes a download task in one session
       -i, --input-file FILE              more URLs, one per line ('-' = stdin; '#' comments)
       -o, --output-dir DIR               where finished downloads go (default: current directory)
+          --no-clobber                   keep any existing file of the same name; do not download it
+          --clobber                      replace an existing file of the same name (atomically)
           --session default|ephemeral    configuration kind of the session (default: default)
           --max-connections-per-host N   (default 6)
           --request-timeout SECONDS      idle timeout (default 60)
@@ -32,7 +34,9 @@ public enum HelpText {
 
     Interrupting keeps work: q in the monitor or Ctrl-C/SIGTERM cancels running downloads with
     resume data (kept under $XDG_STATE_HOME/transfertop/resume); running the same command again
-    resumes them. Finished files are never touched again.
+    resumes them. Finished files are never touched again: a rerun skips a file it placed before
+    when the server still has the same size and validator ("already complete"); another
+    existing file of the same name is kept and the new one saved as 'name (1)'.
 
     In the monitor press ? for the keys (s suspend, r resume, c cancel, d keep resume data,
     R continue, f finish session, X kill session, n new task, N new session, e export CSV,

@@ -24,6 +24,8 @@ public struct Options: Sendable, Equatable {
     public var locationTrusted = false
     /// `--force`: `--csv`/`--har` may replace an existing file.
     public var force = false
+    /// `--clobber` / `--no-clobber` (the last one given wins).
+    public var existingFiles: ExistingFiles = .keepBoth
     public var fps = 10
 
     public init() {}

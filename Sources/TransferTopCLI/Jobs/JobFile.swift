@@ -21,7 +21,9 @@ public enum JobFile {
         let base = (path as NSString).deletingLastPathComponent
         do {
             let sessions = try parse(text, file: path, baseDirectory: base.isEmpty ? "." : base, defaults: defaults)
-            return RunPlan(sessions: sessions, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
+            var plan = RunPlan(sessions: sessions, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
+            plan.existingFiles = defaults.existingFiles
+            return plan
         } catch {
             throw UsageError("\(error)")
         }

@@ -10,6 +10,8 @@ public struct RunPlan: Sendable, Equatable {
     public var har: String?
     /// `--force`: exports may replace an existing file.
     public var replaceExports = false
+    /// `--clobber` / `--no-clobber`; by default complete files are skipped, others kept apart.
+    public var existingFiles: ExistingFiles = .keepBoth
 
     public init(sessions: [SessionPlan], outputDirectory: String, csv: String? = nil, har: String? = nil) {
         self.sessions = sessions
@@ -76,7 +78,9 @@ extension RunPlan {
         s.caFile = o.caCertificate
         s.locationTrusted = o.locationTrusted
         s.tasks = urls.map { o.upload == nil ? TaskPlan(kind: .download, url: $0) : TaskPlan(kind: .upload, url: $0, file: o.upload) }
-        return RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
+        var plan = RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
+        plan.existingFiles = o.existingFiles
+        return plan
     }
 }
 

@@ -136,8 +136,11 @@ extension Runner {
         let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
         let url = task.response?.url ?? task.currentRequest.url
         do {
-            let path = try OutputNaming.place(location, for: url, in: plan.outputDirectory)
+            let path = plan.existingFiles == .replace
+                ? try OutputNaming.replace(location, for: url, in: plan.outputDirectory)
+                : try OutputNaming.place(location, for: url, in: plan.outputDirectory)
             FileModes.applyUmask(to: path)
+            recordCompletion(task, path: path)
             task.setOutputPath(path)
             store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
         } catch {
