@@ -104,4 +104,29 @@ import Testing
             #expect(!server.stats.requests.contains { $0.path.contains(marker) })
         }
     }
+
+    @Test func unsolicitedPartialContentIsATypedError() async throws {
+        let server = try await TestServer.get()
+        let s = TransferSession(configuration: ephemeralConfig())
+        defer { s.invalidateAndCancel() }
+        do {
+            _ = try await s.download(for: TransferRequest(url: url("\(server.httpBase)/status/206?size=3000")))
+            Issue.record("a 206 without Range was saved as a complete file")
+        } catch {
+            #expect(error.code == .badServerResponse)
+        }
+    }
+
+    /// Values a library caller may pass that used to trap on Double→Int conversions.
+    @Test func extremeConfigurationValuesDoNotTrap() async throws {
+        let server = try await TestServer.get()
+        let s = TransferSession(configuration: ephemeralConfig {
+            $0.timeoutIntervalForRequest = 1e26
+            $0.timeoutIntervalForResource = .infinity
+            $0.httpMaximumConnectionsPerHost = .max
+        })
+        defer { s.invalidateAndCancel() }
+        let (data, response) = try await s.data(for: TransferRequest(url: url("\(server.httpBase)/bytes/100"), timeoutInterval: .nan))
+        #expect(response.statusCode == 200 && data.count == 100)
+    }
 }

@@ -81,6 +81,15 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--csv", "{dir}/nope/m.csv", url], fragment: "directory is missing or not writable"),
         BadInput(args: ["-o", "{dir}", "--csv", "{dir}/x", url], fragment: "is where a download of this run goes"),
         BadInput(args: ["--csv", "{dir}", url], fragment: "is a directory"),
+        // Flags take no value.
+        BadInput(args: ["--clobber=yes", url], fragment: "option '--clobber' takes no value"),
+        BadInput(args: ["--no-clobber=1", url], fragment: "option '--no-clobber' takes no value"),
+        BadInput(args: ["--location-trusted=1", url], fragment: "option '--location-trusted' takes no value"),
+        BadInput(args: ["--force=1", url], fragment: "option '--force' takes no value"),
+        // A job-file URL with a password is not echoed when it is bad.
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\n[[session.task]]\nurl = \"ftp://u:hunter2@h/x\"\n")],
+                 fragment: "unsupported scheme 'ftp'", never: ["hunter2"]),
     ]
 
     @Test(arguments: rows) func refused(_ row: BadInput) throws {
