@@ -86,7 +86,7 @@ public enum ArgumentParser {
         case .outputDir: o.outputDirectory = try nonEmpty(value, spec)
         case .session:
             guard let kind = Options.SessionChoice(rawValue: value) else {
-                throw UsageError("--session must be 'default' or 'ephemeral', not '\(value)'")
+                throw UsageError("--session must be 'default' or 'ephemeral', not '\(SafeQuote.quote(value, limit: 20))'")
             }
             o.session = kind
         case .maxConnections: o.maxConnectionsPerHost = try integer(value, spec, range: 1...1000)

@@ -134,7 +134,7 @@ struct JobBuilder {
         switch (key, value) {
         case ("name", .string(let v)): s.name = v
         case ("kind", .string(let v)):
-            guard let k = Options.SessionChoice(rawValue: v) else { throw fail(line, key, "must be \"default\" or \"ephemeral\", not \"\(v)\"") }
+            guard let k = Options.SessionChoice(rawValue: v) else { throw fail(line, key, "must be \"default\" or \"ephemeral\", not \"\(SafeQuote.quote(v, limit: 20))\"") }
             s.kind = k
         case ("max_connections_per_host", .number(let n)):
             guard let whole = NumericBounds.wholeNumber(n, in: 1...1000) else { throw fail(line, key, "must be a whole number from 1 to 1000") }
@@ -171,7 +171,7 @@ struct JobBuilder {
         }
         let kindText = string("kind") ?? ("download", p.line)
         guard let kind = TaskKind(rawValue: kindText.0) else {
-            throw fail(kindText.1, "kind", "must be \"download\", \"data\" or \"upload\", not \"\(kindText.0)\"")
+            throw fail(kindText.1, "kind", "must be \"download\", \"data\" or \"upload\", not \"\(SafeQuote.quote(kindText.0, limit: 20))\"")
         }
         guard let (urlText, urlLine) = string("url") else { throw fail(p.line, "url", "missing (every task needs a url)") }
         let url: URL

@@ -22,6 +22,11 @@ public enum ThemeLoader {
             }
         }
         if nameOrPath == "default" { return Result(theme: .builtInDefault, warning: nil) }
+        // A file that exists but could not be read as UTF-8 text is not "not found".
+        if let unreadable = locator.candidates(for: nameOrPath).first(where: { readBytes($0) != nil }) {
+            return Result(theme: .builtInDefault,
+                          warning: "theme file '\(SafeQuote.quote(unreadable))' is not a text file — using the built-in default theme")
+        }
         let looked = locator.candidates(for: nameOrPath).joined(separator: ", ")
         return Result(theme: .builtInDefault,
                       warning: "theme `\(nameOrPath)` not found (looked in: \(looked)) — using the built-in default theme")
