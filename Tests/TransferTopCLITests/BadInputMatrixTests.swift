@@ -67,7 +67,10 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["file:///etc/hosts"], fragment: "unsupported scheme 'file'"),
         BadInput(args: ["--cacert", "{dir}/ca.txt", url], files: ["ca.txt": BadInput.text("not a certificate\n")],
                  fragment: "holds no PEM certificate"),
-        BadInput(args: ["--upload", "{dir}/up", url], directories: ["up"], fragment: "is a directory"),
+        BadInput(args: ["--upload", "{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
+        BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text(
+            "[[session]]\n[[session.task]]\nkind = \"upload\"\nfile = \"up\"\nurl = \"\(url)\"\n")],
+                 directories: ["up"], fragment: "j.toml:4: field 'file': '"),
         BadInput(args: ["--theme", "{dir}/bin.theme", url], files: ["bin.theme": [0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 0xFF]],
                  fragment: "is not a text file"),
         BadInput(args: ["--theme", "{dir}/bad.theme", url], files: ["bad.theme": BadInput.text("# ok\nbarFill = chartreuse\n")],

@@ -6,13 +6,13 @@ import TransferTopUI
 /// the run will read and every output it will write, so a mistake is a usage error (exit 2)
 /// now, not a surprise after a long download.
 enum Preflight {
-    /// `--upload` must be a readable regular file (a directory used to end "cancelled").
+    /// `--upload` (and a job's upload `file`) must be a readable regular file (a directory used to end "cancelled").
     static func checkUpload(_ path: String?) throws(UsageError) {
         guard let path else { return }
         let shown = SafeQuote.quote(path)
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw UsageError("--upload '\(shown)' is a directory (give a file)")
+            throw UsageError("'\(shown)' is a directory, not a file to upload")
         }
         if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
     }

@@ -180,7 +180,7 @@ struct JobBuilder {
         if let (f, l) = string("file") {
             guard kind == .upload else { throw fail(l, "file", "only upload tasks take a file") }
             file = f.hasPrefix("/") ? f : baseDirectory + "/" + f
-            guard FileManager.default.isReadableFile(atPath: file!) else { throw fail(l, "file", "cannot read '\(file!)'") }
+            do { try Preflight.checkUpload(file) } catch { throw fail(l, "file", error.reason) }
         } else if kind == .upload {
             throw fail(p.line, "file", "missing (an upload task needs a file)")
         }
