@@ -35,7 +35,8 @@ public enum RedirectPolicy {
                                 trustedCredentials: Bool = false) -> Outcome {
         guard redirectStatuses.contains(status) else { return .final }
         guard let location, !location.isEmpty else { return .final }  // no Location: not followable
-        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+        // Encoded once: a raw UTF-8 Location with `%XX` escapes must not have them escaped again.
+        guard let target = URL(string: URLText.encodeOnce(location), relativeTo: request.url)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), target.host != nil else {
             return .invalid("redirect to an unparsable Location")
         }

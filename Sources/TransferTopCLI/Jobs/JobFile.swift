@@ -112,7 +112,7 @@ struct JobBuilder {
             tasks[tasks.count - 1].append(PendingTask(line: line))
             inTask = true
         default:
-            throw fail(line, nil, "unknown table \(text) (expected [[session]] or [[session.task]])")
+            throw fail(line, nil, "unknown table \(SafeQuote.quote(text, limit: 40)) (expected [[session]] or [[session.task]])")
         }
     }
 
@@ -216,7 +216,7 @@ enum JobLexer {
         if text.hasPrefix("[") { return .strings(try array(text)) }
         if let n = Double(text.replacingOccurrences(of: "_", with: "")) { return .number(n) }
         if text.isEmpty { throw Failure(description: "missing value") }
-        throw Failure(description: "cannot read value `\(text)` (strings need double quotes)")
+        throw Failure(description: "cannot read value `\(SafeQuote.quote(text, limit: 40))` (strings need double quotes)")
     }
 
     /// Reads a double-quoted string from the front of `rest`.
@@ -233,7 +233,7 @@ enum JobLexer {
                 case "n": out.append("\n")
                 case "t": out.append("\t")
                 case "\"", "\\": out.append(e)
-                default: throw Failure(description: "unknown escape \\\(e)")
+                default: throw Failure(description: "unknown escape \\\(SafeQuote.quote(String(e)))")
                 }
                 continue
             }
