@@ -6,8 +6,10 @@ extension Runner {
     /// (saved before `wait()` returns, so a rerun continues them).
     public func interrupt() {
         let tasks = state.withLock { s -> [TransferTask] in
-            s.interrupted = true
-            return s.tasks.filter { !s.finished.contains($0.key) }.map(\.value)
+            let unfinished = s.tasks.filter { !s.finished.contains($0.key) }.map(\.value)
+            // `q` after everything finished is a normal exit, not an interruption to report.
+            if !unfinished.isEmpty { s.interrupted = true }
+            return unfinished
         }
         for task in tasks where task.state != .completed { cancelKeepingResumeData(task) }
     }
