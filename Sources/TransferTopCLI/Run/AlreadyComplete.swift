@@ -19,31 +19,46 @@ enum AlreadyComplete {
         var out = plan
         var notes: [String] = []
         for (i, session) in plan.sessions.enumerated() {
-            var kept: [TaskPlan] = []
-            for task in session.tasks {
-                if let note = await skipNote(task, session, plan, store) { notes.append(note) } else { kept.append(task) }
+            var skip = Set<Int>()
+            var probes: [(index: Int, path: String)] = []
+            var candidates: [(URL, CompletionStore.Record)] = []
+            for (j, task) in session.tasks.enumerated() where task.kind == .download {
+                switch decision(task, plan, store) {
+                case .run: break
+                case .skip(let note): skip.insert(j); notes.append(note)
+                case .probe(let record, let path): probes.append((j, path)); candidates.append((task.url, record))
+                }
             }
-            out.sessions[i].tasks = kept
+            let complete = await CompletionProbe.complete(candidates, configuration: session.configuration)
+            for (probe, isComplete) in zip(probes, complete) where isComplete {
+                skip.insert(probe.index)
+                let shown = Redaction.redactURL(session.tasks[probe.index].url.absoluteString)
+                notes.append("already complete: \(shown) is '\(probe.path)' (same size and validator on the server)")
+            }
+            out.sessions[i].tasks = session.tasks.enumerated().filter { !skip.contains($0.offset) }.map(\.element)
         }
         return (out, notes)
     }
 
-    /// Why `task` is not run, or nil to run it.
-    static func skipNote(_ task: TaskPlan, _ session: SessionPlan, _ plan: RunPlan, _ store: CompletionStore?) async -> String? {
-        guard task.kind == .download else { return nil }
-        let shown = Redaction.redactURL(task.url.absoluteString)
+    enum Decision {
+        case run
+        case skip(String)
+        /// A file this command placed before, still of its recorded size: ask the server.
+        case probe(CompletionStore.Record, path: String)
+    }
+
+    static func decision(_ task: TaskPlan, _ plan: RunPlan, _ store: CompletionStore?) -> Decision {
         switch plan.existingFiles {
         case .replace:
-            return nil
+            return .run
         case .skip:
             let path = plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: task.url)
-            return FileManager.default.fileExists(atPath: path) ? "skipped \(shown): '\(path)' exists (--no-clobber)" : nil
+            guard FileManager.default.fileExists(atPath: path) else { return .run }
+            return .skip("skipped \(Redaction.redactURL(task.url.absoluteString)): '\(path)' exists (--no-clobber)")
         case .keepBoth:
-            guard let store, let record = store.load(url: task.url.absoluteString, outputDirectory: plan.outputDirectory) else { return nil }
+            guard let store, let record = store.load(url: task.url.absoluteString, outputDirectory: plan.outputDirectory) else { return .run }
             let path = plan.outputDirectory + "/" + record.name
-            guard fileSize(path) == record.size,
-                  await CompletionProbe.isComplete(task.url, record, configuration: session.configuration) else { return nil }
-            return "already complete: \(shown) is '\(path)' (same size and validator on the server)"
+            return fileSize(path) == record.size ? .probe(record, path: path) : .run
         }
     }
 

@@ -21,34 +21,52 @@ enum CompletionProbe {
         return range.trimmingCharacters(in: .whitespaces) == "bytes */\(size)"
     }
 
-    static func isComplete(_ url: URL, _ record: CompletionStore.Record, configuration: TransferConfiguration) async -> Bool {
+    /// Probes every candidate at once in one ephemeral session with the run session's
+    /// configuration (headers, CA, limits): one transfer thread, not one per file.
+    static func complete(_ candidates: [(URL, CompletionStore.Record)], configuration: TransferConfiguration) async -> [Bool] {
+        guard !candidates.isEmpty else { return [] }
         var c = configuration
         c.kind = .ephemeral
         let delegate = ProbeDelegate()
         let session = TransferSession(configuration: c, delegate: delegate, name: "probe")
         defer { session.invalidateAndCancel() }
-        let response: TransferResponse? = await withCheckedContinuation { cont in
-            delegate.done.withLock { $0 = { cont.resume(returning: $0) } }
-            session.dataTask(with: request(url, record)).resume()
+        let tasks = candidates.map { session.dataTask(with: request($0.0, $0.1)) }
+        let responses: [Int: TransferResponse] = await withCheckedContinuation { cont in
+            delegate.expect(tasks.count) { cont.resume(returning: $0) }
+            for t in tasks { t.resume() }
         }
-        return provesComplete(response, size: record.size)
+        return zip(tasks, candidates).map { t, item in provesComplete(responses[t.taskIdentifier], size: item.1.size) }
     }
 }
 
-/// Takes the response head, cancels the body, reports once.
+/// Takes each response head (by task identifier), cancels the body, and reports once every
+/// probe has completed.
 final class ProbeDelegate: TransferDataDelegate, @unchecked Sendable {
-    // @unchecked: mutable state is behind locks.
-    let done = Locked<(@Sendable (TransferResponse?) -> Void)?>(nil)
-    let response = Locked<TransferResponse?>(nil)
+    // @unchecked: mutable state is behind a lock.
+    struct State {
+        var remaining = 0
+        var responses: [Int: TransferResponse] = [:]
+        var done: (@Sendable ([Int: TransferResponse]) -> Void)?
+    }
+    let state = Locked(State())
+
+    func expect(_ count: Int, then done: @escaping @Sendable ([Int: TransferResponse]) -> Void) {
+        state.withLock { $0.remaining = count; $0.done = done }
+    }
 
     func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
                  completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
-        self.response.withLock { $0 = response }
+        state.withLock { $0.responses[dataTask.taskIdentifier] = response }
         completionHandler(.cancel)
     }
 
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
-        let body = done.withLock { d in defer { d = nil }; return d }
-        body?(response.withLock { $0 })
+        let finished = state.withLock { s -> (@Sendable ([Int: TransferResponse]) -> Void, [Int: TransferResponse])? in
+            s.remaining -= 1
+            guard s.remaining == 0, let done = s.done else { return nil }
+            s.done = nil
+            return (done, s.responses)
+        }
+        if let (done, responses) = finished { done(responses) }
     }
 }
