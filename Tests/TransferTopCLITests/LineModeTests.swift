@@ -101,7 +101,10 @@ enum CSVParserShim {
         let env = ["XDG_STATE_HOME": dir + "/state"]
         let args = ["-o", dir + "/out", "\(server.httpBase)/files/big.bin?rate=400000"]
         let first = try Run.spawn(args, environment: env)
-        try await Task.sleep(for: .milliseconds(1200))
+        // Signal once part of the body has been sent (not after a fixed time: under load the
+        // process may not have installed its handler yet, or may already be done).
+        let deadline = Date().addingTimeInterval(60)
+        while server.stats.bytesWritten < 300_000, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         first.signal(SIGINT)
         let r1 = first.wait()
         #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
