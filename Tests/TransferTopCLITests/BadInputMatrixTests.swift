@@ -84,6 +84,13 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--csv", "{dir}/nope/m.csv", url], fragment: "directory is missing or not writable"),
         BadInput(args: ["-o", "{dir}", "--csv", "{dir}/x", url], fragment: "is where a download of this run goes"),
         BadInput(args: ["--csv", "{dir}", url], fragment: "is a directory"),
+        // The remaining options, so every option has a row (checked below).
+        BadInput(args: ["--session", "shared\u{1B}[2J", url], fragment: "--session must be 'default' or 'ephemeral'", never: ["\u{1B}"]),
+        BadInput(args: ["--output-dir", "{dir}/file", url], files: ["file": BadInput.text("x")], fragment: "is not a directory"),
+        BadInput(args: ["--input-file", "{dir}/missing"], fragment: "cannot read input file"),
+        BadInput(args: ["--job", "{dir}/missing.toml"], fragment: "cannot read job file"),
+        BadInput(args: ["--header", "X-A:\u{7F}ok", "--no-tui=yes", url], fragment: "option '--no-tui' takes no value"),
+        BadInput(args: ["--theme", "", url], fragment: "--theme needs a non-empty value"),
         // Flags take no value.
         BadInput(args: ["--clobber=yes", url], fragment: "option '--clobber' takes no value"),
         BadInput(args: ["--no-clobber=1", url], fragment: "option '--no-clobber' takes no value"),
@@ -111,5 +118,13 @@ struct BadInput: Sendable, CustomStringConvertible {
         for secret in row.never { #expect(!r.stderr.contains(secret) && !r.stdout.contains(secret), "\(r.stderr)") }
         // Nothing was created for an export that was refused, and old files are untouched.
         if let old = row.files["old.csv"] { #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/old.csv")) == Data(old)) }
+    }
+
+    /// The matrix grows with every option: each one the parser knows appears in some row.
+    @Test func everyOptionHasARow() {
+        let used = Set(Self.rows.flatMap(\.args).map { $0.split(separator: "=").first.map(String.init) ?? $0 })
+        for spec in OptionSpec.all {
+            #expect(used.contains(spec.long) || spec.short.map(used.contains) == true, "no bad-input row for \(spec.long)")
+        }
     }
 }
