@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        // Property-based tests (issue 9: random input never crashes a parser).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -51,6 +53,9 @@ let package = Package(
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
-        .testTarget(name: "TransferTopCLITests", dependencies: ["TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport"]),
+        .testTarget(name: "TransferTopCLITests", dependencies: [
+            "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
     ]
 )

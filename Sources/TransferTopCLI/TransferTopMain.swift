@@ -5,6 +5,7 @@ import TransferKit
 public enum TransferTopMain {
     public static func run(_ arguments: [String]) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        _ = FileModes.umaskValue  // read while one thread runs: reading umask sets it briefly
         let command: Command
         do {
             command = try ArgumentParser.parse(Array(arguments.dropFirst()))
@@ -20,6 +21,8 @@ public enum TransferTopMain {
         case .run(let options):
             do {
                 let plan = try Preparation.plan(options)
+                try Preflight.checkKeyBindings(environment: env)
+                try Preflight.checkTheme(options.theme, environment: env)
                 return await execute(plan, options: options, environment: env, demo: false)
             } catch let e as UsageError {
                 Output.shared.error(e.message)
@@ -34,7 +37,13 @@ public enum TransferTopMain {
     }
 
     /// Line mode or the monitor, by `--no-tui` and whether stdout is a terminal.
-    static func execute(_ plan: RunPlan, options: Options, environment: [String: String], demo: Bool) async -> Int32 {
+    static func execute(_ given: RunPlan, options: Options, environment: [String: String], demo: Bool) async -> Int32 {
+        var plan = given
+        if !demo {
+            let (filtered, notes) = await AlreadyComplete.filter(given, store: CompletionStore.standard())
+            for n in notes { Output.shared.line("note: \(n)") }
+            plan = filtered
+        }
         let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard())
         if useMonitor(options, environment) {
             return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
@@ -52,8 +61,8 @@ public enum TransferTopMain {
 enum Preparation {
     static func plan(_ o: Options) throws -> RunPlan {
         let out = try outputDirectory(o.outputDirectory)
-        if let f = o.upload, !FileManager.default.isReadableFile(atPath: f) { throw UsageError("cannot read upload file '\(f)'") }
-        if let f = o.caCertificate, !FileManager.default.isReadableFile(atPath: f) { throw UsageError("cannot read CA file '\(f)'") }
+        try Preflight.checkUpload(o.upload)
+        try Preflight.checkCACertificate(o.caCertificate)
         var plan: RunPlan
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
@@ -62,20 +71,27 @@ enum Preparation {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
         }
         if plan.sessions.allSatisfy({ $0.tasks.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
+        plan.replaceExports = o.force
+        let downloads = Preflight.downloadDestinations(plan)
+        try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)
+        try Preflight.checkExport(o.har, option: "--har", force: o.force, downloads: downloads)
         return plan
     }
 
     static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
-        var texts = o.urls
+        var urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) }
         for file in o.inputFiles {
+            let shown = SafeQuote.quote(file)
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
-            guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(file)'") }
-            texts += InputFile.urls(in: text)
+            guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(shown)'") }
+            for t in InputFile.urls(in: text) {
+                // A file given by mistake (`-i /etc/shadow`) must not be echoed: quote little.
+                do { urls.append(try ArgumentParser.checkURL(t, quoteLimit: 16)) } catch {
+                    throw UsageError("input file '\(shown)': \(error.reason)")
+                }
+            }
         }
-        return try texts.map { t throws(UsageError) in
-            try ArgumentParser.checkURL(t)
-            return URL(string: t)!
-        }
+        return urls
     }
 
     /// The absolute output directory, created if missing; it must be writable.

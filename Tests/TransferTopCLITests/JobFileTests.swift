@@ -45,7 +45,7 @@ import Testing
         ("name = \"x\"", "bad.toml:1: field 'name': outside a table; start with [[session]]"),
         ("[[session]]\nkind = \"shared\"", "bad.toml:2: field 'kind': must be \"default\" or \"ephemeral\", not \"shared\""),
         ("[[session]]\nmax_connections_per_host = \"two\"", "bad.toml:2: field 'max_connections_per_host': must be a number, got a string"),
-        ("[[session]]\nrequest_timeout = -3", "bad.toml:2: field 'request_timeout': must be a positive number of seconds"),
+        ("[[session]]\nrequest_timeout = -3", "bad.toml:2: field 'request_timeout': must be a number of seconds from 0.001 to 315360000 (ten years)"),
         ("[[session]]\nheaders = [\"NoColon\"]", "bad.toml:2: field 'headers': bad header 'NoColon' (expected 'Name: value')"),
         ("[[session]]\nheaders = [\"A: b\"", "bad.toml:2: field 'headers': expected `,` or `]` in the array (arrays must be on one line)"),
         ("[[session]]\nname = \"open", "bad.toml:2: field 'name': unterminated string"),

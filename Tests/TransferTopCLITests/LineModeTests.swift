@@ -112,6 +112,7 @@ enum CSVParserShim {
         let r1 = await first.wait()
         #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
         #expect(r1.stdout.contains("cancelled"))
+        #expect(r1.stdout.contains("interrupted: 1 download(s) kept resume data"), "\(r1.stdout)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/big.bin"))
         let saved = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/resume")) ?? []
         #expect(saved.count == 1)

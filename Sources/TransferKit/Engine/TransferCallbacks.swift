@@ -106,6 +106,7 @@ extension Transfer {
         lastByteAt = now
         touch()
         if restartFromZeroPending { return 0 }  // abort: this body must not touch the file
+        if sinkFailure != nil { return 0 }  // abort: refused response (e.g. an unsolicited 206)
         if alreadyComplete { return bytes.count }
         if isRedirectHop {
             if redirectBody.count < 64 * 1024 { redirectBody.append(contentsOf: bytes) }

@@ -24,12 +24,24 @@ extension TransferEngine {
             // A 3xx we could not follow (e.g. no Location): it is the final response.
             deliverRedirectAsFinal(t)
         }
-        if var e = error, t.task.kind == .download, CurlErrorMapping.isResumable(e.code) {
+        if let error {
+            finishKeepingResumeData(t, error: error)
+        } else {
+            finish(t, error: nil)
+        }
+    }
+
+    /// Fails the task; a download that failed for a resumable reason (connection lost, and the
+    /// engine's own request and resource time-outs, issue 9) carries resume data and keeps its
+    /// partial file when the server allowed ranges.
+    func finishKeepingResumeData(_ t: Transfer, error: TransferError) {
+        var e = error
+        if t.task.kind == .download, CurlErrorMapping.isResumable(e.code) {
             e.resumeData = makeResumeData(t)
             finish(t, error: e, keepPartialFile: e.resumeData != nil)
             return
         }
-        finish(t, error: error)
+        finish(t, error: e)
     }
 
     func transferError(_ t: Transfer, code: CURLcode) -> TransferError {
@@ -67,7 +79,10 @@ extension TransferEngine {
     func applyRedirectDecision(_ t: Transfer, _ request: TransferRequest?) {
         guard t.awaitingRedirectDecision else { return }
         t.awaitingRedirectDecision = false
-        if let request {
+        if let request, let problem = HeaderValidation.firstProblem(request.headers) {
+            // A delegate's rewritten request gets the same header check as a new task.
+            finish(t, error: TransferError(.invalidRequest, "refused to send the redirected request: \(problem)"))
+        } else if let request {
             followRedirect(t, request)
         } else {
             deliverRedirectAsFinal(t)

@@ -139,8 +139,12 @@ extension TransferEngine {
     func deadlines(_ t: Transfer) -> Deadlines? {
         guard !t.wantPaused, !t.awaitingRedirectDecision, t.deferredFinish == nil else { return nil }
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
-        let idle = t.dequeued && requestTimeout > 0 ? t.lastActivity + UInt64(requestTimeout * 1e9) : nil
-        let resource = t.taskStart + t.suspendedTotal + UInt64(max(0, configuration.timeoutIntervalForResource) * 1e9)
+        // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
+        // would kill the process (issue 9).
+        let idle = t.dequeued && requestTimeout > 0
+            ? NumericBounds.saturatingAdd(t.lastActivity, NumericBounds.clampedNanoseconds(requestTimeout)) : nil
+        let resource = NumericBounds.saturatingAdd(t.taskStart + t.suspendedTotal,
+                                                   NumericBounds.clampedNanoseconds(configuration.timeoutIntervalForResource))
         return Deadlines(idle: idle, resource: resource)
     }
 
@@ -159,6 +163,6 @@ extension TransferEngine {
     }
 
     private func formatSeconds(_ s: TimeInterval) -> String {
-        s == s.rounded() ? "\(Int(s)) s" : String(format: "%.3g s", s)
+        s == s.rounded() && abs(s) < 1e15 ? "\(Int(s)) s" : String(format: "%.3g s", s)
     }
 }

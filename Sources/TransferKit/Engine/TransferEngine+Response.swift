@@ -12,7 +12,8 @@ extension TransferEngine {
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),
-            status: t.statusCode, location: response.value(forHTTPHeaderField: "Location"))
+            status: t.statusCode, location: response.value(forHTTPHeaderField: "Location"),
+            trustedCredentials: configuration.redirectsKeepCredentials)
         if case .follow(let next) = outcome {
             t.isRedirectHop = true
             var proposed = t.request
@@ -31,6 +32,7 @@ extension TransferEngine {
     func acceptFinalResponse(_ t: Transfer, _ original: TransferResponse) {
         var response = original
         if response.statusCode == 206 { t.observedPartialContent = true }
+        if let refusal = unsolicitedPartialContent(t, response) { t.sinkFailure = refusal }
         if let r = t.task.resumeFrom, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)
             t.response = response
@@ -52,6 +54,17 @@ extension TransferEngine {
                 _ = send(.disposition(dataTask, disposition))
             }
         }
+    }
+
+    /// A 206 to a download that asked for no range is part of a file that would be saved as the
+    /// whole (issue 9): the body is refused and the task fails with a typed error.
+    func unsolicitedPartialContent(_ t: Transfer, _ response: TransferResponse) -> TransferError? {
+        guard response.statusCode == 206, t.task.kind == .download,
+              t.request.value(forHTTPHeaderField: "Range") == nil,
+              configuration.httpAdditionalHeaders.first(named: "Range") == nil else { return nil }
+        return TransferError(.badServerResponse,
+                             "the server answered 206 Partial Content to a request without Range; the partial body was not saved",
+                             failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
 
     func applyDisposition(_ t: Transfer, _ d: ResponseDisposition) {

@@ -83,7 +83,11 @@ extension TransferEngine {
 
     private func configureHeaders(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         var headers = t.request.headers
-        for h in configuration.httpAdditionalHeaders where headers.first(named: h.name) == nil {
+        // The session's credentials go only where the task's origin allows (issue 9): a
+        // request's own headers were already filtered hop by hop by `RedirectPolicy`.
+        let sessionHeaders = RedirectPolicy.headers(configuration.httpAdditionalHeaders, origin: t.task.originalRequest.url,
+                                                    hop: t.request.url, trusted: configuration.redirectsKeepCredentials)
+        for h in sessionHeaders where headers.first(named: h.name) == nil {
             headers.append(h)
         }
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }

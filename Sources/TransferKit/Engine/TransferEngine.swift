@@ -190,7 +190,7 @@ final class TransferEngine: @unchecked Sendable {
         allSuspended = !anyRunning
         for (t, e) in expired {
             detach(t)
-            finish(t, error: e)
+            finishKeepingResumeData(t, error: e)
         }
         testClock.scanned()
     }
@@ -262,7 +262,8 @@ final class TransferEngine: @unchecked Sendable {
 
     /// Handles per host in the multi: the connection limit plus a few ready to take a freed
     /// connection, and room for HTTP/2 streams to multiplex.
-    var attachLimit: Int { max(4 * configuration.httpMaximumConnectionsPerHost, 32) }
+    /// Capped before multiplying: `4 * Int.max` from a library caller would trap (issue 9).
+    var attachLimit: Int { max(4 * min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 32) }
 
     static func hostKey(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"

@@ -12,6 +12,9 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var httpMaximumConnectionsPerHost: Int = 6
     /// Headers added to every request unless the request sets them itself.
     public var httpAdditionalHeaders: [HTTPHeader] = []
+    /// Credential headers (Authorization, Cookie, Proxy-Authorization) follow redirects to
+    /// other origins (curl's `--location-trusted`); never from https to http. Default false.
+    public var redirectsKeepCredentials = false
     public var httpShouldSetCookies = true
     /// HTTP/2 multiplexing of several tasks on one connection (URLSession's
     /// `httpShouldUsePipelining`, which on HTTP/2 means multiplexing).

@@ -36,7 +36,8 @@ extension TransferSession {
     private func makeResumedTask(_ data: Data, completion: TaskCompletion?) -> TransferDownloadTask {
         do throws(ResumeDataError) {
             let r = try validateResumeData(data)
-            let request = TransferRequest(url: URL(string: r.url)!, headers: r.requestHeaders)
+            guard let url = URL(string: r.url) else { throw ResumeDataError.malformed("\"url\" is not a URL") }
+            let request = TransferRequest(url: url, headers: r.requestHeaders)
             return register {
                 TransferDownloadTask(session: self, identifier: $0, kind: .download, request: request,
                                      resumeFrom: r, completion: completion)

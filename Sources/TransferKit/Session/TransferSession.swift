@@ -138,6 +138,10 @@ public final class TransferSession: @unchecked Sendable {
             if c.state == .active { c.liveTaskIDs.insert(t.taskIdentifier) }
             return t
         }
+        if task.rejection == nil, let problem = HeaderValidation.firstProblem(task.originalRequest.headers + configuration.httpAdditionalHeaders) {
+            // Refused like a task after invalidation: it fails as soon as it is resumed.
+            task.rejection = TransferError(.invalidRequest, "refused to send the request: \(problem)")
+        }
         emit(.taskCreated, task: task, detail: "\(task.kind) \(Redaction.redactURL(task.originalRequest.url.absoluteString))")
         return task
     }

@@ -30,10 +30,13 @@ public enum RedirectPolicy {
         case invalid(String)
     }
 
-    public static func evaluate(_ request: Request, status: Int, location: String?) -> Outcome {
+    /// `trustedCredentials`: credential headers may follow to another origin (never https → http).
+    public static func evaluate(_ request: Request, status: Int, location: String?,
+                                trustedCredentials: Bool = false) -> Outcome {
         guard redirectStatuses.contains(status) else { return .final }
         guard let location, !location.isEmpty else { return .final }  // no Location: not followable
-        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+        // Encoded once: a raw UTF-8 Location with `%XX` escapes must not have them escaped again.
+        guard let target = URL(string: URLText.encodeOnce(location), relativeTo: request.url)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), target.host != nil else {
             return .invalid("redirect to an unparsable Location")
         }
@@ -47,9 +50,7 @@ public enum RedirectPolicy {
             next.hasBody = false
             next.headers.removeAll { ["content-type", "content-length", "content-encoding"].contains($0.name.lowercased()) }
         }
-        if !sameOrigin(request.url, target) {
-            next.headers.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
-        }
+        next.headers = headers(next.headers, origin: request.url, hop: target, trusted: trustedCredentials)
         return .follow(next)
     }
 

@@ -6,7 +6,9 @@ enum ResumeFields {
         let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [])
         guard let p = parsed as? [String: Any] else { throw .malformed("the payload is not a JSON object") }
         let url = try string(p, "url")
-        guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+        // Parsed here too: a forged `http://[` used to reach a force-unwrapped URL(string:).
+        guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://"),
+              URL(string: url)?.host != nil else {
             throw .malformed("\"url\" must be an http or https URL")
         }
         guard try string(p, "method") == "GET" else { throw .notGET }

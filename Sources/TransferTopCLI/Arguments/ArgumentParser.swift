@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// The hand-written command-line parser: a pure function from arguments to a `Command`
 /// (issue 5 contract). Hand-written so the contract, the errors and `--help` are exactly ours.
@@ -18,7 +19,7 @@ public enum ArgumentParser {
             if arg == "--" { positionalOnly = true; continue }
             if arg == "--help" || arg == "-h" { return .help }
             let (name, inlineValue) = split(arg)
-            guard let spec = OptionSpec.find(name) else { throw UsageError("unknown option '\(name)'") }
+            guard let spec = OptionSpec.find(name) else { throw UsageError("unknown option '\(unknownOptionName(name))'") }
             if !spec.takesValue {
                 if inlineValue != nil { throw UsageError("option '\(name)' takes no value") }
                 try apply(spec, value: "", to: &options)
@@ -29,6 +30,12 @@ public enum ArgumentParser {
         }
         try validate(options, isDemo: isDemo)
         return isDemo ? .demo(options) : .run(options)
+    }
+
+    /// How an unknown option is named in the error: `-uuser:secret` (curl's spelling) shows as
+    /// `-u`, so a password glued to a short option is never echoed.
+    static func unknownOptionName(_ name: String) -> String {
+        SafeQuote.quote(name.hasPrefix("--") ? name : String(name.prefix(2)), limit: 40)
     }
 
     /// `--name=value` → (`--name`, value); short options never take an inline `=`.
@@ -52,20 +59,25 @@ public enum ArgumentParser {
         for h in o.headers { try checkHeader(h) }
     }
 
-    static func checkURL(_ text: String) throws(UsageError) {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
-            throw UsageError("not a URL: '\(text)'")
+    /// A URL we can fetch today. The message quotes a short, redacted, escaped part of the
+    /// text: it may be a line of a file given by mistake (`-i /etc/shadow`) or hold a password.
+    @discardableResult
+    static func checkURL(_ text: String, quoteLimit: Int = 60) throws(UsageError) -> URL {
+        let shown = SafeQuote.quote(text, limit: quoteLimit)
+        guard let url = URLText.url(text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
+            throw UsageError("not a URL: '\(shown)'")
         }
-        let supported = ["http", "https", "file", "ftp"]
-        if !supported.contains(scheme) { throw UsageError("unsupported scheme '\(scheme)' in '\(text)' (use http, https, file or ftp)") }
+        // ftp and file are refused here rather than failing later as "unsupported" (until
+        // the protocols issue adds them).
+        let supported = ["http", "https"]
+        if !supported.contains(scheme) {
+            throw UsageError("unsupported scheme '\(SafeQuote.quote(scheme, limit: 16))' in '\(shown)' (use http or https)")
+        }
+        return url
     }
 
     static func checkHeader(_ h: String) throws(UsageError) {
-        guard let colon = h.firstIndex(of: ":"), !h[..<colon].trimmingCharacters(in: .whitespaces).isEmpty,
-              !h[..<colon].contains(" ") else {
-            throw UsageError("bad header '\(h)' (expected 'Name: value')")
-        }
-        if h.contains(where: { $0 == "\r" || $0 == "\n" }) { throw UsageError("bad header '\(h)' (line breaks are not allowed)") }
+        _ = try HeaderParsing.parse(h)
     }
 
     static func apply(_ spec: OptionSpec, value: String, to o: inout Options) throws(UsageError) {
@@ -74,7 +86,7 @@ public enum ArgumentParser {
         case .outputDir: o.outputDirectory = try nonEmpty(value, spec)
         case .session:
             guard let kind = Options.SessionChoice(rawValue: value) else {
-                throw UsageError("--session must be 'default' or 'ephemeral', not '\(value)'")
+                throw UsageError("--session must be 'default' or 'ephemeral', not '\(SafeQuote.quote(value, limit: 20))'")
             }
             o.session = kind
         case .maxConnections: o.maxConnectionsPerHost = try integer(value, spec, range: 1...1000)
@@ -88,6 +100,10 @@ public enum ArgumentParser {
         case .har: o.har = try nonEmpty(value, spec)
         case .theme: o.theme = try nonEmpty(value, spec)
         case .noTUI: o.noTUI = true
+        case .locationTrusted: o.locationTrusted = true
+        case .force: o.force = true
+        case .clobber: o.existingFiles = .replace
+        case .noClobber: o.existingFiles = .skip
         case .fps: o.fps = try integer(value, spec, range: 1...120)
         }
     }
@@ -99,14 +115,14 @@ public enum ArgumentParser {
 
     static func integer(_ v: String, _ spec: OptionSpec, range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let n = Int(v), range.contains(n) else {
-            throw UsageError("\(spec.long) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(v)'")
+            throw UsageError("\(spec.long) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(SafeQuote.quote(v, limit: 20))'")
         }
         return n
     }
 
     static func seconds(_ v: String, _ spec: OptionSpec) throws(UsageError) -> Double {
-        guard let s = Double(v), s.isFinite, s > 0 else {
-            throw UsageError("\(spec.long) must be a positive number of seconds, not '\(v)'")
+        guard let s = NumericBounds.seconds(v) else {
+            throw UsageError("\(spec.long) must be a number of seconds from \(NumericBounds.secondsText), not '\(SafeQuote.quote(v, limit: 20))'")
         }
         return s
     }
@@ -116,7 +132,7 @@ public enum ArgumentParser {
 struct OptionSpec: Sendable {
     enum Key: Sendable {
         case inputFile, outputDir, session, maxConnections, requestTimeout, resourceTimeout, header
-        case cacert, upload, job, csv, har, theme, noTUI, fps
+        case cacert, upload, job, csv, har, theme, noTUI, fps, locationTrusted, force, clobber, noClobber
     }
     var key: Key
     var short: String?
@@ -126,16 +142,20 @@ struct OptionSpec: Sendable {
     static let all: [OptionSpec] = [
         OptionSpec(key: .inputFile, short: "-i", long: "--input-file", takesValue: true),
         OptionSpec(key: .outputDir, short: "-o", long: "--output-dir", takesValue: true),
+        OptionSpec(key: .clobber, short: nil, long: "--clobber", takesValue: false),
+        OptionSpec(key: .noClobber, short: nil, long: "--no-clobber", takesValue: false),
         OptionSpec(key: .session, short: nil, long: "--session", takesValue: true),
         OptionSpec(key: .maxConnections, short: nil, long: "--max-connections-per-host", takesValue: true),
         OptionSpec(key: .requestTimeout, short: nil, long: "--request-timeout", takesValue: true),
         OptionSpec(key: .resourceTimeout, short: nil, long: "--resource-timeout", takesValue: true),
         OptionSpec(key: .header, short: "-H", long: "--header", takesValue: true),
+        OptionSpec(key: .locationTrusted, short: nil, long: "--location-trusted", takesValue: false),
         OptionSpec(key: .cacert, short: nil, long: "--cacert", takesValue: true),
         OptionSpec(key: .upload, short: nil, long: "--upload", takesValue: true),
         OptionSpec(key: .job, short: nil, long: "--job", takesValue: true),
         OptionSpec(key: .csv, short: nil, long: "--csv", takesValue: true),
         OptionSpec(key: .har, short: nil, long: "--har", takesValue: true),
+        OptionSpec(key: .force, short: nil, long: "--force", takesValue: false),
         OptionSpec(key: .theme, short: nil, long: "--theme", takesValue: true),
         OptionSpec(key: .noTUI, short: nil, long: "--no-tui", takesValue: false),
         OptionSpec(key: .fps, short: nil, long: "--fps", takesValue: true),

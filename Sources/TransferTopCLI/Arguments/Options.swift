@@ -20,6 +20,12 @@ public struct Options: Sendable, Equatable {
     public var har: String? = nil
     public var theme = "default"
     public var noTUI = false
+    /// `--location-trusted`: credential headers follow redirects to other hosts (not to http).
+    public var locationTrusted = false
+    /// `--force`: `--csv`/`--har` may replace an existing file.
+    public var force = false
+    /// `--clobber` / `--no-clobber` (the last one given wins).
+    public var existingFiles: ExistingFiles = .keepBoth
     public var fps = 10
 
     public init() {}

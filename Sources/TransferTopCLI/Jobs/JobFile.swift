@@ -21,7 +21,9 @@ public enum JobFile {
         let base = (path as NSString).deletingLastPathComponent
         do {
             let sessions = try parse(text, file: path, baseDirectory: base.isEmpty ? "." : base, defaults: defaults)
-            return RunPlan(sessions: sessions, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
+            var plan = RunPlan(sessions: sessions, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
+            plan.existingFiles = defaults.existingFiles
+            return plan
         } catch {
             throw UsageError("\(error)")
         }
@@ -80,12 +82,12 @@ struct JobBuilder {
         if text.isEmpty { return }
         if text.hasPrefix("[") { try header(text, line: line); return }
         guard let eq = text.firstIndex(of: "=") else {
-            throw fail(line, nil, "expected `key = value`, `[[session]]` or `[[session.task]]`, got \"\(text)\"")
+            throw fail(line, nil, "expected `key = value`, `[[session]]` or `[[session.task]]`, got \"\(SafeQuote.quote(text, limit: 40))\"")
         }
         let key = text[..<eq].trimmingCharacters(in: .whitespaces)
         let valueText = text[text.index(after: eq)...].trimmingCharacters(in: .whitespaces)
         guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw fail(line, nil, "bad key `\(key)`")
+            throw fail(line, nil, "bad key `\(SafeQuote.quote(key, limit: 40))`")
         }
         let value: JobValue
         do { value = try JobLexer.value(valueText) } catch { throw fail(line, key, error.description) }
@@ -101,6 +103,7 @@ struct JobBuilder {
             plan.requestTimeout = defaults.requestTimeout
             plan.resourceTimeout = defaults.resourceTimeout
             plan.caFile = defaults.caCertificate
+            plan.locationTrusted = defaults.locationTrusted
             sessions.append((plan, line))
             tasks.append([])
             inTask = false
@@ -109,7 +112,7 @@ struct JobBuilder {
             tasks[tasks.count - 1].append(PendingTask(line: line))
             inTask = true
         default:
-            throw fail(line, nil, "unknown table \(text) (expected [[session]] or [[session.task]])")
+            throw fail(line, nil, "unknown table \(SafeQuote.quote(text, limit: 40)) (expected [[session]] or [[session.task]])")
         }
     }
 
@@ -131,13 +134,13 @@ struct JobBuilder {
         switch (key, value) {
         case ("name", .string(let v)): s.name = v
         case ("kind", .string(let v)):
-            guard let k = Options.SessionChoice(rawValue: v) else { throw fail(line, key, "must be \"default\" or \"ephemeral\", not \"\(v)\"") }
+            guard let k = Options.SessionChoice(rawValue: v) else { throw fail(line, key, "must be \"default\" or \"ephemeral\", not \"\(SafeQuote.quote(v, limit: 20))\"") }
             s.kind = k
         case ("max_connections_per_host", .number(let n)):
-            guard n == n.rounded(), (1...1000).contains(n) else { throw fail(line, key, "must be a whole number from 1 to 1000") }
-            s.maxConnectionsPerHost = Int(n)
+            guard let whole = NumericBounds.wholeNumber(n, in: 1...1000) else { throw fail(line, key, "must be a whole number from 1 to 1000") }
+            s.maxConnectionsPerHost = whole
         case ("request_timeout", .number(let n)), ("resource_timeout", .number(let n)):
-            guard n > 0, n.isFinite else { throw fail(line, key, "must be a positive number of seconds") }
+            guard NumericBounds.validSeconds(n) else { throw fail(line, key, "must be a number of seconds from \(NumericBounds.secondsText)") }
             if key == "request_timeout" { s.requestTimeout = n } else { s.resourceTimeout = n }
         case ("headers", .strings(let hs)):
             do { s.headers = try hs.map(HeaderParsing.parse) } catch { throw fail(line, key, error.reason) }
@@ -168,21 +171,22 @@ struct JobBuilder {
         }
         let kindText = string("kind") ?? ("download", p.line)
         guard let kind = TaskKind(rawValue: kindText.0) else {
-            throw fail(kindText.1, "kind", "must be \"download\", \"data\" or \"upload\", not \"\(kindText.0)\"")
+            throw fail(kindText.1, "kind", "must be \"download\", \"data\" or \"upload\", not \"\(SafeQuote.quote(kindText.0, limit: 20))\"")
         }
         guard let (urlText, urlLine) = string("url") else { throw fail(p.line, "url", "missing (every task needs a url)") }
-        do { try ArgumentParser.checkURL(urlText) } catch { throw fail(urlLine, "url", error.reason) }
+        let url: URL
+        do { url = try ArgumentParser.checkURL(urlText) } catch { throw fail(urlLine, "url", error.reason) }
         var file: String? = nil
         if let (f, l) = string("file") {
             guard kind == .upload else { throw fail(l, "file", "only upload tasks take a file") }
             file = f.hasPrefix("/") ? f : baseDirectory + "/" + f
-            guard FileManager.default.isReadableFile(atPath: file!) else { throw fail(l, "file", "cannot read '\(file!)'") }
+            do { try Preflight.checkUpload(file) } catch { throw fail(l, "file", error.reason) }
         } else if kind == .upload {
             throw fail(p.line, "file", "missing (an upload task needs a file)")
         }
         let method = string("method")?.0.uppercased()
         if let m = method, m.isEmpty || !m.allSatisfy({ $0.isLetter }) { throw fail(string("method")!.1, "method", "not an HTTP method") }
-        return TaskPlan(kind: kind, url: URL(string: urlText)!, method: method, file: file)
+        return TaskPlan(kind: kind, url: url, method: method, file: file)
     }
 }
 
@@ -212,7 +216,7 @@ enum JobLexer {
         if text.hasPrefix("[") { return .strings(try array(text)) }
         if let n = Double(text.replacingOccurrences(of: "_", with: "")) { return .number(n) }
         if text.isEmpty { throw Failure(description: "missing value") }
-        throw Failure(description: "cannot read value `\(text)` (strings need double quotes)")
+        throw Failure(description: "cannot read value `\(SafeQuote.quote(text, limit: 40))` (strings need double quotes)")
     }
 
     /// Reads a double-quoted string from the front of `rest`.
@@ -229,7 +233,7 @@ enum JobLexer {
                 case "n": out.append("\n")
                 case "t": out.append("\t")
                 case "\"", "\\": out.append(e)
-                default: throw Failure(description: "unknown escape \\\(e)")
+                default: throw Failure(description: "unknown escape \\\(SafeQuote.quote(String(e)))")
                 }
                 continue
             }

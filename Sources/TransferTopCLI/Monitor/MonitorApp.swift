@@ -23,7 +23,7 @@ public enum MonitorApp {
         signals.cancel()
         // After the terminal is back: the summary, for the scrollback.
         Output.shared.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
-        if runner.wasInterrupted, runner.store != nil { Output.shared.line("interrupted: run the same command again to continue the downloads") }
+        if let text = runner.interruptionMessage() { Output.shared.line(text) }
         let errors = runner.writeExports()
         for e in errors { Output.shared.error("transfertop: \(e)") }
         return errors.isEmpty ? status : 1

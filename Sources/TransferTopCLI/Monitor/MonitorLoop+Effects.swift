@@ -46,12 +46,13 @@ extension MonitorLoop {
 
     func newTask(_ text: String, _ sid: Int) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        do { try ArgumentParser.checkURL(trimmed) } catch {
+        let url: URL
+        do { url = try ArgumentParser.checkURL(trimmed) } catch {
             model.statusMessage = error.reason
             return
         }
         withSession(sid) { session in
-            let task = runner.addTask(TaskPlan(kind: .download, url: URL(string: trimmed)!), to: session)
+            let task = runner.addTask(TaskPlan(kind: .download, url: url), to: session)
             model.statusMessage = "task \(sid).\(task.taskIdentifier) added"
         }
     }

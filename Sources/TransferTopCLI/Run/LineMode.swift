@@ -29,7 +29,7 @@ public enum LineMode {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         out.line("")
         out.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
-        if runner.wasInterrupted, runner.store != nil { out.line("interrupted: run the same command again to continue the downloads") }
+        if let text = runner.interruptionMessage() { out.line(text) }
         let errors = runner.writeExports()
         for e in errors { out.error("transfertop: \(e)") }
         return errors.isEmpty ? runner.exitStatus() : 1

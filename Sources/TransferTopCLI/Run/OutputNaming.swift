@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// Where a finished download goes: pure functions, tested by tables (issue 5 "Output names").
 public enum OutputNaming {
@@ -13,9 +14,12 @@ public enum OutputNaming {
     }
 
     public static func sanitize(_ raw: String) -> String {
-        var name = String(raw.unicodeScalars.map { s -> Character in
+        // Bidi overrides and invisible marks are removed (`evil\u{202E}txt.exe` would show as
+        // `evilexe.txt`); other controls become `_`.
+        var name = String(raw.unicodeScalars.compactMap { s -> Character? in
             if s == "/" || s == "\\" { return "_" }
             if s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
+            if UnicodeSafety.isUnsafe(s) { return nil }
             return Character(s)
         })
         name = name.trimmingCharacters(in: .whitespaces)

@@ -13,10 +13,11 @@ public struct ResumeStore: Sendable {
         StatePaths.stateDirectory(nil).map { ResumeStore(directory: $0 + "/resume") }
     }
 
-    /// The key: SHA-256 of the URL and the absolute output directory, so the same URL
-    /// downloaded into two directories keeps two separate partial downloads.
+    /// The key: SHA-256 of the *redacted* URL and the absolute output directory, so the same
+    /// URL downloaded into two directories keeps two separate partial downloads, and no hash
+    /// of a password sits in a file name (issue 9).
     public static func key(url: String, outputDirectory: String) -> String {
-        SHA256.hex(Data((url + "\n" + outputDirectory).utf8))
+        SHA256.hex(Data((Redaction.redactURL(url) + "\n" + outputDirectory).utf8))
     }
 
     func path(_ key: String) -> String { directory + "/" + key + ".resume" }
@@ -26,14 +27,22 @@ public struct ResumeStore: Sendable {
                                                 attributes: [.posixPermissions: 0o700])
         let final = path(Self.key(url: url, outputDirectory: outputDirectory))
         let temp = final + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temp, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        // Credentials never reach the disk: the next run takes them from its command line.
+        let stored = (try? ResumeData(decoding: data))?.withoutCredentials().encoded() ?? data
+        guard FileManager.default.createFile(atPath: temp, contents: stored, attributes: [.posixPermissions: 0o600]) else {
             throw CLIError("cannot write resume data to '\(temp)'")
         }
         guard rename(temp, final) == 0 else { unlink(temp); throw CLIError("cannot write resume data to '\(final)'") }
     }
 
+    /// The saved data with this run's credentials put back into its URL; data that cannot be
+    /// decoded is returned as it is (the caller reports why it is unusable).
     public func load(url: String, outputDirectory: String) -> Data? {
-        FileManager.default.contents(atPath: path(Self.key(url: url, outputDirectory: outputDirectory)))
+        guard let data = FileManager.default.contents(atPath: path(Self.key(url: url, outputDirectory: outputDirectory))) else {
+            return nil
+        }
+        guard let decoded = try? ResumeData(decoding: data) else { return data }
+        return decoded.restoringCredentials(from: url)?.encoded()
     }
 
     public func remove(url: String, outputDirectory: String) {

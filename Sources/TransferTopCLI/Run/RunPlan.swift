@@ -8,6 +8,10 @@ public struct RunPlan: Sendable, Equatable {
     public var outputDirectory: String
     public var csv: String?
     public var har: String?
+    /// `--force`: exports may replace an existing file.
+    public var replaceExports = false
+    /// `--clobber` / `--no-clobber`; by default complete files are skipped, others kept apart.
+    public var existingFiles: ExistingFiles = .keepBoth
 
     public init(sessions: [SessionPlan], outputDirectory: String, csv: String? = nil, har: String? = nil) {
         self.sessions = sessions
@@ -25,6 +29,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var resourceTimeout: Double = 7 * 24 * 3600
     public var headers: [HTTPHeader] = []
     public var caFile: String? = nil
+    /// `--location-trusted`: credential headers may follow redirects to other hosts.
+    public var locationTrusted = false
     public var tasks: [TaskPlan] = []
 
     public init(name: String) { self.name = name }
@@ -36,6 +42,7 @@ public struct SessionPlan: Sendable, Equatable {
         c.timeoutIntervalForResource = resourceTimeout
         c.httpAdditionalHeaders = headers
         c.additionalTrustedCAFile = caFile
+        c.redirectsKeepCredentials = locationTrusted
         return c
     }
 }
@@ -69,18 +76,26 @@ extension RunPlan {
         s.resourceTimeout = o.resourceTimeout
         s.headers = try o.headers.map(HeaderParsing.parse)
         s.caFile = o.caCertificate
+        s.locationTrusted = o.locationTrusted
         s.tasks = urls.map { o.upload == nil ? TaskPlan(kind: .download, url: $0) : TaskPlan(kind: .upload, url: $0, file: o.upload) }
-        return RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
+        var plan = RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
+        plan.existingFiles = o.existingFiles
+        return plan
     }
 }
 
 enum HeaderParsing {
+    /// `Name: value` → a header that may be sent. The message never quotes the value: it is
+    /// often a credential.
     static func parse(_ text: String) throws(UsageError) -> HTTPHeader {
-        guard let colon = text.firstIndex(of: ":") else { throw UsageError("bad header '\(text)' (expected 'Name: value')") }
+        guard let colon = text.firstIndex(of: ":") else {
+            throw UsageError("bad header '\(SafeQuote.quote(text, limit: 20))' (expected 'Name: value')")
+        }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        if name.isEmpty || name.contains(" ") { throw UsageError("bad header '\(text)' (expected 'Name: value')") }
-        return HTTPHeader(name, value)
+        let header = HTTPHeader(name, value)
+        if let problem = HeaderValidation.problem(header) { throw UsageError("bad header: \(problem)") }
+        return header
     }
 }
 

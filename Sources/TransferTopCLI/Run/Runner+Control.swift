@@ -6,8 +6,10 @@ extension Runner {
     /// (saved before `wait()` returns, so a rerun continues them).
     public func interrupt() {
         let tasks = state.withLock { s -> [TransferTask] in
-            s.interrupted = true
-            return s.tasks.filter { !s.finished.contains($0.key) }.map(\.value)
+            let unfinished = s.tasks.filter { !s.finished.contains($0.key) }.map(\.value)
+            // `q` after everything finished is a normal exit, not an interruption to report.
+            if !unfinished.isEmpty { s.interrupted = true }
+            return unfinished
         }
         for task in tasks where task.state != .completed { cancelKeepingResumeData(task) }
     }
@@ -85,19 +87,27 @@ extension Runner {
     public func writeExports() -> [String] {
         let all = taskSnapshots()
         var errors: [String] = []
-        if let csv = plan.csv { errors += Exports.write(TransactionCSV.csv(all), to: csv) }
-        if let har = plan.har { errors += Exports.write(HARExport.harText(all), to: har) }
+        if let csv = plan.csv { errors += Exports.write(TransactionCSV.csv(all), to: csv, replace: plan.replaceExports) }
+        if let har = plan.har { errors += Exports.write(HARExport.harText(all), to: har, replace: plan.replaceExports) }
         return errors
     }
 }
 
+/// Writes `--csv`/`--har` files atomically: the text goes to a private temporary file beside
+/// the target, then `rename` (with `--force`) or `link` (without: it fails rather than replace
+/// a file that appeared during the run, such as another program's output). A reader never
+/// sees half a file.
 enum Exports {
-    static func write(_ text: String, to path: String) -> [String] {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return []
-        } catch {
-            return ["cannot write '\(path)': \(error.localizedDescription)"]
+    static func write(_ text: String, to path: String, replace: Bool = true) -> [String] {
+        let shown = SafeQuote.quote(path)
+        let temp = (path as NSString).deletingLastPathComponent + "/.transfertop-export-\(getpid())-\(UUID().uuidString).tmp"
+        guard FileManager.default.createFile(atPath: temp, contents: Data(text.utf8),
+                                             attributes: [.posixPermissions: FileModes.newFileMode]) else {
+            return ["cannot write '\(shown)': \(String(cString: strerror(errno)))"]
         }
+        defer { unlink(temp) }
+        if replace ? rename(temp, path) == 0 : link(temp, path) == 0 { return [] }
+        if errno == EEXIST { return ["'\(shown)' appeared during the run; not replaced (pass --force to replace it)"] }
+        return ["cannot write '\(shown)': \(String(cString: strerror(errno)))"]
     }
 }

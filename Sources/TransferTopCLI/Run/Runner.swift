@@ -23,6 +23,8 @@ public final class Runner: @unchecked Sendable {
         var heldResumeData: [TaskID: Data] = [:]
         var notices: [String] = []
         var interrupted = false
+        /// Tasks whose resume data was written to the store in this run.
+        var resumeSaved: Set<TaskID> = []
     }
 
     public init(plan: RunPlan, store: ResumeStore?) {
@@ -134,7 +136,11 @@ extension Runner {
         let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
         let url = task.response?.url ?? task.currentRequest.url
         do {
-            let path = try OutputNaming.place(location, for: url, in: plan.outputDirectory)
+            let path = plan.existingFiles == .replace
+                ? try OutputNaming.replace(location, for: url, in: plan.outputDirectory)
+                : try OutputNaming.place(location, for: url, in: plan.outputDirectory)
+            FileModes.applyUmask(to: path)
+            recordCompletion(task, path: path)
             task.setOutputPath(path)
             store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
         } catch {
@@ -152,6 +158,8 @@ extension Runner {
         guard let store else { return }
         do {
             try store.save(data, url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            let id = TaskID(session: task.snapshot().sessionID, task: task.taskIdentifier)
+            state.withLock { _ = $0.resumeSaved.insert(id) }
         } catch {
             notice("could not keep resume data: \(error)")
         }

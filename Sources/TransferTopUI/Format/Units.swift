@@ -1,3 +1,4 @@
+import TransferModel
 /// Human numbers for narrow columns: bytes, speeds, durations. Every result fits a fixed
 /// width (bytes ≤ 8 columns, speed ≤ 10, ETA ≤ 6), so tables never jitter.
 public enum Units {
@@ -18,13 +19,13 @@ public enum Units {
     /// `1.2 MiB/s`; `0 B/s` when idle.
     public static func speed(_ bytesPerSecond: Double) -> String {
         guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "0 B/s" }
-        return bytes(Int64(bytesPerSecond)) + "/s"
+        return bytes(Int64(Swift.min(bytesPerSecond, 9e18))) + "/s"
     }
 
     /// `42s`, `1m05s`, `2h03m`, `3d04h`; `--` when unknown (nil, infinite or negative).
     public static func eta(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite, seconds >= 0 else { return "--" }
-        let s = Int(seconds.rounded(.up))
+        let s = NumericBounds.clampedInt(seconds.rounded(.up))
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m" + twoDigits(s % 60) + "s" }
         if s < 86400 { return "\(s / 3600)h" + twoDigits(s / 60 % 60) + "m" }
@@ -33,6 +34,7 @@ public enum Units {
 
     /// Milliseconds for the waterfall: `0.4ms`, `12ms`, `1234ms`, `12.3s`.
     public static func millis(_ ms: Double) -> String {
+        if !(ms < 1e15) { return "--" }  // also nan: never trap on a bad timing
         if ms < 1 { return "\(decimal(Swift.max(0, ms)))ms" }
         if ms < 10_000 { return "\(Int(ms.rounded()))ms" }
         return "\(decimal(ms / 1000))s"
@@ -40,8 +42,8 @@ public enum Units {
 
     /// One decimal below 100, none above: `1.5`, `12.3`, `123`.
     static func decimal(_ value: Double) -> String {
-        if value >= 99.95 { return "\(Int(value.rounded()))" }
-        let tenths = Int((value * 10).rounded())
+        if value >= 99.95 { return "\(NumericBounds.clampedInt(value.rounded()))" }
+        let tenths = NumericBounds.clampedInt((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// Which key runs which action: the table's defaults, changed by a config file (SPEC T4).
 public struct KeyBindings: Sendable, Equatable {
@@ -67,14 +68,14 @@ public enum KeyBindingParser {
 
     static func parseLine(_ line: String, fail: (String) -> KeyBindingError) throws(KeyBindingError) -> (Key, Action?) {
         // The key may itself be `=` only when spelt `equals`, so the first `=` splits.
-        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(line)\"") }
+        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(SafeQuote.quote(line, limit: 40))\"") }
         let keyName = line[..<eq].trimmingCharacters(in: .whitespaces)
         let actionName = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-        guard let key = Key(name: keyName) else { throw fail("unknown key `\(keyName)`") }
+        guard let key = Key(name: keyName) else { throw fail("unknown key `\(SafeQuote.quote(keyName, limit: 40))`") }
         if actionName == "none" { return (key, nil) }
         guard let action = Action(rawValue: actionName) else {
             let names = Action.allCases.map(\.rawValue).joined(separator: ", ")
-            throw fail("unknown action `\(actionName)` (actions: \(names))")
+            throw fail("unknown action `\(SafeQuote.quote(actionName, limit: 40))` (actions: \(names))")
         }
         return (key, action)
     }

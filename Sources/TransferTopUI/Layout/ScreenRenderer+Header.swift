@@ -26,7 +26,7 @@ extension ScreenRenderer {
     }
 
     static func frameTime(_ ms: Double) -> String {
-        let tenths = Int((ms * 10).rounded())
+        let tenths = NumericBounds.clampedInt((ms * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)ms"
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// Loads a theme by name or path; never fails: a missing or broken theme falls back to the
 /// built-in default with a message the caller shows (SPEC T5, "bad input: clear message").
@@ -21,9 +22,37 @@ public enum ThemeLoader {
             }
         }
         if nameOrPath == "default" { return Result(theme: .builtInDefault, warning: nil) }
+        // A file that exists but could not be read as UTF-8 text is not "not found".
+        if let unreadable = locator.candidates(for: nameOrPath).first(where: { readBytes($0) != nil }) {
+            return Result(theme: .builtInDefault,
+                          warning: "theme file '\(SafeQuote.quote(unreadable))' is not a text file — using the built-in default theme")
+        }
         let looked = locator.candidates(for: nameOrPath).joined(separator: ", ")
         return Result(theme: .builtInDefault,
                       warning: "theme `\(nameOrPath)` not found (looked in: \(looked)) — using the built-in default theme")
+    }
+
+    /// Why `nameOrPath` cannot be used, or nil when it loads cleanly: a missing theme, a file
+    /// that is not text (a binary file used to be reported as "not found"), or a bad line.
+    public static func problem(_ nameOrPath: String, locator: ThemeLocator,
+                               readData: (String) -> [UInt8]? = readBytes) -> String? {
+        for path in locator.candidates(for: nameOrPath) {
+            guard let bytes = readData(path) else { continue }
+            let shown = SafeQuote.quote(path)
+            guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+                return "theme file '\(shown)' is not a text file (\(ThemeError.format))"
+            }
+            do { _ = try ThemeParser.parse(text, file: path) } catch { return "\(error)" }
+            return nil
+        }
+        if nameOrPath == "default" { return nil }
+        return "theme '\(SafeQuote.quote(nameOrPath))' not found (looked in: \(locator.candidates(for: nameOrPath).joined(separator: ", ")))"
+    }
+
+    @Sendable public static func readBytes(_ path: String) -> [UInt8]? {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else { return nil }
+        return FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
     }
 
     /// Names of the themes found in the search directories, for the `t` key's cycle;

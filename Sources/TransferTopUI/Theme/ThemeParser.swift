@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// A theme file error that teaches the format: file, line, what was wrong, what is accepted.
 public struct ThemeError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -29,7 +30,7 @@ public enum ThemeParser {
     }
 
     static func parseLine(_ line: String, fail: (String) -> ThemeError) throws(ThemeError) -> (StyleRole, ThemeStyle) {
-        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(line)\"") }
+        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(SafeQuote.quote(line, limit: 40))\"") }
         let key = line[..<eq].trimmingCharacters(in: .whitespaces)
         guard let role = StyleRole(rawValue: key) else { throw fail(unknownRole(key)) }
         let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
@@ -54,7 +55,7 @@ public enum ThemeParser {
                 style.foreground = c
                 sawForeground = true
             } else {
-                throw fail("bad colour or attribute `\(token)`")
+                throw fail("bad colour or attribute `\(SafeQuote.quote(token, limit: 40))`")
             }
         }
         return style
@@ -69,7 +70,7 @@ public enum ThemeParser {
     static func unknownRole(_ key: String) -> String {
         let near = StyleRole.allCases.map(\.rawValue).min { editDistance($0, key) < editDistance($1, key) }
         let hint = near.flatMap { editDistance($0, key) <= 3 ? " (did you mean `\($0)`?)" : nil } ?? ""
-        return "unknown role `\(key)`\(hint)"
+        return "unknown role `\(SafeQuote.quote(key, limit: 40))`\(hint)"
     }
 
     /// A `#` that starts the line, or that follows a space and is followed by a space or the

@@ -51,7 +51,7 @@ public enum WaterfallView {
     }
 
     static func column(_ ms: Double, _ scaleMs: Double, _ width: Int) -> Int {
-        Swift.max(0, Int((ms / scaleMs * Double(width)).rounded()))
+        Swift.max(0, NumericBounds.clampedInt((ms / scaleMs * Double(width)).rounded()))
     }
 
     /// `dns 12ms tcp 3ms …`; the phase a live hop is in is marked with ▶ (`>` in ASCII).

@@ -1,0 +1,82 @@
+import Foundation
+import TransferKit
+import TransferTopUI
+
+/// Checks made on disk after parsing and before any transfer starts (issue 9): every input
+/// the run will read and every output it will write, so a mistake is a usage error (exit 2)
+/// now, not a surprise after a long download.
+enum Preflight {
+    /// `--upload` (and a job's upload `file`) must be a readable regular file (a directory used to end "cancelled").
+    static func checkUpload(_ path: String?) throws(UsageError) {
+        guard let path else { return }
+        let shown = SafeQuote.quote(path)
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw UsageError("'\(shown)' is a directory, not a file to upload")
+        }
+        if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
+    }
+
+    /// `--cacert` must hold at least one PEM certificate; libcurl would otherwise fail every
+    /// https task later with a vaguer message, or an http-only run would hide the mistake.
+    static func checkCACertificate(_ path: String?) throws(UsageError) {
+        guard let path else { return }
+        let shown = SafeQuote.quote(path)
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read CA file '\(shown)'")
+        }
+        let marker = Data("-----BEGIN CERTIFICATE-----".utf8)
+        if data.range(of: marker) == nil {
+            throw UsageError("CA file '\(shown)' holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)")
+        }
+    }
+
+    /// `--csv` / `--har`: the parent directory is writable, the file does not exist (unless
+    /// `--force`) and is not where a download of this run would go.
+    static func checkExport(_ path: String?, option: String, force: Bool, downloads: Set<String>) throws(UsageError) {
+        guard let path else { return }
+        let absolute = absolutePath(path)
+        let shown = SafeQuote.quote(path)
+        let parent = (absolute as NSString).deletingLastPathComponent
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
+              access(parent, W_OK | X_OK) == 0 else {
+            throw UsageError("\(option) '\(shown)': the directory is missing or not writable")
+        }
+        if downloads.contains(absolute) { throw UsageError("\(option) '\(shown)' is where a download of this run goes") }
+        if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDir) {
+            if isDir.boolValue { throw UsageError("\(option) '\(shown)' is a directory") }
+            if !force { throw UsageError("\(option) '\(shown)' exists (pass --force to replace it)") }
+        }
+    }
+
+    static func absolutePath(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+    }
+
+    /// The first names downloads of `plan` would take (before any " (1)" suffix).
+    static func downloadDestinations(_ plan: RunPlan) -> Set<String> {
+        Set(plan.sessions.flatMap(\.tasks).filter { $0.kind == .download }
+            .map { plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: $0.url) })
+    }
+
+    /// keys.conf: one bad line is an error naming file and line, before any transfer (it used
+    /// to turn the whole file off silently once the monitor was up).
+    static func checkKeyBindings(environment: [String: String]) throws(UsageError) {
+        guard let path = KeyBindingParser.configPath(environment: environment),
+              let data = FileManager.default.contents(atPath: path) else { return }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw UsageError("key bindings '\(SafeQuote.quote(path))' are not UTF-8 text")
+        }
+        do { _ = try KeyBindingParser.parse(text, file: path) } catch { throw UsageError("\(error)") }
+    }
+
+    /// `--theme`: a file that exists but is not a valid theme says what is wrong (it used to
+    /// say "not found" for a binary file), before any transfer.
+    static func checkTheme(_ nameOrPath: String, environment: [String: String]) throws(UsageError) {
+        let locator = ThemeLocator(environment: environment, executablePath: MonitorLoop.executablePath(),
+                                   currentDirectory: FileManager.default.currentDirectoryPath)
+        if let problem = ThemeLoader.problem(nameOrPath, locator: locator) { throw UsageError(problem) }
+    }
+}

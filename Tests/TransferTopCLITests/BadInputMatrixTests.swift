@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import TransferTopCLI
+
+/// Issue 9's proof for bad input: every row runs the real binary and must end with the exit
+/// status and message it names, never a crash, never an echoed secret. Add a row with every
+/// new option. `{dir}` in arguments, files and environment is the row's private directory.
+struct BadInput: Sendable, CustomStringConvertible {
+    var args: [String]
+    var files: [String: [UInt8]] = [:]
+    var directories: [String] = []
+    var status: Int32 = 2
+    var fragment: String
+    /// Text that must not appear on stdout or stderr (a password, a file's secret line).
+    var never: [String] = []
+
+    var description: String { args.joined(separator: " ") }
+
+    static func text(_ s: String) -> [UInt8] { Array(s.utf8) }
+}
+
+@Suite struct BadInputMatrixTests {
+    static let url = "http://127.0.0.1:1/x"
+    static let shadow = "root:$6$saltsalt$9hashhashhashhashhash:19000:0:99999:7:::\n"
+
+    static let rows: [BadInput] = [
+        // Header injection, from the command line and from a job file.
+        BadInput(args: ["-H", "X-A: 1\r\nX-Evil: 2", url], fragment: "contains CR, LF or NUL"),
+        BadInput(args: ["-H", "X-A: 1\nGET / HTTP/1.1", url], fragment: "contains CR, LF or NUL"),
+        BadInput(args: ["-H", "Bad Name: v", url], fragment: "is not a token"),
+        BadInput(args: ["-H", "X\u{1B}[2J: v", url], fragment: "\\x1B[2J", never: ["\u{1B}"]),
+        BadInput(args: ["-H", "Authorization Bearer hunter2", url], fragment: "bad header", never: ["hunter2"]),
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\nheaders = [\"X-A: 1\\nX-Evil: 2\"]\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "j.toml:2: field 'headers': bad header: the value of header 'X-A' contains CR, LF or NUL"),
+        // Numbers: nan, inf, negative, too large, not a number — exit 2, never a trap.
+        BadInput(args: ["--request-timeout", "1e26", url], fragment: "--request-timeout must be a number of seconds"),
+        BadInput(args: ["--resource-timeout", "18446744072", url], fragment: "--resource-timeout must be a number of seconds"),
+        BadInput(args: ["--request-timeout", "nan", url], fragment: "not 'nan'"),
+        BadInput(args: ["--request-timeout", "inf", url], fragment: "not 'inf'"),
+        BadInput(args: ["--request-timeout", "-5", url], fragment: "not '-5'"),
+        BadInput(args: ["--request-timeout", "0", url], fragment: "not '0'"),
+        BadInput(args: ["--resource-timeout", "soon", url], fragment: "not 'soon'"),
+        BadInput(args: ["--fps", "1e3", url], fragment: "--fps must be a whole number"),
+        BadInput(args: ["--fps", "-1", url], fragment: "--fps must be a whole number"),
+        BadInput(args: ["--max-connections-per-host", "99999999999999999999999", url], fragment: "--max-connections-per-host must be"),
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\nrequest_timeout = 1e26\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "j.toml:2: field 'request_timeout': must be a number of seconds"),
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\nresource_timeout = 18446744072\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "field 'resource_timeout': must be a number of seconds"),
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\nmax_connections_per_host = 1e300\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "field 'max_connections_per_host': must be a whole number"),
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\nrequest_timeout = nan\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "field 'request_timeout': must be a number of seconds"),
+        // Secrets are never echoed.
+        BadInput(args: ["http://user:hunter2@[bad/x"], fragment: "not a URL", never: ["hunter2"]),
+        BadInput(args: ["-uuser:hunter2", url], fragment: "unknown option '-u'", never: ["hunter2"]),
+        BadInput(args: ["--password=hunter2", url], fragment: "unknown option '--password'", never: ["hunter2"]),
+        BadInput(args: ["-i", "{dir}/shadow"], files: ["shadow": BadInput.text(shadow)], fragment: "input file",
+                 never: ["9hash", "hashhash", "saltsalt$"]),
+        // Refused at parse time, with the reason.
+        BadInput(args: ["ftp://127.0.0.1/x"], fragment: "unsupported scheme 'ftp'"),
+        BadInput(args: ["file:///etc/hosts"], fragment: "unsupported scheme 'file'"),
+        BadInput(args: ["--cacert", "{dir}/ca.txt", url], files: ["ca.txt": BadInput.text("not a certificate\n")],
+                 fragment: "holds no PEM certificate"),
+        BadInput(args: ["--upload", "{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
+        BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text(
+            "[[session]]\n[[session.task]]\nkind = \"upload\"\nfile = \"up\"\nurl = \"\(url)\"\n")],
+                 directories: ["up"], fragment: "j.toml:4: field 'file': '"),
+        BadInput(args: ["--theme", "{dir}/bin.theme", url], files: ["bin.theme": [0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 0xFF]],
+                 fragment: "is not a text file"),
+        BadInput(args: ["--theme", "{dir}/bad.theme", url], files: ["bad.theme": BadInput.text("# ok\nbarFill = chartreuse\n")],
+                 fragment: "bad.theme:2:"),
+        BadInput(args: ["--theme", "no-such-theme", url], fragment: "theme 'no-such-theme' not found"),
+        BadInput(args: [url], files: ["config/transfertop/keys.conf": BadInput.text("x = cancel\nzz = quit-everything\n")],
+                 fragment: "keys.conf:2:"),
+        // Exports: checked before any transfer.
+        BadInput(args: ["--csv", "{dir}/old.csv", url], files: ["old.csv": BadInput.text("keep me")], fragment: "exists (pass --force"),
+        BadInput(args: ["--har", "{dir}/old.har", url], files: ["old.har": BadInput.text("keep me")], fragment: "exists (pass --force"),
+        BadInput(args: ["--csv", "{dir}/nope/m.csv", url], fragment: "directory is missing or not writable"),
+        BadInput(args: ["-o", "{dir}", "--csv", "{dir}/x", url], fragment: "is where a download of this run goes"),
+        BadInput(args: ["--csv", "{dir}", url], fragment: "is a directory"),
+        // The remaining options, so every option has a row (checked below).
+        BadInput(args: ["--session", "shared\u{1B}[2J", url], fragment: "--session must be 'default' or 'ephemeral'", never: ["\u{1B}"]),
+        BadInput(args: ["--output-dir", "{dir}/file", url], files: ["file": BadInput.text("x")], fragment: "is not a directory"),
+        BadInput(args: ["--input-file", "{dir}/missing"], fragment: "cannot read input file"),
+        BadInput(args: ["--job", "{dir}/missing.toml"], fragment: "cannot read job file"),
+        BadInput(args: ["--header", "X-A:\u{7F}ok", "--no-tui=yes", url], fragment: "option '--no-tui' takes no value"),
+        BadInput(args: ["--theme", "", url], fragment: "--theme needs a non-empty value"),
+        // Flags take no value.
+        BadInput(args: ["--clobber=yes", url], fragment: "option '--clobber' takes no value"),
+        BadInput(args: ["--no-clobber=1", url], fragment: "option '--no-clobber' takes no value"),
+        BadInput(args: ["--location-trusted=1", url], fragment: "option '--location-trusted' takes no value"),
+        BadInput(args: ["--force=1", url], fragment: "option '--force' takes no value"),
+        // A job-file URL with a password is not echoed when it is bad.
+        BadInput(args: ["--job", "{dir}/j.toml"],
+                 files: ["j.toml": BadInput.text("[[session]]\n[[session.task]]\nurl = \"ftp://u:hunter2@h/x\"\n")],
+                 fragment: "unsupported scheme 'ftp'", never: ["hunter2"]),
+    ]
+
+    @Test(arguments: rows) func refused(_ row: BadInput) async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for d in row.directories { try FileManager.default.createDirectory(atPath: dir + "/" + d, withIntermediateDirectories: true) }
+        for (name, bytes) in row.files {
+            let path = dir + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        let args = row.args.map { $0.replacingOccurrences(of: "{dir}", with: dir) }
+        let r = try await Run.binary(args, environment: ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"])
+        #expect(r.status == row.status, "\(r.stderr)")
+        #expect(r.stderr.contains(row.fragment), "\(r.stderr)")
+        for secret in row.never { #expect(!r.stderr.contains(secret) && !r.stdout.contains(secret), "\(r.stderr)") }
+        // Nothing was created for an export that was refused, and old files are untouched.
+        if let old = row.files["old.csv"] { #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/old.csv")) == Data(old)) }
+    }
+
+    /// The matrix grows with every option: each one the parser knows appears in some row.
+    @Test func everyOptionHasARow() {
+        let used = Set(Self.rows.flatMap(\.args).map { $0.split(separator: "=").first.map(String.init) ?? $0 })
+        for spec in OptionSpec.all {
+            #expect(used.contains(spec.long) || spec.short.map(used.contains) == true, "no bad-input row for \(spec.long)")
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferTopCLI
+import TransferKit
+
+/// Issue 9, files and outputs, end to end through the binary against the loopback server.
+/// Each test has its own output, state and config directories.
+@Suite struct FileSafetyTests {
+    struct Dirs {
+        let root: String
+        var env: [String: String] { ["XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config"] }
+        var out: String { root + "/out" }
+        init() throws { root = try Run.tempDirectory() }
+        func files(under path: String) -> [String] {
+            (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []).map { path + "/" + $0 }
+        }
+    }
+
+    @Test func downloadsFollowTheUmask() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let d = try Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let r = try await Run.binary(["-o", d.out, "\(server.httpBase)/bytes/1000"], environment: d.env)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: d.out + "/1000")[.posixPermissions] as? Int)
+        let mask = umask(0o022); umask(mask)
+        #expect(mode == Int(0o666 & ~mask))
+    }
+
+    @Test func unsolicitedPartialContentFailsAndSavesNothing() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let d = try Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let r = try await Run.binary(["-o", d.out, "\(server.httpBase)/status/206?size=5000"], environment: d.env)
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("206 Partial Content to a request without Range"), "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: d.out + "/206"))
+    }
+
+    /// A resource time-out keeps resume data (the server allows ranges); the state directory
+    /// never holds the URL's password or secret query value; a rerun of the same command
+    /// resumes with a Range request and the file is byte-exact.
+    @Test func timeoutKeepsResumeDataWithoutCredentialsAndARerunResumes() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let name = "big-\(UUID().uuidString.prefix(6))"
+        server.setFile(name, size: 600_000, seed: 7)
+        let d = try Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let url = "http://alice:hunter2@127.0.0.1:\(server.httpPort)/files/\(name)?token=s3cretvalue&rate=150000"
+        let first = try await Run.binary(["-o", d.out, "--resource-timeout", "1.5", url], environment: d.env)
+        #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("timed out") || first.stdout.contains("timeoutIntervalForResource"), "\(first.stdout)")
+        let stateFiles = d.files(under: d.root + "/state")
+        #expect(stateFiles.contains { $0.hasSuffix(".resume") }, "\(stateFiles)")
+        for f in stateFiles {
+            let bytes = FileManager.default.contents(atPath: f) ?? Data()
+            for secret in ["hunter2", "s3cretvalue"] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(f) holds \(secret)") }
+        }
+        for secret in ["hunter2", "s3cretvalue"] { #expect(!first.stdout.contains(secret) && !first.stderr.contains(secret)) }
+        server.resetStats()
+        let second = try await Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(second.stdout.contains("resuming"), "\(second.stdout)")
+        #expect(server.stats.requests.contains { $0.path.contains(name) && $0.header("Range") != nil })
+        #expect(server.stats.requests.contains { $0.header("Authorization") == "Basic " + Data("alice:hunter2".utf8).base64EncodedString() })
+        let data = try Data(contentsOf: URL(fileURLWithPath: d.out + "/" + name))
+        #expect(data == Data(LoopbackServer.body(size: 600_000, seed: 7)))
+    }
+
+    @Test func exportsAreCheckedFirstAndReplacedOnlyWithForce() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let d = try Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let csv = d.root + "/m.csv"
+        let first = try await Run.binary(["-o", d.out, "--csv", csv, "\(server.httpBase)/bytes/10"], environment: d.env)
+        #expect(first.status == 0, "\(first.stderr)")
+        let written = try String(contentsOfFile: csv, encoding: .utf8)
+        server.resetStats()
+        let refused = try await Run.binary(["-o", d.out, "--csv", csv, "\(server.httpBase)/bytes/11"], environment: d.env)
+        #expect(refused.status == 2 && refused.stderr.contains("exists (pass --force"))
+        #expect(server.stats.requests.isEmpty, "no transfer before the check")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8) == written)
+        let forced = try await Run.binary(["-o", d.out, "--force", "--csv", csv, "\(server.httpBase)/bytes/12"], environment: d.env)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("/bytes/12"))
+        #expect(!d.files(under: d.root).contains { $0.contains(".transfertop-export-") }, "no temporary file left")
+    }
+
+    @Test func exportNeverReplacesAFileThatAppearedDuringTheRun() throws {
+        let d = try Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let path = d.root + "/late.csv"
+        try Data("someone else's".utf8).write(to: URL(fileURLWithPath: path))
+        let errors = Exports.write("a,b\n", to: path, replace: false)
+        #expect(errors.first?.contains("appeared during the run") == true)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "someone else's")
+        #expect(Exports.write("a,b\n", to: path, replace: true).isEmpty)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "a,b\n")
+    }
+
+    @Test func namesLoseBidiOverridesAndURLsAreEncodedOnce() throws {
+        #expect(OutputNaming.sanitize("evil\u{202E}txt.exe") == "eviltxt.exe")
+        #expect(OutputNaming.sanitize("a\u{2066}b\u{200F}c\u{FEFF}") == "abc")
+        #expect(OutputNaming.sanitize("tab\there") == "tab_here")
+        let url = try ArgumentParser.checkURL("http://h/a%20b/caf%C3%A9-ü.txt?q=%41ä")
+        #expect(url.absoluteString == "http://h/a%20b/caf%C3%A9-%C3%BC.txt?q=%41%C3%A4")
+        #expect(OutputNaming.sanitizedName(for: url) == "café-ü.txt")
+        #expect(try ArgumentParser.checkURL("http://h/100%").absoluteString == "http://h/100%25")
+    }
+
+    @Test(arguments: [
+        (3, 3, 0, "interrupted after every task had finished: nothing to continue"),
+        (3, 1, 2, "interrupted: 2 download(s) kept resume data: run the same command again to continue them"),
+        (3, 1, 0, "interrupted: 2 task(s) did not finish and kept nothing; a rerun starts them again"),
+    ])
+    func interruptionSaysWhatHappened(_ total: Int, _ ok: Int, _ kept: Int, _ text: String) {
+        #expect(InterruptionSummary.message(total: total, succeeded: ok, keptResumeData: kept, hasStore: true) == text)
+    }
+}
+
+/// Issue 9: a rerun of a finished command, with and without `--clobber` / `--no-clobber`.
+@Suite struct RerunTests {
+    @Test func rerunSkipsCompleteFilesAndDownloadsChangedOnes() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let name = "f-\(UUID().uuidString.prefix(6))"
+        server.setFile(name, size: 50_000, seed: 1)
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let url = "\(server.httpBase)/files/\(name)"
+        let first = try await Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let again = try await Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("already complete"), "\(again.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: d.out + "/\(name) (1)"))
+        // A new version on the server is downloaded beside the old file, never over it.
+        server.changeFile(name, newSeed: 2)
+        let changed = try await Run.binary(["-o", d.out, url], environment: d.env)
+        #expect(changed.status == 0 && !changed.stdout.contains("already complete"), "\(changed.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/\(name) (1)")) == Data(LoopbackServer.body(size: 50_000, seed: 2)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/" + name)) == Data(LoopbackServer.body(size: 50_000, seed: 1)))
+    }
+
+    @Test func noClobberKeepsAndClobberReplaces() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        try FileManager.default.createDirectory(atPath: d.out, withIntermediateDirectories: true)
+        let path = d.out + "/2000"
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: path))
+        let kept = try await Run.binary(["-o", d.out, "--no-clobber", "\(server.httpBase)/bytes/2000"], environment: d.env)
+        #expect(kept.status == 0 && kept.stdout.contains("--no-clobber"), "\(kept.stdout)\(kept.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "mine")
+        #expect(!server.stats.requests.contains { $0.path.hasPrefix("/bytes/2000") })
+        let replaced = try await Run.binary(["-o", d.out, "--clobber", "\(server.httpBase)/bytes/2000"], environment: d.env)
+        #expect(replaced.status == 0, "\(replaced.stdout)\(replaced.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(LoopbackServer.body(size: 2000, seed: 0)))
+        #expect(!FileManager.default.fileExists(atPath: d.out + "/2000 (1)"))
+    }
+
+    @Test(arguments: [
+        (416, "bytes */100", true), (416, "bytes */99", false), (200, "bytes */100", false), (206, "bytes 100-199/200", false),
+    ])
+    func probeDecision(_ status: Int, _ range: String, _ complete: Bool) {
+        let r = TransferResponse(url: URL(string: "http://h/x")!, statusCode: status, headers: [HTTPHeader("Content-Range", range)])
+        #expect(CompletionProbe.provesComplete(r, size: 100) == complete)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import TransferTopCLI
+import TransferKit
+import TransferTopUI
+
+/// Issue 9: random text thrown at every numeric option and at the job, theme and key parsers
+/// and the resume-data decoder. Errors are fine; a crash (an integer trap, a force unwrap) is
+/// the failure, and it takes the test process down with it.
+@Suite struct NoCrashPropertyTests {
+    /// Pieces that reach the corners: number syntax, huge exponents, TOML and theme syntax,
+    /// line breaks, NUL, bidi overrides, escapes, non-ASCII.
+    static let pieces: [String] = [
+        "0", "1", "9", "-", "+", ".", "e", "E", "1e26", "18446744072", "9223372036854775807", "nan", "inf",
+        "-inf", "0x", "_", " ", "\t", "\n", "\r\n", "\r", "\u{0}", "\"", "\\", "\\n", "[", "]", "[[session]]",
+        "[[session.task]]", "=", ",", "#", ":", "/", "%", "%0A", "url", "request_timeout", "max_connections_per_host",
+        "headers", "kind", "file", "method", "on", "bold", "#ff00ff", "255", "256", "barFill", "q", "x", "quit",
+        "cancel", "none", "ctrl-", "F12", "é", "🙂", "\u{202E}", "\u{1B}[2J", "http://", "https://h/", "a",
+    ]
+
+    static let nasty = Gen<String?>.element(of: pieces).map { $0! }.array(of: 0...24).map { $0.joined() }
+    static let bytes = Gen<UInt8>.value(in: 0...255).array(of: 0...400)
+
+    @Test func numericOptionsNeverCrash() async {
+        let options = ["--request-timeout", "--resource-timeout", "--fps", "--max-connections-per-host"]
+        await propertyCheck(count: 400, input: Self.nasty) { text in
+            for option in options {
+                if case .run(let o)? = try? ArgumentParser.parse([option, text, "http://a/"]) {
+                    _ = try? RunPlan.from(o, urls: [URL(string: "http://a/")!], outputDirectory: "/tmp").sessions[0].configuration
+                }
+                _ = try? ArgumentParser.parse(["\(option)=\(text)", "http://a/"])
+            }
+            _ = try? ArgumentParser.parse([text])
+            _ = try? ArgumentParser.parse(["-H", text, text])
+        }
+    }
+
+    @Test func jobParserNeverCrashes() async {
+        await propertyCheck(count: 400, input: Self.nasty, Self.nasty) { key, value in
+            _ = try? JobFile.parse(key + value, file: "j.toml")
+            _ = try? JobFile.parse("[[session]]\n\(key) = \(value)\n[[session.task]]\nurl = \"http://a/\"\n", file: "j.toml")
+            _ = try? JobFile.parse("[[session]]\n[[session.task]]\n\(key) = \(value)\n", file: "j.toml")
+        }
+    }
+
+    @Test func themeAndKeyParsersNeverCrash() async {
+        await propertyCheck(count: 400, input: Self.nasty, Self.nasty) { a, b in
+            _ = try? ThemeParser.parse(a + b, file: "t.theme")
+            _ = try? ThemeParser.parse("barFill = \(a)\n\(b) = red", file: "t.theme")
+            _ = try? KeyBindingParser.parse(a + b, file: "keys.conf")
+            _ = try? KeyBindingParser.parse("\(a) = \(b)", file: "keys.conf")
+        }
+    }
+
+    @Test func resumeDataDecoderNeverCrashes() async {
+        let valid = ResumeData(url: "http://u:p@h/x?token=t", entityTag: "\"e\"", lastModified: nil, bytesReceived: 10,
+                               partialFilePath: "/tmp/p", createdAt: Date(), sessionKindName: "default",
+                               originalTaskIdentifier: 1).encoded()
+        await propertyCheck(count: 400, input: Self.bytes, Self.nasty) { noise, text in
+            for data in [Data(noise), Self.mutate(valid, with: noise), Self.splice(valid, text)] {
+                guard let r = try? ResumeData(decoding: data) else { continue }
+                _ = try? r.validate(stateDirectory: "/tmp") { _ in 10 }
+                _ = r.withoutCredentials().restoringCredentials(from: r.url)?.encoded()
+                _ = URL(string: r.url)!  // the session unwraps it only after decoding succeeded
+            }
+        }
+    }
+
+    /// `valid` with bytes replaced at positions chosen by `noise`.
+    static func mutate(_ valid: Data, with noise: [UInt8]) -> Data {
+        var d = valid
+        for pair in stride(from: 0, to: noise.count - 1, by: 2) where !d.isEmpty {
+            d[d.startIndex + Int(noise[pair]) * d.count / 256] = noise[pair + 1]
+        }
+        return d
+    }
+
+    /// `valid`'s JSON payload with `text` put in place of the URL.
+    static func splice(_ valid: Data, _ text: String) -> Data {
+        let s = String(decoding: valid, as: UTF8.self)
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return Data(s.replacingOccurrences(of: "http://u:p@h/x?token=t", with: "http://" + escaped).utf8)
+    }
+}
