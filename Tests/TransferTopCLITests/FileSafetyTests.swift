@@ -50,8 +50,11 @@ import TransferKit
         server.setFile(name, size: 600_000, seed: 7)
         let d = try Dirs()
         defer { try? FileManager.default.removeItem(atPath: d.root) }
-        let url = "http://alice:hunter2@127.0.0.1:\(server.httpPort)/files/\(name)?token=s3cretvalue&rate=150000"
-        let first = try await Run.binary(["-o", d.out, "--resource-timeout", "1.5", url], environment: d.env)
+        // The server sends 100 kB and holds the rest at a gate until the resource timeout (5 s:
+        // room for a slow start, since the head must arrive first for resume data to exist).
+        let gate = UUID().uuidString
+        let url = "http://alice:hunter2@127.0.0.1:\(server.httpPort)/files/\(name)?token=s3cretvalue&gate=\(gate)&holdAfter=100000"
+        let first = try await Run.binary(["-o", d.out, "--resource-timeout", "5", url], environment: d.env)
         #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
         #expect(first.stdout.contains("timed out") || first.stdout.contains("timeoutIntervalForResource"), "\(first.stdout)")
         let stateFiles = d.files(under: d.root + "/state")
@@ -62,6 +65,7 @@ import TransferKit
         }
         for secret in ["hunter2", "s3cretvalue"] { #expect(!first.stdout.contains(secret) && !first.stderr.contains(secret)) }
         server.resetStats()
+        server.openGate(gate)
         let second = try await Run.binary(["-o", d.out, url], environment: d.env)
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.contains("resuming"), "\(second.stdout)")
