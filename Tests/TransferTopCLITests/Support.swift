@@ -63,6 +63,12 @@ enum Run {
         let errPath = outPath + ".err"
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
+        // Isolation: a run never touches the user's own state or configuration. Each run gets
+        // private XDG directories unless the test names its own (to look inside them).
+        let isolated = NSTemporaryDirectory() + "tt-xdg-\(getpid())-\(UUID().uuidString.prefix(8))"
+        for key in ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"] {
+            env[key] = isolated + "/" + key.lowercased()
+        }
         for (k, v) in extra { env[k] = v }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -76,7 +82,7 @@ enum Run {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw TestFailure("posix_spawn failed: \(rc)") }
-        return Spawned(pid: pid, outPath: outPath, errPath: errPath)
+        return Spawned(pid: pid, outPath: outPath, errPath: errPath, isolatedDirectory: isolated)
     }
 
     static func tempDirectory() throws -> String { try privateDirectory("cli") }
@@ -86,6 +92,7 @@ struct Spawned: Sendable {
     var pid: pid_t
     var outPath: String
     var errPath: String
+    var isolatedDirectory: String
 
     func signal(_ signo: Int32) { kill(pid, signo) }
 
@@ -95,7 +102,11 @@ struct Spawned: Sendable {
     }
 
     private func waitBlocking() -> RunResult {
-        defer { unlink(outPath); unlink(errPath) }
+        defer {
+            unlink(outPath)
+            unlink(errPath)
+            try? FileManager.default.removeItem(atPath: isolatedDirectory)
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
