@@ -30,12 +30,15 @@ public enum TransferTopMain {
             }
         case .demo(let options):
             return await Demo.run(options, environment: env)
+        case .clean(let directory, let delete):
+            return CleanCommand.run(directory: directory, delete: delete)
         }
     }
 
     /// Line mode or the monitor, by `--no-tui` and whether stdout is a terminal.
     static func execute(_ plan: RunPlan, options: Options, environment: [String: String], demo: Bool) async -> Int32 {
         let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard())
+        if !demo, let stale = StalePartials.notice(in: plan.outputDirectory) { Output.shared.error("transfertop: note: \(stale)") }
         if useMonitor(options, environment) {
             return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
         }
@@ -66,16 +69,13 @@ enum Preparation {
     }
 
     static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
-        var texts = o.urls
+        var urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkedURL(t) }
         for file in o.inputFiles {
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
             guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(file)'") }
-            texts += InputFile.urls(in: text)
+            urls += try InputFile.parseURLs(in: text, file: file)
         }
-        return try texts.map { t throws(UsageError) in
-            try ArgumentParser.checkURL(t)
-            return URL(string: t)!
-        }
+        return urls
     }
 
     /// The absolute output directory, created if missing; it must be writable.

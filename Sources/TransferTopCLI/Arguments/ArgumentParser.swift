@@ -5,6 +5,7 @@ import Foundation
 public enum ArgumentParser {
     /// Parses arguments *without* the program name.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        if arguments.first == "clean" { return try parseClean(arguments.dropFirst()) }
         var options = Options()
         var isDemo = false
         var rest = arguments[...]
@@ -31,6 +32,20 @@ public enum ArgumentParser {
         return isDemo ? .demo(options) : .run(options)
     }
 
+    /// `clean [DIR] [--yes]` (issue 8; minimal until the parser becomes swift-argument-parser).
+    static func parseClean(_ args: ArraySlice<String>) throws(UsageError) -> Command {
+        var dir: String? = nil
+        var delete = false
+        for a in args {
+            if a == "--yes" || a == "-y" { delete = true; continue }
+            if a == "--help" || a == "-h" { return .help }
+            if a.hasPrefix("-") { throw UsageError("unknown option '\(a)' for 'clean' (usage: transfertop clean [DIR] [--yes])") }
+            if dir != nil { throw UsageError("'clean' takes one directory") }
+            dir = a
+        }
+        return .clean(directory: dir, delete: delete)
+    }
+
     /// `--name=value` → (`--name`, value); short options never take an inline `=`.
     static func split(_ arg: String) -> (String, String?) {
         guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return (arg, nil) }
@@ -52,12 +67,16 @@ public enum ArgumentParser {
         for h in o.headers { try checkHeader(h) }
     }
 
-    static func checkURL(_ text: String) throws(UsageError) {
+    static func checkURL(_ text: String) throws(UsageError) { _ = try checkedURL(text) }
+
+    /// The URL of `text` when it is one we can fetch (parsed once: long input files, issue 8).
+    static func checkedURL(_ text: String) throws(UsageError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
             throw UsageError("not a URL: '\(text)'")
         }
         let supported = ["http", "https", "file", "ftp"]
         if !supported.contains(scheme) { throw UsageError("unsupported scheme '\(scheme)' in '\(text)' (use http, https, file or ftp)") }
+        return url
     }
 
     static func checkHeader(_ h: String) throws(UsageError) {

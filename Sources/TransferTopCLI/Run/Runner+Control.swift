@@ -63,7 +63,12 @@ extension Runner {
     // MARK: outcome
 
     /// Every task's final snapshot, in session and identifier order.
-    public func taskSnapshots() -> [TaskSnapshot] { snapshots().flatMap(\.tasks) }
+    public func taskSnapshots() -> [TaskSnapshot] {
+        let retired = state.withLock { $0.retired }
+        let live = snapshots().flatMap(\.tasks)
+        if retired.isEmpty { return live }
+        return (retired + live).sorted { ($0.sessionID, $0.taskIdentifier) < ($1.sessionID, $1.taskIdentifier) }
+    }
 
     public func placementError(_ id: TaskID) -> String? { state.withLock { $0.placementErrors[id] } }
 
@@ -78,7 +83,7 @@ extension Runner {
     /// 0 when every task completed with a 2xx response, 1 otherwise (issue 5).
     public func exitStatus() -> Int32 {
         let all = taskSnapshots()
-        return all.allSatisfy(succeeded) ? 0 : 1
+        return all.allSatisfy(succeeded) && notStartedCount == 0 ? 0 : 1
     }
 
     /// Writes `--csv` and `--har` from the final snapshots; returns error messages.

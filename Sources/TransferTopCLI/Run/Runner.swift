@@ -11,8 +11,16 @@ public final class Runner: @unchecked Sendable {
     let store: ResumeStore?
     let group = DispatchGroup()
     let state = Locked(State())
-    /// Called for every engine event (on engine threads: keep it quick).
-    let sink = Locked<(@Sendable (TransferSession, TransferEvent) -> Void)?>(nil)
+    /// Called for every engine event (on engine threads: keep it quick). Boxed in a class: a
+    /// closure stored directly as `Locked`'s generic value is reabstracted on the way into and
+    /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
+    /// 10,000 events calling it overflowed the stack (issue 8).
+    let sink = Locked<EventSink?>(nil)
+
+    final class EventSink: Sendable {
+        let body: @Sendable (TransferSession, TransferEvent) -> Void
+        init(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) { self.body = body }
+    }
 
     struct State {
         var sessions: [TransferSession] = []
@@ -23,6 +31,18 @@ public final class Runner: @unchecked Sendable {
         var heldResumeData: [TaskID: Data] = [:]
         var notices: [String] = []
         var interrupted = false
+        // Streaming (issue 8, Runner+Feed.swift).
+        var feeds: [Int: Feed] = [:]
+        var fed: Set<TaskID> = []
+        var retired: [TaskSnapshot] = []
+        var keepsCompleted = true
+    }
+
+    /// Whether finished tasks stay in their session and in `tasks` (the monitor shows them
+    /// and `R` needs them). Line mode turns this off so a long list holds only the window.
+    public var keepsCompletedTasks: Bool {
+        get { state.withLock { $0.keepsCompleted } }
+        set { state.withLock { $0.keepsCompleted = newValue } }
     }
 
     public init(plan: RunPlan, store: ResumeStore?) {
@@ -31,22 +51,28 @@ public final class Runner: @unchecked Sendable {
     }
 
     public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
-        sink.withLock { $0 = body }
+        let box = EventSink(body)
+        sink.withLock { $0 = box }
     }
 
     public var sessions: [TransferSession] { state.withLock { $0.sessions } }
 
-    /// Creates every session and task and starts the tasks.
+    /// Creates every session and starts its tasks, at most `window` at a time per session;
+    /// the rest start as earlier ones complete (Runner+Feed.swift).
     public func start() {
         for sp in plan.sessions {
             let session = makeSession(sp)
-            for tp in sp.tasks { _ = addTask(tp, to: session) }
+            state.withLock { $0.feeds[session.sessionID] = Feed(tasks: sp.tasks) }
+            feed(session)
         }
     }
 
     @discardableResult
     public func makeSession(_ sp: SessionPlan) -> TransferSession {
-        let session = TransferSession(configuration: sp.configuration, delegate: RunDelegate(runner: self), name: sp.name)
+        var configuration = sp.configuration
+        // Partial files beside their destination: finishing is a rename, never a copy (issue 8).
+        configuration.downloadDirectory = plan.outputDirectory
+        let session = TransferSession(configuration: configuration, delegate: RunDelegate(runner: self), name: sp.name)
         session.addObserver(RunObserver(runner: self))
         state.withLock { $0.sessions.append(session) }
         return session
@@ -55,12 +81,19 @@ public final class Runner: @unchecked Sendable {
     /// Makes and resumes one task; a download with saved resume data continues from it.
     @discardableResult
     public func addTask(_ tp: TaskPlan, to session: TransferSession) -> TransferTask {
+        addTask(tp, to: session, inWindow: false)
+    }
+
+    @discardableResult
+    /// `inWindow`: the task takes a place in its session's window (Runner+Feed.swift).
+    func addTask(_ tp: TaskPlan, to session: TransferSession, inWindow: Bool) -> TransferTask {
         group.enter()
         let task = makeTask(tp, in: session)
         let id = TaskID(session: session.sessionID, task: task.taskIdentifier)
         state.withLock {
             $0.tasks[id] = task
             $0.plans[id] = tp
+            if inWindow { $0.fed.insert(id) }
         }
         task.resume()
         scheduleScript(tp, task)
@@ -126,7 +159,11 @@ extension Runner {
     func taskCompleted(_ session: TransferSession, _ id: Int) {
         let tid = TaskID(session: session.sessionID, task: id)
         let first = state.withLock { $0.finished.insert(tid).inserted && $0.tasks[tid] != nil }
-        if first { group.leave() }
+        guard first else { return }
+        // Start the next ones before leaving the group, so it never looks empty midway.
+        retireIfStreaming(session, tid)
+        feed(session)
+        group.leave()
     }
 
     func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
@@ -180,7 +217,7 @@ final class RunObserver: TransferObserver, @unchecked Sendable {
     init(runner: Runner) { self.runner = runner }
 
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
-        runner.sink.withLock { $0 }?(session, event)
+        runner.sink.withLock { $0 }?.body(session, event)
         if case .taskStateChanged(.completed) = event.kind, let id = event.taskIdentifier {
             runner.taskCompleted(session, id)
         }
