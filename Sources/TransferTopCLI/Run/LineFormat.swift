@@ -20,7 +20,13 @@ public enum LineFormat {
         var secs = time_t(date.timeIntervalSince1970)
         localtime_r(&secs, &tm)
         let ms = Int((date.timeIntervalSince1970 - Double(secs)) * 1000) % 1000
-        return String(format: "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec, ms)
+        // By hand: String(format:) went through NSString for every line (issue 8).
+        return pad(Int(tm.tm_hour), 2) + ":" + pad(Int(tm.tm_min), 2) + ":" + pad(Int(tm.tm_sec), 2) + "." + pad(ms, 3)
+    }
+
+    static func pad(_ n: Int, _ width: Int) -> String {
+        let digits = String(n)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     static func paint(_ text: String, _ state: DisplayState, _ color: Bool) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TransferKit
 
 /// Where a finished download goes: pure functions, tested by tables (issue 5 "Output names").
 public enum OutputNaming {
@@ -52,6 +53,9 @@ public enum OutputNaming {
         for _ in 0..<1000 {
             let name = uniqueName(base) { fm.fileExists(atPath: directory + "/" + $0) }
             let target = directory + "/" + name
+            // Same file system (partials live beside their destination): one rename (issue 8).
+            if FileRename.withoutReplacing(source.path, target) == 0 { return target }
+            if errno == EEXIST { continue }
             if link(source.path, target) == 0 { unlink(source.path); return target }
             if errno == EEXIST { continue }
             if errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EMLINK {

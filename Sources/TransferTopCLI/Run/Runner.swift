@@ -36,6 +36,8 @@ public final class Runner: @unchecked Sendable {
         var fed: Set<TaskID> = []
         var retired: [TaskSnapshot] = []
         var keepsCompleted = true
+        /// Keys of the resume store's records (Runner+ResumeIndex.swift).
+        var resumeKeys: Set<String>? = nil
     }
 
     /// Whether finished tasks stay in their session and in `tasks` (the monitor shows them
@@ -102,7 +104,8 @@ public final class Runner: @unchecked Sendable {
 
     func makeTask(_ tp: TaskPlan, in session: TransferSession) -> TransferTask {
         var request = TransferRequest(url: tp.url, httpMethod: tp.method)
-        if tp.kind == .download, let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
+        if tp.kind == .download, hasResumeRecord(tp.url),
+           let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
             let shown = Redaction.redactURL(tp.url.absoluteString)
             switch ResumeSupport.downloadTask(in: session, resumeData: data) {
             case .resumed(let task):
@@ -173,7 +176,9 @@ extension Runner {
         do {
             let path = try OutputNaming.place(location, for: url, in: plan.outputDirectory)
             task.setOutputPath(path)
-            store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            if hasResumeRecord(task.originalRequest.url) {
+                store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            }
         } catch {
             state.withLock { $0.placementErrors[tid] = "\(error)" }
             notice("task \(tid): \(error)")
@@ -189,6 +194,7 @@ extension Runner {
         guard let store else { return }
         do {
             try store.save(data, url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            noteResumeRecord(task.originalRequest.url)
         } catch {
             notice("could not keep resume data: \(error)")
         }
