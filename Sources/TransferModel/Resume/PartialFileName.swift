@@ -12,7 +12,8 @@ public enum PartialFileName {
     public static func baseName(for url: URL) -> String {
         let path = url.path(percentEncoded: true)
         let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-        var name = String((last.removingPercentEncoding ?? last).unicodeScalars.map { s -> Character in
+        let decoded = last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last
+        var name = String(decoded.unicodeScalars.map { s -> Character in
             if s == "/" || s == "\\" || s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
             return Character(s)
         })
