@@ -60,16 +60,27 @@ enum Preparation {
         var plan: RunPlan
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
-            plan.sessions[0].tasks += try inputURLs(o).map { TaskPlan(kind: .download, url: $0) }
-        } else {
+            plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try ArgumentParser.checkedURL(t)) }
+            plan.sessions[0].downloadURLs = try inputFileURLs(o)
+        } else if o.upload != nil {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
+        } else {
+            plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try ArgumentParser.checkedURL(t) },
+                                    outputDirectory: out)
+            plan.sessions[0].downloadURLs = try inputFileURLs(o)
         }
-        if plan.sessions.allSatisfy({ $0.tasks.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
+        if plan.sessions.allSatisfy({ $0.tasks.isEmpty && $0.downloadURLs.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
         return plan
     }
 
     static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
-        var urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkedURL(t) }
+        let urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkedURL(t) }
+        return try urls + inputFileURLs(o).map { URL(string: $0)! }
+    }
+
+    /// The URLs of every `--input-file`, each checked (every bad line reported by number).
+    static func inputFileURLs(_ o: Options) throws(UsageError) -> [String] {
+        var urls: [String] = []
         for file in o.inputFiles {
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
             guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(file)'") }

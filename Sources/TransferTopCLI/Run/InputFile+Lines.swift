@@ -20,16 +20,18 @@ extension InputFile {
 
     private static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0B || b == 0x0C }
 
-    /// Every URL of `text`, or a usage error listing the first bad lines by number.
-    static func parseURLs(in text: String, file: String) throws(UsageError) -> [URL] {
+    /// Every URL of `text` (as text: checked here, parsed again when its task starts), or a usage error listing the first bad lines by number.
+    static func parseURLs(in text: String, file: String) throws(UsageError) -> [String] {
         let lines = numberedLines(in: text)
-        var urls: [URL] = []
+        var urls: [String] = []
         urls.reserveCapacity(lines.count)
         var bad: [String] = []
         var badCount = 0
         for (n, t) in lines {
             do {
-                urls.append(try ArgumentParser.checkedURL(String(t)))
+                let line = String(t)
+                _ = try ArgumentParser.checkedURL(line)
+                urls.append(line)
             } catch {
                 badCount += 1
                 if bad.count < 10 { bad.append("line \(n): \(error.reason)") }

@@ -36,13 +36,20 @@ public enum LineMode {
     static func finish(_ runner: Runner, out: Output) -> Int32 {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         out.line("")
-        out.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
+        let all = runner.taskSnapshots()
+        // Streamed in 64 KiB writes: a 100,000-row table is never one string (issue 8).
+        var chunk = ""
+        LineFormat.summaryLines(all, succeeded: runner.succeeded) { line in
+            chunk += line + "\n"
+            if chunk.utf8.count >= 64 * 1024 { out.write(chunk, fd: STDOUT_FILENO); chunk = "" }
+        }
+        out.write(chunk, fd: STDOUT_FILENO)
         let notStarted = runner.notStartedCount
         if notStarted > 0 { out.line("\(notStarted) task(s) of the list were not started") }
         if runner.wasInterrupted, runner.store != nil { out.line("interrupted: run the same command again to continue the downloads") }
         let errors = runner.writeExports()
         for e in errors { out.error("transfertop: \(e)") }
-        return errors.isEmpty ? runner.exitStatus() : 1
+        return errors.isEmpty ? runner.exitStatus(all) : 1
     }
 }
 

@@ -13,9 +13,15 @@ extension Runner {
     /// A session's plan and how far it got.
     struct Feed {
         var tasks: [TaskPlan]
+        /// Downloads after `tasks`, as validated text (`SessionPlan.downloadURLs`).
+        var urls: [String] = []
         var next = 0
         var live = 0
-        var remaining: Int { tasks.count - next }
+        var remaining: Int { tasks.count + urls.count - next }
+
+        func plan(_ i: Int) -> TaskPlan {
+            i < tasks.count ? tasks[i] : TaskPlan(kind: .download, url: URL(string: urls[i - tasks.count])!)
+        }
     }
 
     /// Starts tasks of `session`'s plan until its window is full or the plan is done.
@@ -27,7 +33,7 @@ extension Runner {
     private func takeNext(_ sessionID: Int) -> TaskPlan? {
         state.withLock { s -> TaskPlan? in
             guard !s.interrupted, let f = s.feeds[sessionID], f.remaining > 0, f.live < Self.window else { return nil }
-            let tp = f.tasks[f.next]
+            let tp = f.plan(f.next)
             s.feeds[sessionID]!.next += 1
             s.feeds[sessionID]!.live += 1
             return tp
@@ -42,7 +48,11 @@ extension Runner {
         }
         guard !keep, let task else { return }
         var final = task.snapshot()
-        if plan.csv == nil && plan.har == nil { final.metrics.transactionMetrics = [] }
+        if plan.csv == nil && plan.har == nil {
+            final.metrics.transactionMetrics = []
+            // One string storage for both URLs when they are equal (no redirect): ~60 B a task.
+            if final.currentURL == final.originalURL { final.currentURL = final.originalURL }
+        }
         state.withLock { s in
             s.retired.append(final)
             s.tasks[id] = nil

@@ -64,7 +64,7 @@ public final class Runner: @unchecked Sendable {
     public func start() {
         for sp in plan.sessions {
             let session = makeSession(sp)
-            state.withLock { $0.feeds[session.sessionID] = Feed(tasks: sp.tasks) }
+            state.withLock { $0.feeds[session.sessionID] = Feed(tasks: sp.tasks, urls: sp.downloadURLs) }
             feed(session)
         }
     }
