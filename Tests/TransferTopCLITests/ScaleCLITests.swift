@@ -71,3 +71,42 @@ import Testing
         #expect(lines.map { String($0.text) } == ["http://a/", "http://b/"])
     }
 }
+
+@Suite(.serialized) struct CrashRecoveryTests {
+    /// `kill -9` mid-download: the partial and its crash-recovery record stay; the same command
+    /// continues after the bytes on disk with a Range request and ends byte-exact.
+    @Test func killedRunIsContinuedByTheSameCommand() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let size = 1_200_000
+        server.setFile("big.bin", size: size, seed: 5)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let out = dir + "/out"
+        let args = ["--no-tui", "-o", out, "\(server.httpBase)/files/big.bin?rate=200000"]
+        let first = try Run.spawn(args, environment: env)
+        let partial = out + "/.big.bin.ttpart"
+        let records = dir + "/state/transfertop/resume"
+        func fileSize(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.intValue ?? 0 }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+              fileSize(partial) < 200_000 || ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))  // polling for a state, not timing
+        }
+        first.signal(SIGKILL)
+        _ = first.wait()
+        let kept = fileSize(partial)
+        #expect(kept >= 200_000 && kept < size)
+
+        server.resetStats()
+        let r = try Run.binary(args, environment: env)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("resuming"))
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/big.bin"))
+        #expect(data == Data(LoopbackServer.body(size: size, seed: 5)))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).isEmpty)
+    }
+}

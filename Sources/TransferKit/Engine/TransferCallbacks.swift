@@ -145,6 +145,7 @@ extension Transfer {
                 return true
             }
             guard engine.createDownloadFile(self) else { return false }
+            engine.recordCrashRecovery(self)  // a body this long is worth continuing after a crash
         }
         var done = 0
         while done < bytes.count {

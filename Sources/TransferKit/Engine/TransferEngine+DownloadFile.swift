@@ -24,6 +24,20 @@ extension TransferEngine {
         return ok
     }
 
+    /// Publishes resume data for after a crash (see `crashRecoveryResumeData`) once the file
+    /// exists and the response can be resumed.
+    func recordCrashRecovery(_ t: Transfer) {
+        guard t.task.kind == .download, let response = t.response, let path = t.fileURL?.path,
+              currentResumability(t).isResumable else { return }
+        let data = ResumeData(
+            url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
+            entityTag: response.value(forHTTPHeaderField: "ETag"),
+            lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
+            bytesReceived: 0, expectedTotal: t.task.countOfBytesExpectedToReceive, partialFilePath: path, createdAt: Date(),
+            sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier).encoded()
+        t.task.core.withLock { $0.crashRecoveryResumeData = data }
+    }
+
     func openDownloadFile(_ t: Transfer) throws(TransferError) {
         if let dir = configuration.downloadDirectory {
             try openHiddenPartial(t, in: dir)

@@ -38,6 +38,8 @@ public final class Runner: @unchecked Sendable {
         var keepsCompleted = true
         /// Keys of the resume store's records (Runner+ResumeIndex.swift).
         var resumeKeys: Set<String>? = nil
+        /// Downloads whose crash-recovery record is on disk (Runner+CrashRecovery.swift).
+        var crashRecorded: Set<ObjectIdentifier> = []
     }
 
     /// Whether finished tasks stay in their session and in `tasks` (the monitor shows them
@@ -107,7 +109,7 @@ public final class Runner: @unchecked Sendable {
         if tp.kind == .download, hasResumeRecord(tp.url),
            let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
             let shown = Redaction.redactURL(tp.url.absoluteString)
-            switch ResumeSupport.downloadTask(in: session, resumeData: data) {
+            switch ResumeSupport.downloadTask(in: session, resumeData: ResumeSupport.afterCrash(data)) {
             case .resumed(let task):
                 notice("resuming \(shown) from where the last run stopped")
                 return task
@@ -186,7 +188,10 @@ extension Runner {
     }
 
     func taskFailed(_ task: TransferTask, _ error: TransferError?) {
-        guard let data = error?.resumeData, task.kind == .download else { return }
+        guard let data = error?.resumeData, task.kind == .download else {
+            dropCrashRecovery(task, failed: error != nil)
+            return
+        }
         save(data, for: task)
     }
 
@@ -213,6 +218,11 @@ final class RunDelegate: TransferDownloadDelegate, TransferDataDelegate, @unchec
 
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
         runner.taskFailed(task, error)
+    }
+
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        runner.keepCrashRecovery(downloadTask)
     }
 }
 
