@@ -8,8 +8,10 @@ public enum LineMode {
         let color = isatty(STDOUT_FILENO) == 1 && (environment["NO_COLOR"] ?? "").isEmpty
         let out = Output.shared
         runner.keepsCompletedTasks = false  // a long list holds only its window (issue 8)
-        runner.setEventSink(sink(runner, color: color) { out.line($0) })
+        let lines = LineBuffer(out)
+        runner.setEventSink(sink(runner, color: color) { lines.line($0) })
         let signals = SignalWatcher { signo in
+            lines.flush()
             out.line("transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data")
             runner.interrupt()
         }
@@ -17,6 +19,7 @@ public enum LineMode {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in runner.whenFinished { c.resume() } }
         signals.cancel()
+        lines.close()
         return finish(runner, out: out)
     }
 
