@@ -5,6 +5,14 @@ import Testing
 
 /// Issue 8 through the binary: partials beside their destination and none left behind,
 /// `clean`, the stale-partials note, and input files checked line by line before any transfer.
+/// Runs blocking work (spawning and waiting for the binary) on a thread of its own, so it
+/// does not hold one of the few cooperative-pool threads other tests' awaits need.
+fileprivate func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { c in
+        Thread { c.resume(with: Result { try body() }) }.start()
+    }
+}
+
 @Suite(.serialized) struct ScaleCLITests {
     @Test func aRunLeavesNoPartialAndNotesAnEarlierRunsOrphan() async throws {
         let server = try await LoopbackServer.start()
@@ -15,7 +23,7 @@ import Testing
         let list = dir + "/list.txt"
         let urls = (1...40).map { "\(server.httpBase)/bytes/\($0 * 3000)?seed=2" }
         try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let r = try Run.binary(["--no-tui", "-o", dir, "-i", list], environment: ["XDG_STATE_HOME": dir + "/state"])
+        let r = try await offThePool { try Run.binary(["--no-tui", "-o", dir, "-i", list], environment: ["XDG_STATE_HOME": dir + "/state"]) }
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stderr.contains("1 partial download(s) from an earlier run in \(dir)"))
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
@@ -26,7 +34,7 @@ import Testing
         }
     }
 
-    @Test func cleanListsThenDeletesOrphansButNotLivePartials() throws {
+    @Test func cleanListsThenDeletesOrphansButNotLivePartials() async throws {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(count: 5).write(to: URL(fileURLWithPath: dir + "/.a.bin.ttpart"))
@@ -38,7 +46,7 @@ import Testing
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
 
-        let dry = try Run.binary(["clean", dir])
+        let dry = try await offThePool { try Run.binary(["clean", dir]) }
         #expect(dry.status == 0)
         #expect(dry.stdout.contains("stale \(dir)/.a.bin.ttpart  (5 bytes, for a.bin)"))
         #expect(dry.stdout.contains("stale \(dir)/.b.bin.2.ttpart  (7 bytes, for b.bin)"))
@@ -46,20 +54,20 @@ import Testing
         #expect(dry.stdout.contains("2 stale partial download(s), 12 bytes"))
         #expect(FileManager.default.fileExists(atPath: dir + "/.a.bin.ttpart"))
 
-        let yes = try Run.binary(["clean", dir, "--yes"])
+        let yes = try await offThePool { try Run.binary(["clean", dir, "--yes"]) }
         #expect(yes.status == 0)
         let left = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         #expect(left == [".live.bin.ttpart", "c.bin"])
-        #expect(try Run.binary(["clean", dir]).stdout.contains("no stale partial downloads"))
-        #expect(try Run.binary(["clean", "--bogus"]).status == 2)
+        #expect(try await offThePool { try Run.binary(["clean", dir]) }.stdout.contains("no stale partial downloads"))
+        #expect(try await offThePool { try Run.binary(["clean", "--bogus"]) }.status == 2)
     }
 
-    @Test func badInputLinesAreListedByNumberBeforeAnyTransfer() throws {
+    @Test func badInputLinesAreListedByNumberBeforeAnyTransfer() async throws {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let list = dir + "/list.txt"
         try "# urls\nhttp://127.0.0.1:1/a\n\nnot a url\r\nhttp://127.0.0.1:1/b\ngopher://x/y\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let r = try Run.binary(["--no-tui", "-o", dir, "-i", list])
+        let r = try await offThePool { try Run.binary(["--no-tui", "-o", dir, "-i", list]) }
         #expect(r.status == 2)
         #expect(r.stderr.contains("input file '\(list)' has 2 bad line(s): line 4: not a URL: 'not a url'; line 6: unsupported scheme 'gopher'"))
         #expect(r.stdout.isEmpty)
@@ -95,12 +103,12 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))  // polling for a state, not timing
         }
         first.signal(SIGKILL)
-        _ = first.wait()
+        _ = try await offThePool { first.wait() }
         let kept = fileSize(partial)
         #expect(kept >= 200_000 && kept < size)
 
         server.resetStats()
-        let r = try Run.binary(args, environment: env)
+        let r = try await offThePool { try Run.binary(args, environment: env) }
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("resuming"))
         #expect(server.stats.requests.contains { $0.header("Range") != nil })
