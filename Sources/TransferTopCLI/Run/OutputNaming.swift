@@ -10,7 +10,8 @@ public enum OutputNaming {
         // The encoded path, so an encoded `%2F` stays inside one component until decoded here.
         let path = url.path(percentEncoded: true)
         let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-        return sanitize(last.removingPercentEncoding ?? last)
+        // Percent-decoding only when there is a `%` (it costs more than the rest, issue 8).
+        return sanitize(last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last)
     }
 
     public static func sanitize(_ raw: String) -> String {
