@@ -49,7 +49,7 @@ import Testing
 
     /// Tasks against a loopback server through a line-mode Runner: every task ends in the
     /// summary, and the session never holds more than the window. 100,000 with
-    /// `TRANSFERTOP_SCALE_TESTS=1`, else 10,000 (still ten windows' worth).
+    /// `TRANSFERTOP_SCALE_TESTS=1`, else 3,000 (still three windows' worth).
     @Test func aHundredThousandTasksStreamThroughTheRunner() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -57,7 +57,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var sp = SessionPlan(name: "many")
         sp.kind = .ephemeral
-        let count = Self.full ? 100_000 : 10_000
+        let count = Self.full ? 100_000 : 3_000
         sp.tasks = Array(repeating: TaskPlan(kind: .data, url: URL(string: "\(server.httpBase)/bytes/16")!), count: count)
         let runner = Runner(plan: RunPlan(sessions: [sp], outputDirectory: dir), store: nil)
         runner.keepsCompletedTasks = false
