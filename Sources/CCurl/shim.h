@@ -159,4 +159,23 @@ static inline void tk_sha256_end(tk_sha256_ctx *_Nonnull c, unsigned char *_Nonn
     if (c->md) { EVP_DigestFinal_ex(c->md, out, &len); EVP_MD_CTX_free(c->md); c->md = NULL; }
 }
 
+// MARK: files
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// rename(2) that fails with EEXIST instead of replacing the target (Linux 3.15+; EINVAL on
+// file systems without it). glibc's renameat2 wrapper is not imported into Swift, and
+// syscall(2) is variadic, so Swift cannot call either directly.
+static inline int tk_rename_noreplace(const char *_Nonnull from, const char *_Nonnull to) {
+#if defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 #endif

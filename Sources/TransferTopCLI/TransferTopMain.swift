@@ -33,6 +33,8 @@ public enum TransferTopMain {
             }
         case .demo(let options):
             return await Demo.run(options, environment: env)
+        case .clean(let directory, let delete):
+            return CleanCommand.run(directory: directory, delete: delete)
         }
     }
 
@@ -45,6 +47,7 @@ public enum TransferTopMain {
             plan = filtered
         }
         let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard())
+        if !demo, let stale = StalePartials.notice(in: plan.outputDirectory) { Output.shared.error("transfertop: note: \(stale)") }
         if useMonitor(options, environment) {
             return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
         }
@@ -66,11 +69,16 @@ enum Preparation {
         var plan: RunPlan
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
-            plan.sessions[0].tasks += try inputURLs(o).map { TaskPlan(kind: .download, url: $0) }
-        } else {
+            plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try ArgumentParser.checkURL(t)) }
+            plan.sessions[0].downloadURLs = try inputFileURLs(o)
+        } else if o.upload != nil {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
+        } else {
+            plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) },
+                                    outputDirectory: out)
+            plan.sessions[0].downloadURLs = try inputFileURLs(o)
         }
-        if plan.sessions.allSatisfy({ $0.tasks.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
+        if plan.sessions.allSatisfy({ $0.tasks.isEmpty && $0.downloadURLs.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
         plan.replaceExports = o.force
         let downloads = Preflight.downloadDestinations(plan)
         try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)
@@ -79,17 +87,18 @@ enum Preparation {
     }
 
     static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
-        var urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) }
+        let urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) }
+        return try urls + inputFileURLs(o).map { URL(string: $0)! }
+    }
+
+    /// The URLs of every `--input-file`, each checked (every bad line reported by number).
+    static func inputFileURLs(_ o: Options) throws(UsageError) -> [String] {
+        var urls: [String] = []
         for file in o.inputFiles {
             let shown = SafeQuote.quote(file)
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
             guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(shown)'") }
-            for t in InputFile.urls(in: text) {
-                // A file given by mistake (`-i /etc/shadow`) must not be echoed: quote little.
-                do { urls.append(try ArgumentParser.checkURL(t, quoteLimit: 16)) } catch {
-                    throw UsageError("input file '\(shown)': \(error.reason)")
-                }
-            }
+            urls += try InputFile.parseURLs(in: text, file: shown)
         }
         return urls
     }

@@ -189,3 +189,16 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
         }
     }
 }
+
+@Suite struct PartialFileNameTests {
+    @Test func namesAreHiddenAndRecognised() {
+        #expect(PartialFileName.baseName(for: URL(string: "http://h/dir/a%20b.bin?x=1")!) == "a b.bin")
+        #expect(PartialFileName.baseName(for: URL(string: "http://h/")!) == "index.html")
+        #expect(PartialFileName.baseName(for: URL(string: "http://h/..%2F..%2Fetc")!) == "_.._etc")
+        #expect(PartialFileName.partialName("a.bin", attempt: 1) == ".a.bin.ttpart")
+        #expect(PartialFileName.partialName("a.bin", attempt: 3) == ".a.bin.3.ttpart")
+        #expect(PartialFileName.finalName(ofPartial: ".a.bin.3.ttpart") == "a.bin")
+        #expect(PartialFileName.finalName(ofPartial: ".a.bin.ttpart") == "a.bin")
+        for bad in ["a.bin.ttpart", ".ttpart", ".a.bin", "x/.a.ttpart"] { #expect(PartialFileName.finalName(ofPartial: bad) == nil) }
+    }
+}

@@ -31,7 +31,13 @@ final class Transfer {
     var pending = Data()
     var fileDescriptor: Int32 = -1
     var fileURL: URL?
+    /// Body bytes stored: in the file, plus those still in `smallBody`.
     var fileOffset: Int64 = 0
+    /// A download's first bytes, held until they outgrow `smallBodyLimit` (then the file is
+    /// created) or the body ends (then it is written once): a small file costs one create and
+    /// one write, and a task that fails before its body makes no file at all.
+    var smallBody = Data()
+    static let smallBodyLimit = 64 * 1024
     var sinkFailure: TransferError?
 
     // Flow control (A2): suspend is a state machine, not one call.

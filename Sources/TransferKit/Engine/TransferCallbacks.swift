@@ -139,6 +139,15 @@ extension Transfer {
 
     /// Writes every byte or records why it could not (disk full, file gone).
     func writeToFile(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if fileDescriptor < 0 {
+            if smallBody.count + bytes.count <= Self.smallBodyLimit {
+                smallBody.append(contentsOf: bytes)
+                fileOffset += Int64(bytes.count)
+                return true
+            }
+            guard engine.createDownloadFile(self) else { return false }
+            engine.recordCrashRecovery(self)  // a body this long is worth continuing after a crash
+        }
         var done = 0
         while done < bytes.count {
             let n = Foundation.write(fileDescriptor, bytes.baseAddress! + done, bytes.count - done)

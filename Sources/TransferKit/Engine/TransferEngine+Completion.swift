@@ -122,6 +122,7 @@ extension TransferEngine {
 
     /// Ends the task: publishes its result and hands it to the state machine for delivery.
     func finish(_ t: Transfer, error: TransferError?, keepPartialFile: Bool = false) {
+        var error = error
         detach(t)
         if t.awaitingDisposition && error == nil {
             // Body bytes are held until the delegate allows them (SPEC S6): finish after.
@@ -131,6 +132,10 @@ extension TransferEngine {
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.awaitingDisposition { flushData(t) }
         publishProgress(t, now: Monotonic.now())
+        // A download held in memory (small, or no body at all) gets its file now, once.
+        if t.sink == .file, t.fileURL == nil, error == nil || keepPartialFile, !createDownloadFile(t), error == nil {
+            error = t.sinkFailure
+        }
         if t.fileDescriptor >= 0 {
             close(t.fileDescriptor)
             t.fileDescriptor = -1

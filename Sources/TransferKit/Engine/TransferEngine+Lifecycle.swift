@@ -13,11 +13,9 @@ extension TransferEngine {
         let t = Transfer(task: task, engine: self, easy: placeholder, sink: sink)
         transfers[ObjectIdentifier(task)] = t
         do {
-            if let r = task.resumeFrom {
-                try openPartialFile(t, r)
-            } else if sink == .file {
-                try openDownloadFile(t)
-            }
+            // A new download's file is created when its first body bytes outgrow the small
+            // buffer, or at the end (issue 8): queued tasks own no file.
+            if let r = task.resumeFrom { try openPartialFile(t, r) }
             if case .file(let url) = task.upload { try openUploadFile(t, url) }
             t.easy = try makeEasy(for: t)
         } catch {
@@ -32,16 +30,6 @@ extension TransferEngine {
         if task.kind == .download { return .file }
         let hasHandler = task.core.withLock { $0.completion != nil }
         return hasHandler || !(task.session.delegate is any TransferDataDelegate) ? .collect : .delegate
-    }
-
-    func openDownloadFile(_ t: Transfer) throws(TransferError) {
-        let path = partialDirectory + "/download-\(getpid())-\(sessionID)-\(t.task.taskIdentifier)-\(UUID().uuidString).tmp"
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw TransferError(.cannotCreateFile, "cannot create the download file \(path): \(String(cString: strerror(errno)))")
-        }
-        t.fileDescriptor = fd
-        t.fileURL = URL(fileURLWithPath: path)
     }
 
     func openUploadFile(_ t: Transfer, _ url: URL) throws(TransferError) {

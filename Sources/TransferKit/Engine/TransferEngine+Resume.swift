@@ -7,6 +7,16 @@ extension TransferEngine {
     /// Where this session keeps partial downloads: the state directory for default sessions
     /// (so resume data survives a restart), a private temp directory for ephemeral ones.
     var partialDirectory: String {
+        partialDirectoryCache.withLock { cached in
+            if let cached { return cached }
+            let made = makePartialDirectory()
+            cached = made
+            return made
+        }
+    }
+
+    /// Computed (and created) once per session, not once per download.
+    func makePartialDirectory() -> String {
         let base: String
         if case .ephemeral = configuration.kind {
             base = NSTemporaryDirectory() + "transferkit-\(getuid())"
@@ -21,6 +31,7 @@ extension TransferEngine {
         // Cancelled before the resumed request got an answer: the partial file is untouched,
         // so the resume data it was made from still holds.
         if t.response == nil, t.hop == 0, let r = t.task.resumeFrom { return r.encoded() }
+        if t.task.kind == .download, t.sink == .file, t.response != nil { createDownloadFile(t) }
         guard t.task.kind == .download, t.fileURL != nil, let response = t.response else { return nil }
         let resumability = currentResumability(t)
         guard resumability.isResumable, let path = t.fileURL?.path else { return nil }
@@ -39,7 +50,7 @@ extension TransferEngine {
         let response = t.response
         return Resumability.evaluate(
             method: t.request.httpMethod, statusCode: response?.statusCode, responseHeaders: response?.headers ?? [],
-            observedPartialContent: t.observedPartialContent, partialFileLength: t.fileURL == nil ? nil : t.fileOffset)
+            observedPartialContent: t.observedPartialContent, partialFileLength: t.fileURL == nil && t.sink != .file ? nil : t.fileOffset)
     }
 
     /// Opens the partial file of resume data and cuts it to the recorded offset (bytes past it
@@ -49,6 +60,7 @@ extension TransferEngine {
         guard fd >= 0 else {
             throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
         }
+        _ = flock(fd, LOCK_EX | LOCK_NB)  // a live download's partial (see createPrivate)
         ftruncate(fd, off_t(r.bytesReceived))
         lseek(fd, off_t(r.bytesReceived), SEEK_SET)
         t.fileDescriptor = fd
@@ -91,6 +103,7 @@ extension TransferEngine {
     func truncateToZero(_ t: Transfer) {
         ftruncate(t.fileDescriptor, 0)
         lseek(t.fileDescriptor, 0, SEEK_SET)
+        t.smallBody = Data()
         t.fileOffset = 0
         t.resumeOffset = 0
     }

@@ -59,8 +59,13 @@ final class TransferEngine: @unchecked Sendable {
     /// Transfers waiting in the engine for a place in the multi, per host (FIFO).
     var waiting: [String: WaitQueue] = [:]
     var attachedPerHost: [String: Int] = [:]
+    /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
+    /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
+    var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     var cookiesLoaded = false
+    /// The partial directory, made on first use (read from any thread, hence the lock).
+    let partialDirectoryCache = Locked<String?>(nil)
     lazy var caBundle: String? = TrustStore.combinedBundle(extra: configuration.additionalTrustedCAFile)
 
     init(configuration: TransferConfiguration, sessionID: Int) {
@@ -178,13 +183,23 @@ final class TransferEngine: @unchecked Sendable {
         var expired: [(Transfer, TransferError)] = []
         var next = UInt64.max
         var anyRunning = false
-        for t in transfers.values {
+        // Only handles in the multi (bounded by the per-host attach limit); transfers queued in
+        // the engine are not polled: each queue's head (it started first) stands for its queue
+        // for the resource timeout, so a scan does not grow with the task count (issue 8).
+        for t in inMultiTransfers.values {
             anyRunning = anyRunning || !t.wantPaused
             publishProgress(t, now: now)
-            if t.dequeued && t.inMulti && t.firstHeaderAt == nil { updateLivePhase(t) }
+            if t.dequeued && t.firstHeaderAt == nil { updateLivePhase(t) }
             guard let d = deadlines(t) else { continue }
             if let e = expiredTimer(t, d, now: now) { expired.append((t, e)) }
             next = min(next, d.idle ?? .max, d.resource)
+        }
+        for queue in waiting.values {
+            guard let head = queue.first, transfers[ObjectIdentifier(head.task)] === head else { continue }
+            anyRunning = anyRunning || !head.wantPaused
+            guard let d = deadlines(head) else { continue }
+            if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
+            next = min(next, d.resource)
         }
         nextDeadline = next
         allSuspended = !anyRunning
@@ -234,6 +249,7 @@ final class TransferEngine: @unchecked Sendable {
         }
         t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
         if t.inMulti {
+            inMultiTransfers[ObjectIdentifier(t)] = t
             t.hostKey = key
             attachedPerHost[key, default: 0] += 1
         }
@@ -243,6 +259,7 @@ final class TransferEngine: @unchecked Sendable {
         guard t.inMulti else { return }
         curl_multi_remove_handle(multi.raw, t.easy.raw)
         t.inMulti = false
+        inMultiTransfers.removeValue(forKey: ObjectIdentifier(t))
         guard let key = t.hostKey else { return }
         attachedPerHost[key, default: 1] -= 1
         promoteWaiting(key)
@@ -277,6 +294,9 @@ struct WaitQueue {
     private var head = 0
 
     mutating func push(_ t: Transfer) { items.append(t) }
+
+    /// The next transfer `pop` would return.
+    var first: Transfer? { head < items.count ? items[head] : nil }
 
     mutating func pop() -> Transfer? {
         guard head < items.count else { return nil }

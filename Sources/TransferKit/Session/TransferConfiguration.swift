@@ -29,6 +29,12 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var proxy: String? = nil
     /// Where persistent state lives for `default` sessions (cookies, resume data).
     public var stateDirectory: String? = nil
+    /// Where download tasks write their files while they run (issue 8). nil: the session's
+    /// private partial directory (the XDG state directory for default sessions, a temporary
+    /// directory for ephemeral ones). Set it to the directory the files will end up in, and a
+    /// download's bytes go to a hidden `.NAME.ttpart` there, so moving the finished file into
+    /// place is a rename on the same file system rather than a copy.
+    public var downloadDirectory: String? = nil
 
     public init(kind: SessionKind) { self.kind = kind }
 

@@ -16,7 +16,8 @@ extension TransferSession {
             }
             let delegate = self.delegate as? any TransferTaskDelegate
             defer {
-                if let file { try? FileManager.default.removeItem(at: file) }
+                // Usually moved away by the delegate already: one cheap unlink, no FileManager.
+                if let file { unlink(file.path) }
                 task.core.withLock { $0.downloadFile = nil }
                 emit(.taskStateChanged(.completed), task: task, detail: error.map { "\($0.code)" } ?? "ok")
                 taskDidFinish(task)

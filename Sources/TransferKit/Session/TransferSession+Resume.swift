@@ -27,10 +27,23 @@ extension TransferSession {
     /// Decodes and validates resume data (pure checks plus one stat of the partial file).
     public func validateResumeData(_ data: Data) throws(ResumeDataError) -> ResumeData {
         let r = try ResumeData(decoding: data)
-        try r.validate(stateDirectory: engine.partialDirectory) { path in
+        try r.validate(stateDirectory: confiningDirectory(for: r.partialFilePath)) { path in
             (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
         }
         return r
+    }
+
+    /// The directory resume data's partial file must lie directly inside: the configured
+    /// download directory for one of our hidden `.NAME.ttpart` files (any other file there,
+    /// such as a finished download, is refused: resuming truncates the file), otherwise the
+    /// session's partial directory.
+    func confiningDirectory(for partialPath: String) -> String {
+        if let dir = configuration.downloadDirectory,
+           PartialFileName.isPartialName((partialPath as NSString).lastPathComponent),
+           ResumeData.partialFile(partialPath, isDirectlyInside: dir) != nil {
+            return dir
+        }
+        return engine.partialDirectory
     }
 
     private func makeResumedTask(_ data: Data, completion: TaskCompletion?) -> TransferDownloadTask {

@@ -57,6 +57,22 @@ public final class TransferSession: @unchecked Sendable {
     /// Every task this session made, in creation order.
     public var allTasks: [TransferTask] { core.withLock { $0.tasks } }
 
+    /// Lets go of a completed task: `allTasks` and `snapshot()` no longer list it. For owners
+    /// that keep what they need of finished tasks themselves and run more tasks than they
+    /// want held in memory (the CLI's long URL lists, issue 8). Ignored unless completed.
+    public func forgetCompletedTask(_ task: TransferTask) {
+        guard task.state == .completed else { return }
+        core.withLock { c in
+            // Tasks are appended in identifier order, so a binary search finds it.
+            var lo = 0, hi = c.tasks.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if c.tasks[mid].taskIdentifier < task.taskIdentifier { lo = mid + 1 } else { hi = mid }
+            }
+            if lo < c.tasks.count, c.tasks[lo] === task { c.tasks.remove(at: lo) }
+        }
+    }
+
     public func addObserver(_ observer: any TransferObserver) {
         core.withLock { $0.observers.append(observer) }
     }

@@ -24,6 +24,8 @@ struct TaskCore {
     var downloadFile: URL?
     /// Resume data produced by a cancel or a resumable failure.
     var producedResumeData: Data?
+    /// Resume data for after a crash, made when the partial file is created (issue 8).
+    var crashRecoveryResumeData: Data?
 }
 
 /// The completion handler of a task made with one. With a handler, the delegate's response

@@ -117,6 +117,14 @@ public final class TransferDownloadTask: TransferTask, @unchecked Sendable {
 
     /// Whether cancelling now with resume data could later continue this download.
     public var isResumable: Bool { core.withLock { $0.isResumable } }
+
+    /// Resume data to keep on disk while the download runs, so that a process killed without
+    /// warning (`kill -9`, a crash) can continue it (issue 8). nil until the partial file exists,
+    /// and for responses that cannot be resumed. It records **0 bytes received**: the owner
+    /// that resumes from it after a crash sets `bytesReceived` to the partial file's length
+    /// (the bytes in it were written in order, so they are a prefix of the representation the
+    /// recorded validator names; `If-Range` makes the server send everything if it changed).
+    public var crashRecoveryResumeData: Data? { core.withLock { $0.crashRecoveryResumeData } }
 }
 
 extension UploadSource {

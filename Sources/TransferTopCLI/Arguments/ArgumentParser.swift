@@ -6,6 +6,7 @@ import TransferModel
 public enum ArgumentParser {
     /// Parses arguments *without* the program name.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        if arguments.first == "clean" { return try parseClean(arguments.dropFirst()) }
         var options = Options()
         var isDemo = false
         var rest = arguments[...]
@@ -38,6 +39,20 @@ public enum ArgumentParser {
         SafeQuote.quote(name.hasPrefix("--") ? name : String(name.prefix(2)), limit: 40)
     }
 
+    /// `clean [DIR] [--yes]` (issue 8; minimal until the parser becomes swift-argument-parser).
+    static func parseClean(_ args: ArraySlice<String>) throws(UsageError) -> Command {
+        var dir: String? = nil
+        var delete = false
+        for a in args {
+            if a == "--yes" || a == "-y" { delete = true; continue }
+            if a == "--help" || a == "-h" { return .help }
+            if a.hasPrefix("-") { throw UsageError("unknown option '\(a)' for 'clean' (usage: transfertop clean [DIR] [--yes])") }
+            if dir != nil { throw UsageError("'clean' takes one directory") }
+            dir = a
+        }
+        return .clean(directory: dir, delete: delete)
+    }
+
     /// `--name=value` → (`--name`, value); short options never take an inline `=`.
     static func split(_ arg: String) -> (String, String?) {
         guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return (arg, nil) }
@@ -63,7 +78,8 @@ public enum ArgumentParser {
     /// text: it may be a line of a file given by mistake (`-i /etc/shadow`) or hold a password.
     @discardableResult
     static func checkURL(_ text: String, quoteLimit: Int = 60) throws(UsageError) -> URL {
-        let shown = SafeQuote.quote(text, limit: quoteLimit)
+        // The quote is built only for an error: this runs once per line of a long list.
+        var shown: String { SafeQuote.quote(text, limit: quoteLimit) }
         guard let url = URLText.url(text), let scheme = url.scheme?.lowercased(), url.host != nil || scheme == "file" else {
             throw UsageError("not a URL: '\(shown)'")
         }

@@ -28,6 +28,7 @@ public enum HelpText {
           --fps N                        monitor frame rate cap (default 10)
       -h, --help                         show this help
     transfertop demo                     offline demonstration on an embedded loopback server
+    transfertop clean [DIR] [--yes]      list partial downloads left in DIR by killed runs; --yes deletes
 
     exit status: 0 when every task completed with a 2xx response, 1 when any failed or was
     cancelled, 2 for usage errors.

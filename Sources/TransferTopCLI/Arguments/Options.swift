@@ -36,6 +36,8 @@ public enum Command: Sendable, Equatable {
     case run(Options)
     case demo(Options)
     case help
+    /// `transfertop clean [DIR] [--yes]`: list (or delete) stale partial downloads.
+    case clean(directory: String?, delete: Bool)
 }
 
 /// A usage error: one line, no trailing period; the caller adds the `--help` pointer.

@@ -20,7 +20,13 @@ public enum LineFormat {
         var secs = time_t(date.timeIntervalSince1970)
         localtime_r(&secs, &tm)
         let ms = Int((date.timeIntervalSince1970 - Double(secs)) * 1000) % 1000
-        return String(format: "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec, ms)
+        // By hand: String(format:) went through NSString for every line (issue 8).
+        return pad(Int(tm.tm_hour), 2) + ":" + pad(Int(tm.tm_min), 2) + ":" + pad(Int(tm.tm_sec), 2) + "." + pad(ms, 3)
+    }
+
+    static func pad(_ n: Int, _ width: Int) -> String {
+        let digits = String(n)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     static func paint(_ text: String, _ state: DisplayState, _ color: Bool) -> String {
@@ -38,23 +44,37 @@ public enum LineFormat {
 
     /// The final table: one row per task, then a one-line total.
     public static func summary(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool) -> String {
+        var lines: [String] = []
+        summaryLines(tasks, succeeded: succeeded) { lines.append($0) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The same table a line at a time, without holding every row: the widths are measured
+    /// in a first pass and the rows built again in the second (issue 8: 100,000-task runs).
+    public static func summaryLines(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool,
+                                    emit: (String) -> Void) {
         let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
-        let rows = tasks.map { t -> [String] in
-            let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
-            return [t.id.description, t.sessionName, DisplayState(t).label, t.statusCode.map(String.init) ?? "-",
-                    Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-",
-                    t.outputPath ?? Redaction.redactURL(t.currentURL)]
-        }
         var widths = header.map(\.count)
-        for r in rows { for (i, f) in r.enumerated() { widths[i] = max(widths[i], f.count) } }
+        for t in tasks { for (i, f) in row(t).enumerated() { widths[i] = max(widths[i], f.count) } }
         func fmt(_ r: [String]) -> String {
             r.enumerated().map { i, f in i == r.count - 1 ? f : f.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ")
         }
-        let ok = tasks.filter(succeeded).count
+        emit(fmt(header))
+        var ok = 0
+        for t in tasks {
+            emit(fmt(row(t)))
+            if succeeded(t) { ok += 1 }
+        }
         let counts = StateCounts(tasks)
-        let total = "\(tasks.count) task(s): \(ok) succeeded, \(tasks.count - ok) did not"
-            + " (done \(counts[.done]), failed \(counts[.failed]), cancelled \(counts[.cancelled]))"
-        return ([fmt(header)] + rows.map(fmt) + [total]).joined(separator: "\n")
+        emit("\(tasks.count) task(s): \(ok) succeeded, \(tasks.count - ok) did not"
+            + " (done \(counts[.done]), failed \(counts[.failed]), cancelled \(counts[.cancelled]))")
+    }
+
+    static func row(_ t: TaskSnapshot) -> [String] {
+        let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
+        return [t.id.description, t.sessionName, DisplayState(t).label, t.statusCode.map(String.init) ?? "-",
+                Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-",
+                t.outputPath ?? Redaction.redactURL(t.currentURL)]
     }
 }

@@ -7,13 +7,11 @@ public enum LineMode {
     public static func run(_ runner: Runner, environment: [String: String]) async -> Int32 {
         let color = isatty(STDOUT_FILENO) == 1 && (environment["NO_COLOR"] ?? "").isEmpty
         let out = Output.shared
-        runner.setEventSink { session, event in
-            guard case .taskStateChanged = event.kind, let id = event.taskIdentifier,
-                  let task = runner.task(TaskID(session: session.sessionID, task: id)) else { return }
-            out.line(LineFormat.line(task.snapshot(), at: event.date, color: color))
-            for n in runner.takeNotices() { out.line("note: \(n)") }
-        }
+        runner.keepsCompletedTasks = false  // a long list holds only its window (issue 8)
+        let lines = LineBuffer(out)
+        runner.setEventSink(sink(runner, color: color) { lines.line($0) })
         let signals = SignalWatcher { signo in
+            lines.flush()
             out.line("transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data")
             runner.interrupt()
         }
@@ -21,18 +19,40 @@ public enum LineMode {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in runner.whenFinished { c.resume() } }
         signals.cancel()
+        lines.close()
         return finish(runner, out: out)
+    }
+
+    /// The engine-event handler: a line per state change, then any pending notices. Constant
+    /// work per event (one dictionary look-up, one task snapshot) and a fixed stack depth.
+    static func sink(_ runner: Runner, color: Bool, write: @escaping @Sendable (String) -> Void)
+        -> @Sendable (TransferSession, TransferEvent) -> Void {
+        return { session, event in
+            guard case .taskStateChanged = event.kind, let id = event.taskIdentifier,
+                  let task = runner.task(TaskID(session: session.sessionID, task: id)) else { return }
+            write(LineFormat.line(task.snapshot(), at: event.date, color: color))
+            for n in runner.takeNotices() { write("note: \(n)") }
+        }
     }
 
     /// After the run: notices, the summary table, the exports, the exit status.
     static func finish(_ runner: Runner, out: Output) -> Int32 {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         out.line("")
-        out.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
+        let all = runner.taskSnapshots()
+        // Streamed in 64 KiB writes: a 100,000-row table is never one string (issue 8).
+        var chunk = ""
+        LineFormat.summaryLines(all, succeeded: runner.succeeded) { line in
+            chunk += line + "\n"
+            if chunk.utf8.count >= 64 * 1024 { out.write(chunk, fd: STDOUT_FILENO); chunk = "" }
+        }
+        out.write(chunk, fd: STDOUT_FILENO)
+        let notStarted = runner.notStartedCount
+        if notStarted > 0 { out.line("\(notStarted) task(s) of the list were not started") }
         if let text = runner.interruptionMessage() { out.line(text) }
         let errors = runner.writeExports()
         for e in errors { out.error("transfertop: \(e)") }
-        return errors.isEmpty ? runner.exitStatus() : 1
+        return errors.isEmpty ? runner.exitStatus(all) : 1
     }
 }
 

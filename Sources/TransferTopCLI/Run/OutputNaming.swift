@@ -1,5 +1,6 @@
 import Foundation
 import TransferModel
+import TransferKit
 
 /// Where a finished download goes: pure functions, tested by tables (issue 5 "Output names").
 public enum OutputNaming {
@@ -10,7 +11,8 @@ public enum OutputNaming {
         // The encoded path, so an encoded `%2F` stays inside one component until decoded here.
         let path = url.path(percentEncoded: true)
         let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-        return sanitize(last.removingPercentEncoding ?? last)
+        // Percent-decoding only when there is a `%` (it costs more than the rest, issue 8).
+        return sanitize(last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last)
     }
 
     public static func sanitize(_ raw: String) -> String {
@@ -56,6 +58,9 @@ public enum OutputNaming {
         for _ in 0..<1000 {
             let name = uniqueName(base) { fm.fileExists(atPath: directory + "/" + $0) }
             let target = directory + "/" + name
+            // Same file system (partials live beside their destination): one rename (issue 8).
+            if FileRename.withoutReplacing(source.path, target) == 0 { return target }
+            if errno == EEXIST { continue }
             if link(source.path, target) == 0 { unlink(source.path); return target }
             if errno == EEXIST { continue }
             if errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EMLINK {

@@ -32,6 +32,10 @@ public struct SessionPlan: Sendable, Equatable {
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
     public var tasks: [TaskPlan] = []
+    /// More downloads, after `tasks`: URLs of `--input-file`, already validated, kept as text
+    /// and made into tasks only when they start (a URL value costs several times its text;
+    /// long lists, issue 8).
+    public var downloadURLs: [String] = []
 
     public init(name: String) { self.name = name }
 

@@ -65,7 +65,18 @@ extension Runner {
     // MARK: outcome
 
     /// Every task's final snapshot, in session and identifier order.
-    public func taskSnapshots() -> [TaskSnapshot] { snapshots().flatMap(\.tasks) }
+    public func taskSnapshots() -> [TaskSnapshot] {
+        let live = snapshots().flatMap(\.tasks)
+        // Retired tasks (line mode) are kept sorted in place: at the end of a long run there are
+        // no live ones and the array is returned without a copy (issue 8: peak memory).
+        let retired = state.withLock { s -> [TaskSnapshot] in
+            s.retired.sort { ($0.sessionID, $0.taskIdentifier) < ($1.sessionID, $1.taskIdentifier) }
+            return s.retired
+        }
+        if retired.isEmpty { return live }
+        if live.isEmpty { return retired }
+        return (retired + live).sorted { ($0.sessionID, $0.taskIdentifier) < ($1.sessionID, $1.taskIdentifier) }
+    }
 
     public func placementError(_ id: TaskID) -> String? { state.withLock { $0.placementErrors[id] } }
 
@@ -78,13 +89,14 @@ extension Runner {
     }
 
     /// 0 when every task completed with a 2xx response, 1 otherwise (issue 5).
-    public func exitStatus() -> Int32 {
-        let all = taskSnapshots()
-        return all.allSatisfy(succeeded) ? 0 : 1
+    public func exitStatus(_ snapshots: [TaskSnapshot]? = nil) -> Int32 {
+        let all = snapshots ?? taskSnapshots()
+        return all.allSatisfy(succeeded) && notStartedCount == 0 ? 0 : 1
     }
 
     /// Writes `--csv` and `--har` from the final snapshots; returns error messages.
     public func writeExports() -> [String] {
+        guard plan.csv != nil || plan.har != nil else { return [] }
         let all = taskSnapshots()
         var errors: [String] = []
         if let csv = plan.csv { errors += Exports.write(TransactionCSV.csv(all), to: csv, replace: plan.replaceExports) }

@@ -11,8 +11,16 @@ public final class Runner: @unchecked Sendable {
     let store: ResumeStore?
     let group = DispatchGroup()
     let state = Locked(State())
-    /// Called for every engine event (on engine threads: keep it quick).
-    let sink = Locked<(@Sendable (TransferSession, TransferEvent) -> Void)?>(nil)
+    /// Called for every engine event (on engine threads: keep it quick). Boxed in a class: a
+    /// closure stored directly as `Locked`'s generic value is reabstracted on the way into and
+    /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
+    /// 10,000 events calling it overflowed the stack (issue 8).
+    let sink = Locked<EventSink?>(nil)
+
+    final class EventSink: Sendable {
+        let body: @Sendable (TransferSession, TransferEvent) -> Void
+        init(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) { self.body = body }
+    }
 
     struct State {
         var sessions: [TransferSession] = []
@@ -25,6 +33,22 @@ public final class Runner: @unchecked Sendable {
         var interrupted = false
         /// Tasks whose resume data was written to the store in this run.
         var resumeSaved: Set<TaskID> = []
+        // Streaming (issue 8, Runner+Feed.swift).
+        var feeds: [Int: Feed] = [:]
+        var fed: Set<TaskID> = []
+        var retired: [TaskSnapshot] = []
+        var keepsCompleted = true
+        /// Keys of the resume store's records (Runner+ResumeIndex.swift).
+        var resumeKeys: Set<String>? = nil
+        /// Downloads whose crash-recovery record is on disk (Runner+CrashRecovery.swift).
+        var crashRecorded: Set<ObjectIdentifier> = []
+    }
+
+    /// Whether finished tasks stay in their session and in `tasks` (the monitor shows them
+    /// and `R` needs them). Line mode turns this off so a long list holds only the window.
+    public var keepsCompletedTasks: Bool {
+        get { state.withLock { $0.keepsCompleted } }
+        set { state.withLock { $0.keepsCompleted = newValue } }
     }
 
     public init(plan: RunPlan, store: ResumeStore?) {
@@ -33,22 +57,28 @@ public final class Runner: @unchecked Sendable {
     }
 
     public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
-        sink.withLock { $0 = body }
+        let box = EventSink(body)
+        sink.withLock { $0 = box }
     }
 
     public var sessions: [TransferSession] { state.withLock { $0.sessions } }
 
-    /// Creates every session and task and starts the tasks.
+    /// Creates every session and starts its tasks, at most `window` at a time per session;
+    /// the rest start as earlier ones complete (Runner+Feed.swift).
     public func start() {
         for sp in plan.sessions {
             let session = makeSession(sp)
-            for tp in sp.tasks { _ = addTask(tp, to: session) }
+            state.withLock { $0.feeds[session.sessionID] = Feed(tasks: sp.tasks, urls: sp.downloadURLs) }
+            feed(session)
         }
     }
 
     @discardableResult
     public func makeSession(_ sp: SessionPlan) -> TransferSession {
-        let session = TransferSession(configuration: sp.configuration, delegate: RunDelegate(runner: self), name: sp.name)
+        var configuration = sp.configuration
+        // Partial files beside their destination: finishing is a rename, never a copy (issue 8).
+        configuration.downloadDirectory = plan.outputDirectory
+        let session = TransferSession(configuration: configuration, delegate: RunDelegate(runner: self), name: sp.name)
         session.addObserver(RunObserver(runner: self))
         state.withLock { $0.sessions.append(session) }
         return session
@@ -57,12 +87,19 @@ public final class Runner: @unchecked Sendable {
     /// Makes and resumes one task; a download with saved resume data continues from it.
     @discardableResult
     public func addTask(_ tp: TaskPlan, to session: TransferSession) -> TransferTask {
+        addTask(tp, to: session, inWindow: false)
+    }
+
+    @discardableResult
+    /// `inWindow`: the task takes a place in its session's window (Runner+Feed.swift).
+    func addTask(_ tp: TaskPlan, to session: TransferSession, inWindow: Bool) -> TransferTask {
         group.enter()
         let task = makeTask(tp, in: session)
         let id = TaskID(session: session.sessionID, task: task.taskIdentifier)
         state.withLock {
             $0.tasks[id] = task
             $0.plans[id] = tp
+            if inWindow { $0.fed.insert(id) }
         }
         task.resume()
         scheduleScript(tp, task)
@@ -71,9 +108,10 @@ public final class Runner: @unchecked Sendable {
 
     func makeTask(_ tp: TaskPlan, in session: TransferSession) -> TransferTask {
         var request = TransferRequest(url: tp.url, httpMethod: tp.method)
-        if tp.kind == .download, let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
+        if tp.kind == .download, hasResumeRecord(tp.url),
+           let data = store?.load(url: tp.url.absoluteString, outputDirectory: plan.outputDirectory) {
             let shown = Redaction.redactURL(tp.url.absoluteString)
-            switch ResumeSupport.downloadTask(in: session, resumeData: data) {
+            switch ResumeSupport.downloadTask(in: session, resumeData: ResumeSupport.afterCrash(data)) {
             case .resumed(let task):
                 notice("resuming \(shown) from where the last run stopped")
                 return task
@@ -128,7 +166,11 @@ extension Runner {
     func taskCompleted(_ session: TransferSession, _ id: Int) {
         let tid = TaskID(session: session.sessionID, task: id)
         let first = state.withLock { $0.finished.insert(tid).inserted && $0.tasks[tid] != nil }
-        if first { group.leave() }
+        guard first else { return }
+        // Start the next ones before leaving the group, so it never looks empty midway.
+        retireIfStreaming(session, tid)
+        feed(session)
+        group.leave()
     }
 
     func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
@@ -142,7 +184,9 @@ extension Runner {
             FileModes.applyUmask(to: path)
             recordCompletion(task, path: path)
             task.setOutputPath(path)
-            store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            if hasResumeRecord(task.originalRequest.url) {
+                store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+            }
         } catch {
             state.withLock { $0.placementErrors[tid] = "\(error)" }
             notice("task \(tid): \(error)")
@@ -150,7 +194,10 @@ extension Runner {
     }
 
     func taskFailed(_ task: TransferTask, _ error: TransferError?) {
-        guard let data = error?.resumeData, task.kind == .download else { return }
+        guard let data = error?.resumeData, task.kind == .download else {
+            dropCrashRecovery(task, failed: error != nil)
+            return
+        }
         save(data, for: task)
     }
 
@@ -160,6 +207,7 @@ extension Runner {
             try store.save(data, url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
             let id = TaskID(session: task.snapshot().sessionID, task: task.taskIdentifier)
             state.withLock { _ = $0.resumeSaved.insert(id) }
+            noteResumeRecord(task.originalRequest.url)
         } catch {
             notice("could not keep resume data: \(error)")
         }
@@ -179,6 +227,11 @@ final class RunDelegate: TransferDownloadDelegate, TransferDataDelegate, @unchec
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
         runner.taskFailed(task, error)
     }
+
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        runner.keepCrashRecovery(downloadTask)
+    }
 }
 
 /// Forwards events to the run's sink and notices completions.
@@ -188,7 +241,7 @@ final class RunObserver: TransferObserver, @unchecked Sendable {
     init(runner: Runner) { self.runner = runner }
 
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
-        runner.sink.withLock { $0 }?(session, event)
+        runner.sink.withLock { $0 }?.body(session, event)
         if case .taskStateChanged(.completed) = event.kind, let id = event.taskIdentifier {
             runner.taskCompleted(session, id)
         }

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Where a new download's bytes go on disk (issue 8). With `downloadDirectory` set, the file
+/// is a hidden `.NAME.ttpart` beside its destination, so the owner's final move is a rename on
+/// the same file system; otherwise a private name in the session's partial directory.
+extension TransferEngine {
+    /// Creates the download file and writes the bytes held in memory so far. False (with
+    /// `sinkFailure` set) when the file cannot be made or written.
+    @discardableResult
+    func createDownloadFile(_ t: Transfer) -> Bool {
+        guard t.fileDescriptor < 0, t.fileURL == nil else { return true }
+        do {
+            try openDownloadFile(t)
+        } catch {
+            t.sinkFailure = error
+            return false
+        }
+        let held = t.smallBody
+        t.smallBody = Data()
+        let ok = held.withUnsafeBytes { Self.writeAll(t.fileDescriptor, $0) }
+        if !ok {
+            t.sinkFailure = TransferError(.cannotWriteToFile, "cannot write the download: \(String(cString: strerror(errno)))")
+        }
+        return ok
+    }
+
+    /// Publishes resume data for after a crash (see `crashRecoveryResumeData`) once the file
+    /// exists and the response can be resumed.
+    func recordCrashRecovery(_ t: Transfer) {
+        guard t.task.kind == .download, let response = t.response, let path = t.fileURL?.path,
+              currentResumability(t).isResumable else { return }
+        let data = ResumeData(
+            url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
+            entityTag: response.value(forHTTPHeaderField: "ETag"),
+            lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
+            bytesReceived: 0, expectedTotal: t.task.countOfBytesExpectedToReceive, partialFilePath: path, createdAt: Date(),
+            sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier).encoded()
+        t.task.core.withLock { $0.crashRecoveryResumeData = data }
+    }
+
+    func openDownloadFile(_ t: Transfer) throws(TransferError) {
+        if let dir = configuration.downloadDirectory {
+            try openHiddenPartial(t, in: dir)
+            return
+        }
+        let path = partialDirectory + "/download-\(getpid())-\(sessionID)-\(t.task.taskIdentifier)-\(UUID().uuidString).tmp"
+        try openNew(t, path)
+    }
+
+    /// `.NAME.ttpart`, or `.NAME.2.ttpart`… when another task (or an earlier run's orphan,
+    /// left for `clean` or a resume) holds the name. NAME comes from the URL of the hop whose
+    /// body this is, i.e. after redirects.
+    private func openHiddenPartial(_ t: Transfer, in dir: String) throws(TransferError) {
+        let name = PartialFileName.baseName(for: t.request.url)
+        for n in 1...100 {
+            let path = dir + "/" + PartialFileName.partialName(name, attempt: n)
+            if let fd = Self.createPrivate(path) {
+                adopt(t, fd, path)
+                return
+            }
+            if errno != EEXIST { throw Self.cannotCreate(path) }
+        }
+        try openNew(t, dir + "/" + PartialFileName.partialName(name + "." + UUID().uuidString, attempt: 1))
+    }
+
+    private func openNew(_ t: Transfer, _ path: String) throws(TransferError) {
+        guard let fd = Self.createPrivate(path) else { throw Self.cannotCreate(path) }
+        adopt(t, fd, path)
+    }
+
+    private func adopt(_ t: Transfer, _ fd: Int32, _ path: String) {
+        t.fileDescriptor = fd
+        t.fileURL = URL(fileURLWithPath: path)
+    }
+
+    /// 0600, never an existing file, never through a symlink. Locked (`flock`) while open, so
+    /// `transfertop clean` can tell a live download from an orphan of a killed run.
+    static func createPrivate(_ path: String) -> Int32? {
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return nil }
+        _ = flock(fd, LOCK_EX | LOCK_NB)
+        return fd
+    }
+
+    static func cannotCreate(_ path: String) -> TransferError {
+        TransferError(.cannotCreateFile, "cannot create the download file \(path): \(String(cString: strerror(errno)))")
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = Foundation.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+}

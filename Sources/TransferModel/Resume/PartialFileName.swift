@@ -1,0 +1,46 @@
+import Foundation
+
+/// Names of downloads in progress kept beside their destination (issue 8):
+/// `.NAME.ttpart`, then `.NAME.2.ttpart`, `.NAME.3.ttpart`… when the name is taken. Hidden
+/// (leading dot) so a listing of the output directory shows finished files only, and with a
+/// suffix of our own so `transfertop clean` and resume-data checks can recognise them.
+public enum PartialFileName {
+    public static let suffix = ".ttpart"
+
+    /// The last path component of `url` made safe as one file name: percent-decoded, no `/`,
+    /// `\` or control characters, no leading dots, at most 200 bytes; empty → `index.html`.
+    public static func baseName(for url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+        let decoded = last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last
+        var name = String(decoded.unicodeScalars.map { s -> Character in
+            if s == "/" || s == "\\" || s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
+            return Character(s)
+        })
+        name = name.trimmingCharacters(in: .whitespaces)
+        while name.hasPrefix(".") { name.removeFirst() }
+        if name.isEmpty { return "index.html" }
+        while name.utf8.count > 200 { name.removeLast() }
+        return name
+    }
+
+    /// The hidden name for the `attempt`-th try (1 is the plain one).
+    public static func partialName(_ base: String, attempt: Int) -> String {
+        attempt <= 1 ? "." + base + suffix : "." + base + ".\(attempt)" + suffix
+    }
+
+    /// Whether a file name is one of ours (a dot, something, `.ttpart`).
+    public static func isPartialName(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(suffix) && name.count > suffix.count + 1 && !name.contains("/")
+    }
+
+    /// The final name a partial was heading for, for listings: `.a.bin.2.ttpart` → `a.bin`.
+    public static func finalName(ofPartial name: String) -> String? {
+        guard isPartialName(name) else { return nil }
+        var core = String(name.dropFirst().dropLast(suffix.count))
+        if let dot = core.lastIndex(of: "."), let n = Int(core[core.index(after: dot)...]), n >= 2 {
+            core = String(core[..<dot])
+        }
+        return core
+    }
+}

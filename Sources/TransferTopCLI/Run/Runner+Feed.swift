@@ -1,0 +1,67 @@
+import Foundation
+import TransferKit
+
+/// Long URL lists stream (issue 8): a session gets at most `window` tasks at a time, more as
+/// they complete, so a list of 1,000,000 URLs starts at once and holds a bounded number of
+/// task objects. In line mode a finished task is also let go of: the run keeps its final
+/// snapshot, without per-transaction metrics unless an export needs them.
+extension Runner {
+    /// Tasks alive per session. Above the engine's per-host queue (32 handles per host at 6
+    /// connections), so one host is never starved, and small enough to bound memory.
+    static let window = 1024
+
+    /// A session's plan and how far it got.
+    struct Feed {
+        var tasks: [TaskPlan]
+        /// Downloads after `tasks`, as validated text (`SessionPlan.downloadURLs`).
+        var urls: [String] = []
+        var next = 0
+        var live = 0
+        var remaining: Int { tasks.count + urls.count - next }
+
+        func plan(_ i: Int) -> TaskPlan {
+            i < tasks.count ? tasks[i] : TaskPlan(kind: .download, url: URL(string: urls[i - tasks.count])!)
+        }
+    }
+
+    /// Starts tasks of `session`'s plan until its window is full or the plan is done.
+    /// Stops after an interrupt: those tasks count as not started.
+    func feed(_ session: TransferSession) {
+        while let tp = takeNext(session.sessionID) { addTask(tp, to: session, inWindow: true) }
+    }
+
+    private func takeNext(_ sessionID: Int) -> TaskPlan? {
+        state.withLock { s -> TaskPlan? in
+            guard !s.interrupted, let f = s.feeds[sessionID], f.remaining > 0, f.live < Self.window else { return nil }
+            let tp = f.plan(f.next)
+            s.feeds[sessionID]!.next += 1
+            s.feeds[sessionID]!.live += 1
+            return tp
+        }
+    }
+
+    /// A task of the window completed: free its place and, in line mode, let go of it.
+    func retireIfStreaming(_ session: TransferSession, _ id: TaskID) {
+        let (keep, task) = state.withLock { s -> (Bool, TransferTask?) in
+            if s.fed.remove(id) != nil { s.feeds[session.sessionID]?.live -= 1 }
+            return (s.keepsCompleted, s.tasks[id])
+        }
+        guard !keep, let task else { return }
+        var final = task.snapshot()
+        if plan.csv == nil && plan.har == nil {
+            final.metrics.transactionMetrics = []
+            // One string storage for both URLs when they are equal (no redirect): ~60 B a task.
+            if final.currentURL == final.originalURL { final.currentURL = final.originalURL }
+        }
+        state.withLock { s in
+            s.retired.append(final)
+            s.tasks[id] = nil
+            s.plans[id] = nil
+            s.finished.remove(id)
+        }
+        session.forgetCompletedTask(task)
+    }
+
+    /// Tasks of the plan never started because the run was interrupted.
+    public var notStartedCount: Int { state.withLock { $0.feeds.values.reduce(0) { $0 + $1.remaining } } }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+/// Issue 8: with `downloadDirectory` set, a download's bytes live in a hidden `.NAME.ttpart`
+/// beside their destination (finishing is a rename), created only once body bytes arrive.
+@Suite struct DownloadDirectoryTests {
+    /// Where didFinishDownloadingTo pointed, and what the file held then.
+    final class Landing: TransferDownloadDelegate, @unchecked Sendable {
+        let seen = Locked<(path: String, data: Data?)?>(nil)
+        func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
+            seen.withLock { $0 = (location.path, FileManager.default.contents(atPath: location.path)) }
+        }
+    }
+
+    func tempDir() throws -> String {
+        let d = NSTemporaryDirectory() + "tk-dldir-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func entries(_ dir: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() }
+
+    @Test(arguments: [1000, 300_000])
+    func partialIsHiddenBesideTheDestination(size: Int) async throws {
+        let server = try await TestServer.get()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let landing = Landing()
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = dir }, delegate: landing)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(with: url("\(server.httpBase)/bytes/\(size)?seed=4"))
+        task.resume()
+        try await waitUntil(timeout: 30, "download") { task.state == .completed }
+        let seen = try #require(landing.seen.withLock { $0 })
+        #expect(seen.path == dir + "/.\(size).ttpart")
+        #expect(seen.data == Data(LoopbackServer.body(size: size, seed: 4)))
+        try await waitUntil(timeout: 30, "hand-over file deleted") { entries(dir).isEmpty }
+    }
+
+    @Test func noFileBeforeTheFirstBodyByteAndNoneAfterAFailure() async throws {
+        let server = try await TestServer.get()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = dir })
+        defer { session.invalidateAndCancel() }
+        let stalled = session.downloadTask(with: url("\(server.httpBase)/stall?size=100000&after=0"))
+        stalled.resume()
+        try await waitUntil(timeout: 30, "response head") { stalled.response != nil }
+        #expect(entries(dir).isEmpty)
+        stalled.cancel()
+        let refused = session.downloadTask(with: url("http://127.0.0.1:1/nothing"))
+        refused.resume()
+        try await waitUntil(timeout: 30, "both done") { stalled.state == .completed && refused.state == .completed }
+        #expect(refused.error != nil)
+        #expect(entries(dir).isEmpty)
+    }
+
+    @Test func twoDownloadsOfOneNameGetTwoPartials() async throws {
+        let server = try await TestServer.get()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // An earlier run's orphan holds the plain name: it is left alone.
+        try Data("orphan".utf8).write(to: URL(fileURLWithPath: dir + "/.5000.ttpart"))
+        let landing = Landing()
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = dir }, delegate: landing)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(with: url("\(server.httpBase)/bytes/5000?seed=1"))
+        task.resume()
+        try await waitUntil(timeout: 30, "download") { task.state == .completed }
+        #expect(landing.seen.withLock { $0?.path } == dir + "/.5000.2.ttpart")
+        #expect(try String(contentsOfFile: dir + "/.5000.ttpart", encoding: .utf8) == "orphan")
+    }
+
+    @Test func resumeDataMayPointAtAHiddenPartialInTheDownloadDirectoryOnly() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for name in [".a.bin.ttpart", "a.bin"] { try Data(count: 10).write(to: URL(fileURLWithPath: dir + "/" + name)) }
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = dir })
+        defer { session.invalidateAndCancel() }
+        func data(_ path: String) -> Data {
+            ResumeData(url: "http://127.0.0.1:1/a.bin", method: "GET", requestHeaders: [], entityTag: "\"e\"",
+                       lastModified: nil, bytesReceived: 10, expectedTotal: 20, partialFilePath: path, createdAt: Date(),
+                       sessionKindName: "ephemeral", originalTaskIdentifier: 1).encoded()
+        }
+        #expect(throws: Never.self) { try session.validateResumeData(data(dir + "/.a.bin.ttpart")) }
+        // A finished (visible) file, a traversal, a file in a subdirectory: refused.
+        for bad in [dir + "/a.bin", dir + "/sub/../.a.bin.ttpart", dir + "/x/.a.bin.ttpart"] {
+            #expect(throws: ResumeDataError.self) { try session.validateResumeData(data(bad)) }
+        }
+    }
+}

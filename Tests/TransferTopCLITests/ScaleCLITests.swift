@@ -1,0 +1,116 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import TransferTopCLI
+
+/// Issue 8 through the binary: partials beside their destination and none left behind,
+/// `clean`, the stale-partials note, and input files checked line by line before any transfer.
+@Suite(.serialized) struct ScaleCLITests {
+    @Test func aRunLeavesNoPartialAndNotesAnEarlierRunsOrphan() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data("old".utf8).write(to: URL(fileURLWithPath: dir + "/.gone.bin.ttpart"))
+        let list = dir + "/list.txt"
+        let urls = (1...40).map { "\(server.httpBase)/bytes/\($0 * 3000)?seed=2" }
+        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "-o", dir, "-i", list], environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("1 partial download(s) from an earlier run in \(dir)"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.filter { $0.hasSuffix(".ttpart") } == [".gone.bin.ttpart"])
+        for n in 1...40 {
+            let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/\(n * 3000)"))
+            #expect(data == Data(LoopbackServer.body(size: n * 3000, seed: 2)))
+        }
+    }
+
+    @Test func cleanListsThenDeletesOrphansButNotLivePartials() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(count: 5).write(to: URL(fileURLWithPath: dir + "/.a.bin.ttpart"))
+        try Data(count: 7).write(to: URL(fileURLWithPath: dir + "/.b.bin.2.ttpart"))
+        try Data(count: 1).write(to: URL(fileURLWithPath: dir + "/c.bin"))
+        // A live download holds its partial locked: never stale.
+        let live = dir + "/.live.bin.ttpart"
+        let fd = open(live, O_CREAT | O_WRONLY, 0o600)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+
+        let dry = try await Run.binary(["clean", dir])
+        #expect(dry.status == 0)
+        #expect(dry.stdout.contains("stale \(dir)/.a.bin.ttpart  (5 bytes, for a.bin)"))
+        #expect(dry.stdout.contains("stale \(dir)/.b.bin.2.ttpart  (7 bytes, for b.bin)"))
+        #expect(!dry.stdout.contains("live.bin"))
+        #expect(dry.stdout.contains("2 stale partial download(s), 12 bytes"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/.a.bin.ttpart"))
+
+        let yes = try await Run.binary(["clean", dir, "--yes"])
+        #expect(yes.status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        #expect(left == [".live.bin.ttpart", "c.bin"])
+        #expect(try await Run.binary(["clean", dir]).stdout.contains("no stale partial downloads"))
+        #expect(try await Run.binary(["clean", "--bogus"]).status == 2)
+    }
+
+    @Test func badInputLinesAreListedByNumberBeforeAnyTransfer() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let list = dir + "/list.txt"
+        try "# urls\nhttp://127.0.0.1:1/a\n\nnot a url\r\nhttp://127.0.0.1:1/b\ngopher://x/y\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "-o", dir, "-i", list])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("input file '\(list)' has 2 bad line(s): line 4: not a URL: 'not a url'; line 6: unsupported scheme 'gopher'"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func numberedLinesSkipBlanksAndComments() {
+        let lines = InputFile.numberedLines(in: "# c\nhttp://a/\n\n  http://b/  \r\n#x\n")
+        #expect(lines.map(\.line) == [2, 4])
+        #expect(lines.map { String($0.text) } == ["http://a/", "http://b/"])
+    }
+}
+
+@Suite(.serialized) struct CrashRecoveryTests {
+    /// `kill -9` mid-download: the partial and its crash-recovery record stay; the same command
+    /// continues after the bytes on disk with a Range request and ends byte-exact.
+    @Test func killedRunIsContinuedByTheSameCommand() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let size = 1_200_000
+        server.setFile("big.bin", size: size, seed: 5)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let out = dir + "/out"
+        // 600 kB, then the rest waits at a gate: the kill surely lands mid-download.
+        let gate = UUID().uuidString
+        let args = ["--no-tui", "-o", out, "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
+        let first = try Run.spawn(args, environment: env)
+        let partial = out + "/.big.bin.ttpart"
+        let records = dir + "/state/transfertop/resume"
+        func fileSize(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.intValue ?? 0 }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+              fileSize(partial) < 200_000 || ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))  // polling for a state, not timing
+        }
+        first.signal(SIGKILL)
+        _ = await first.wait()
+        let kept = fileSize(partial)
+        #expect(kept >= 200_000 && kept < size)
+
+        server.resetStats()
+        server.openGate(gate)
+        let r = try await Run.binary(args, environment: env)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("resuming"))
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/big.bin"))
+        #expect(data == Data(LoopbackServer.body(size: size, seed: 5)))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).isEmpty)
+    }
+}

@@ -1,0 +1,152 @@
+# scripts/bench-cli.sh: the CLI cases of scripts/bench (sourced by it; not run on its own).
+# `transfertop --no-tui` beside `curl` and `aria2c -j 6 -x 1`, each a separate process under
+# /usr/bin/time (wall clock, user+sys, peak RSS), against the same nginx, alternating clients.
+# After every run the output directory is checked: the right number of files, the right total
+# size, the bulk file byte-exact (first run), and no partial file left (.ttpart, .aria2).
+
+TT="$SCRATCH/release/transfertop"
+log "building transfertop (release, scratch $SCRATCH)"
+if ! (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product transfertop > "$WORK/build-tt.log" 2>&1); then
+    grep -E "error" "$WORK/build-tt.log" | head -10 >&2 || true
+    log "transfertop did not build"; exit 2
+fi
+CLI_CLIENTS="curl tt aria2"
+# aria2c needs ~3 ms per URL here: above this many URLs it is skipped (shown as "-").
+ARIA2_MAX=${BENCH_ARIA2_MAX:-10000}
+CLI_RESULTS="$WORK/cli-results.txt"
+: > "$CLI_RESULTS"
+mkdir -p "$SHM"
+
+# Distinct 1 KiB files s/1 … s/MAX (distinct names: no client pays for name collisions).
+MAX_FILES=$COUNT
+for n in $SCALE_COUNTS; do [ "$n" -gt "$MAX_FILES" ] && MAX_FILES=$n; done
+log "generating $MAX_FILES distinct 1 KiB files"
+python3 - "$WORK/www/s" "$MAX_FILES" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(d, exist_ok=True)
+body = os.urandom(1024)
+for i in range(1, n + 1):
+    with open(f"{d}/{i}", "wb") as f:
+        f.write(body)
+PY
+
+# The URL lists of the first N files, for each client.
+make_lists() {
+    local n=$1 dir=$2
+    [ -f "$WORK/list-$n.txt" ] || seq 1 "$n" | sed "s|^|http://127.0.0.1:$PORT/s/|" > "$WORK/list-$n.txt"
+    awk -v d="$dir" '{ n = $0; sub(".*/", "", n); printf "url = \"%s\"\noutput = \"%s/%s\"\n", $0, d, n }' \
+        "$WORK/list-$n.txt" > "$WORK/list-$n.curlrc"
+}
+
+# One CLI measurement: "case n client run wall cpu rss_kb status" to $CLI_RESULTS.
+measure_cli() {
+    local case=$1 n=$2 client=$3 run=$4
+    # A fresh directory per measurement, deleted only at the end: ext4 makes inode allocation
+    # slow for some 30 s after many deletions (recently_deleted), which would penalise
+    # whichever client runs after a deletion.
+    local dir="$WORK/cliout/$case-$n-$client-$run" tf="$WORK/cli-time.txt" expect_files=$n expect_bytes=$((n * 1024)) status=ok
+    [ "$case" = clishm ] && dir="$SHM/out"
+    rm -rf "$WORK/state"; mkdir -p "$dir"; sync
+    local -a cmd
+    case "$case:$client" in
+    clibulk:curl | clishm:curl) cmd=(curl -sf -o "$dir/big.bin" "$BIG_URL") ;;
+    clibulk:aria2 | clishm:aria2)
+        cmd=(aria2c -q -x 1 -j 1 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" "$BIG_URL") ;;
+    clibulk:tt | clishm:tt) cmd=("$TT" --no-tui -o "$dir" "$BIG_URL") ;;
+    *:curl)
+        make_lists "$n" "$dir"
+        cmd=(curl --parallel --parallel-max 6 -sf --no-progress-meter --config "$WORK/list-$n.curlrc") ;;
+    *:aria2)
+        make_lists "$n" "$dir"
+        cmd=(aria2c -q -j 6 -x 1 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" -i "$WORK/list-$n.txt") ;;
+    *:tt)
+        make_lists "$n" "$dir"
+        cmd=("$TT" --no-tui --max-connections-per-host 6 -o "$dir" -i "$WORK/list-$n.txt") ;;
+    esac
+    case "$case" in clibulk | clishm) expect_files=1; expect_bytes=$BIG_BYTES ;; esac
+    XDG_STATE_HOME="$WORK/state" /usr/bin/time -f '%e %U %S %M' -o "$tf" "${cmd[@]}" > "$WORK/cli-stdout.txt" 2> "$WORK/cli-stderr.txt" \
+        || status=FAIL
+    local files bytes left
+    files=$(find "$dir" -maxdepth 1 -type f ! -name '.*' | wc -l)
+    bytes=$(find "$dir" -maxdepth 1 -type f ! -name '.*' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+    left=$(find "$dir" -maxdepth 1 \( -name '*.ttpart' -o -name '*.aria2' \) | wc -l)
+    [ "$files" = "$expect_files" ] && [ "$bytes" = "$expect_bytes" ] && [ "$left" = 0 ] || status=FAIL
+    if [ "$status" = ok ] && [ "$run" = 1 ] && [ "$expect_files" = 1 ] && ! cmp -s "$dir/big.bin" "$WORK/www/big.bin"; then status=FAIL; fi
+    if [ "$status" = FAIL ]; then
+        FAILURES=$((FAILURES + 1))
+        log "FAIL $client $case n=$n run $run: files=$files bytes=$bytes partials_left=$left"
+        head -3 "$WORK/cli-stderr.txt" >&2 || true
+    fi
+    local wall u s m; read -r wall u s m < <(tail -1 "$tf")
+    local cpu; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+    echo "$case $n $client $run $wall $cpu $m $status" >> "$CLI_RESULTS"
+    log "$(printf '%-8s n=%-6s %-6s run %s  wall %8ss  cpu %7ss  rss %8s KiB  %s' "$case" "$n" "$client" "$run" "$wall" "$cpu" "$m" "$status")"
+    # Large files go at once (one inode each; the disk is not unlimited), small ones at the end.
+    case "$case" in clibulk | clishm) rm -rf "$dir" ;; esac
+}
+
+cli_points() {
+    local c
+    for c in $CLI_CASES; do
+        case $c in
+        clibulk | clishm) echo "$c 1" ;;
+        clismall) echo "$c $COUNT" ;;
+        cliscale) for n in $SCALE_COUNTS; do echo "$c $n"; done ;;
+        esac
+    done
+}
+
+log "CLI cases: $CLI_CASES (runs=$RUNS)"
+for run in $(seq "$RUNS"); do
+    while read -r c n; do
+        clients=($CLI_CLIENTS)
+        for i in 0 1 2; do
+            k=${clients[$(( (i + run - 1) % 3 ))]}
+            [ "$k" = aria2 ] && [ "$n" -gt "$ARIA2_MAX" ] && continue
+            measure_cli "$c" "$n" "$k" "$run"
+        done
+    done < <(cli_points)
+done
+
+cli_median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+cli_col() { awk -v c="$1" -v n="$2" -v k="$3" -v col="$4" '$1 == c && $2 == n && $3 == k { print $col }' "$CLI_RESULTS" | cli_median; }
+
+# Prints the CLI table (markdown) and writes it, with date, machine and versions, to bench/RESULTS.md.
+cli_table() {
+    local out="$ROOT/bench/RESULTS.md" table="$WORK/cli-table.md"
+    {
+        echo "| case | URLs | client | wall s | per URL ms | cpu s | peak RSS MiB | speed vs curl | fails |"
+        echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
+        while read -r c n; do
+            local curl_wall; curl_wall=$(cli_col "$c" "$n" curl 5)
+            for k in $CLI_CLIENTS; do
+                [ "$k" = aria2 ] && [ "$n" -gt "$ARIA2_MAX" ] && { echo "| $c | $n | aria2c -j 6 -x 1 | - | - | - | - | skipped (> BENCH_ARIA2_MAX) | - |"; continue; }
+                local wall cpu rss fails
+                wall=$(cli_col "$c" "$n" "$k" 5); cpu=$(cli_col "$c" "$n" "$k" 6); rss=$(cli_col "$c" "$n" "$k" 7)
+                fails=$(awk -v c="$c" -v n="$n" -v k="$k" '$1 == c && $2 == n && $3 == k && $8 == "FAIL" { f++ } END { print f + 0 }' "$CLI_RESULTS")
+                awk -v c="$c" -v n="$n" -v k="$k" -v w="$wall" -v cpu="$cpu" -v r="$rss" -v cw="$curl_wall" -v f="$fails" 'BEGIN {
+                    name = (k == "tt") ? "transfertop --no-tui" : (k == "aria2" ? "aria2c -j 6 -x 1" : "curl")
+                    printf "| %s | %d | %s | %.2f | %.3f | %.2f | %.1f | %s | %d |\n", c, n, name, w, 1000 * w / n, cpu, r / 1024,
+                        (w > 0 ? sprintf("%.2fx", cw / w) : "-"), f }'
+            done
+        done < <(cli_points)
+    } > "$table"
+    echo
+    echo "CLI: transfertop vs curl vs aria2c (medians of $RUNS alternating runs; speed = curl wall / wall)"
+    cat "$table"
+    mkdir -p "$ROOT/bench"
+    {
+        echo "# Benchmark results (scripts/bench, CLI cases)"
+        echo
+        echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr)"
+        echo "- load at start: $(cut -d' ' -f1-3 /proc/loadavg) (shared machine: compare ratios, not absolute times)"
+        echo "- versions: transfertop $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet || echo '+changes'), $(curl --version | head -1 | cut -d' ' -f1-2), $(aria2c --version | head -1), $($NGINX -v 2>&1 | sed 's|.*/||;s|^|nginx |'), $(swift --version 2>&1 | grep -o 'Swift version [0-9.]*')"
+        echo "- server: nginx on loopback, HTTP/1.1, sendfile; $RUNS run(s) per point, clients alternating"
+        echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
+        echo
+        cat "$table"
+    } > "$out"
+    log "wrote $out"
+}
