@@ -166,3 +166,45 @@ enum CSVParserShim {
         #expect(peak > 0 && peak < 96 * 1024 * 1024, "peak resident \(peak) bytes")
     }
 }
+
+@Suite(.serialized) struct PartialLockTests {
+    /// Two runs of the same command resume one interrupted download at the same time (issue
+    /// 9), twenty times over: one continues it, the other stops at once saying the download is
+    /// already in progress, and the file is byte-exact every time.
+    @Test func twoProcessesOnOneInterruptedDownload() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        for round in 0..<20 {
+            let name = "race-\(round).bin"
+            let size = 1_500_000
+            server.setFile(name, size: size, seed: UInt8(round))
+            let dir = try Run.tempDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let env = ["XDG_STATE_HOME": dir + "/state"]
+            // Every response of this URL sends 500 kB, then waits at the gate: the first run is
+            // interrupted there, and the resumed run that wins the partial waits there too.
+            let gate = UUID().uuidString
+            let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=500000"]
+            let first = try Run.spawn(args, environment: env)
+            try await server.waitForGate(gate)
+            try await waitFor("the first body bytes on disk") { InterruptTests.largestFile(under: dir + "/out") > 0 }
+            first.signal(SIGINT)
+            #expect(await first.wait().status == 1)
+
+            let a = try Run.spawn(args, environment: env)
+            let b = try Run.spawn(args, environment: env)
+            try await server.waitForGate(gate, arrivals: 2)  // the winner's Range request
+            try await waitFor("the other run to stop") { a.hasExited || b.hasExited }
+            server.openGate(gate)
+            let (ra, rb) = (await a.wait(), await b.wait())
+            let (won, lost) = ra.status == 0 ? (ra, rb) : (rb, ra)
+            #expect(won.status == 0 && lost.status == 1, "round \(round): \(ra.stdout)\(ra.stderr)\n--\n\(rb.stdout)\(rb.stderr)")
+            #expect(won.stdout.contains("resuming"), "round \(round): \(won.stdout)")
+            #expect(lost.stdout.contains("already being downloaded by process"), "round \(round): \(lost.stdout)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/" + name))
+            #expect(data == Data(LoopbackServer.body(size: size, seed: UInt8(round))), "round \(round): \(data.count) bytes")
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/out")
+            #expect(names == [name], "round \(round): \(names)")
+        }
+    }
+}

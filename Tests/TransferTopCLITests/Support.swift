@@ -96,6 +96,14 @@ struct Spawned: Sendable {
 
     func signal(_ signo: Int32) { kill(pid, signo) }
 
+    /// Whether the process has exited (it stays a zombie, still to be waited for).
+    var hasExited: Bool {
+        // "PID (comm) S ...": state Z until we reap it. (comm may hold spaces: read after ")".)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
     /// Waits for the process on a thread of its own (never blocking the cooperative pool).
     func wait() async -> RunResult {
         await offPool { waitBlocking() }

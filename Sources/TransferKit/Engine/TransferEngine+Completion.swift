@@ -137,7 +137,15 @@ extension TransferEngine {
             error = t.sinkFailure
         }
         if t.fileDescriptor >= 0 {
-            close(t.fileDescriptor)
+            if error == nil, t.sink == .file {
+                // Kept open, and so locked, until the delegate has moved the file: a second
+                // process resuming the same partial must not take it between our close and
+                // the rename (it would write into the finished file). Closed after delivery.
+                let fd = t.fileDescriptor
+                t.task.core.withLock { $0.heldFileDescriptor = fd }
+            } else {
+                close(t.fileDescriptor)
+            }
             t.fileDescriptor = -1
         }
         var file = t.fileURL

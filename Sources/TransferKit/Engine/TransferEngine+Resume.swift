@@ -60,7 +60,20 @@ extension TransferEngine {
         guard fd >= 0 else {
             throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
         }
-        _ = flock(fd, LOCK_EX | LOCK_NB)  // a live download's partial (see createPrivate)
+        // One writer per partial file (issue 9): a second process resuming the same download
+        // would interleave its bytes with ours. The lock is held until the file is placed.
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = PartialFileLock.holder(of: fd)
+            close(fd)
+            throw TransferError(.cannotOpenFile, "\(r.partialFilePath) is already being downloaded by "
+                + (holder.map { "process \($0)" } ?? "another process") + "; nothing was changed")
+        }
+        // Locked now: the file must still be the partial (a finished download renames it away
+        // before it lets go of the lock) and hold the bytes the resume data counts.
+        guard PartialFileLock.stillAt(r.partialFilePath, fd, minimumSize: r.bytesReceived) else {
+            close(fd)
+            throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
+        }
         ftruncate(fd, off_t(r.bytesReceived))
         lseek(fd, off_t(r.bytesReceived), SEEK_SET)
         t.fileDescriptor = fd

@@ -18,7 +18,12 @@ extension TransferSession {
             defer {
                 // Usually moved away by the delegate already: one cheap unlink, no FileManager.
                 if let file { unlink(file.path) }
-                task.core.withLock { $0.downloadFile = nil }
+                let held = task.core.withLock { c -> Int32 in
+                    c.downloadFile = nil
+                    defer { c.heldFileDescriptor = -1 }
+                    return c.heldFileDescriptor
+                }
+                if held >= 0 { close(held) }  // releases the partial file's lock, now it is placed
                 emit(.taskStateChanged(.completed), task: task, detail: error.map { "\($0.code)" } ?? "ok")
                 taskDidFinish(task)
             }

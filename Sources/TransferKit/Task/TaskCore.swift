@@ -22,6 +22,9 @@ struct TaskCore {
     var body: Data?
     /// A finished download's temporary file, handed over then deleted.
     var downloadFile: URL?
+    /// The finished download's descriptor, still open and so still `flock`ed until the
+    /// delegate has moved the file (closed after *didFinishDownloadingTo*; -1 when none).
+    var heldFileDescriptor: Int32 = -1
     /// Resume data produced by a cancel or a resumable failure.
     var producedResumeData: Data?
     /// Resume data for after a crash, made when the partial file is created (issue 8).

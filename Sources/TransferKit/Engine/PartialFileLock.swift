@@ -1,0 +1,33 @@
+import Foundation
+
+/// Who holds a partial file's lock, and whether a locked descriptor is still the partial.
+///
+/// Every download holds `flock(LOCK_EX)` on its partial file from creation (or from resuming
+/// it) until the finished file has been moved into place, so two processes can never write one
+/// partial (issue 9). The kernel drops the lock when a process dies, so a killed run's partial
+/// is free for the next run.
+enum PartialFileLock {
+    /// The process holding a flock on the file of `fd`, from /proc/locks (Linux), if any.
+    /// Only read to name the other process in an error message.
+    static func holder(of fd: Int32) -> Int32? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, let text = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        let inode = ":\(st.st_ino)"
+        for line in text.split(separator: "\n") {
+            // "1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF"
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5].hasSuffix(inode),
+                  let pid = Int32(fields[4]), pid != getpid() else { continue }
+            return pid
+        }
+        return nil
+    }
+
+    /// Whether `path` still names the file open on `fd` and it holds at least `minimumSize`
+    /// bytes (it was not placed or cut by the process that held it before us).
+    static func stillAt(_ path: String, _ fd: Int32, minimumSize: Int64) -> Bool {
+        var open = stat(), named = stat()
+        guard fstat(fd, &open) == 0, lstat(path, &named) == 0 else { return false }
+        return open.st_ino == named.st_ino && open.st_dev == named.st_dev && Int64(open.st_size) >= minimumSize
+    }
+}
