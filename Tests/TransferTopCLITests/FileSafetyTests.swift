@@ -177,3 +177,27 @@ import TransferKit
         #expect(CompletionProbe.provesComplete(r, size: 100) == complete)
     }
 }
+
+@Suite struct CompletionJournalTests {
+    /// One journal per output directory: a later line for a URL wins, a damaged line is
+    /// skipped (the file is then just downloaded again), and nothing of the URL is stored.
+    @Test func laterLinesWinAndDamagedLinesAreSkipped() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let url = "https://alice:hunter2@example.org/a.iso?token=s3cret"
+        let store = CompletionStore(directory: dir + "/complete")
+        store.save(.init(name: "a.iso", size: 1, entityTag: "\"1\"", lastModified: nil), url: url, outputDirectory: "/o")
+        store.save(.init(name: "a.iso", size: 2, entityTag: "\"2\"", lastModified: nil), url: url, outputDirectory: "/o")
+        let journal = store.journal(outputDirectory: "/o")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: journal))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"key\": torn".utf8))  // a write cut short
+        try handle.close()
+        let fresh = CompletionStore(directory: dir + "/complete")  // the next run reads it again
+        #expect(fresh.load(url: url, outputDirectory: "/o")?.size == 2)
+        #expect(fresh.load(url: url, outputDirectory: "/other") == nil)
+        let text = try String(contentsOfFile: journal, encoding: .utf8)
+        for secret in ["hunter2", "s3cret", "example.org"] { #expect(!text.contains(secret)) }
+        #expect((try FileManager.default.attributesOfItem(atPath: journal)[.posixPermissions] as? Int) == 0o600)
+    }
+}
