@@ -5,6 +5,9 @@ import TransferKit
 public enum TransferTopMain {
     public static func run(_ arguments: [String]) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (ulimit -f) must fail the write with EFBIG, which is reported and
+        // resumable, rather than kill the process and lose the resume data.
+        signal(SIGXFSZ, SIG_IGN)
         _ = FileModes.umaskValue  // read while one thread runs: reading umask sets it briefly
         let command: Command
         do {

@@ -201,3 +201,39 @@ import TransferKit
         #expect((try FileManager.default.attributesOfItem(atPath: journal)[.posixPermissions] as? Int) == 0o600)
     }
 }
+
+@Suite struct DiskFullTests {
+    /// A write that fails (here a file-size limit, `ulimit -f`, standing in for a full disk:
+    /// both end in a failed write(2)) gives one line naming the file, what was written and what
+    /// to do; the partial stays beside its destination and the same command, with room again,
+    /// continues it byte-exact.
+    @Test func failedWriteKeepsThePartialAndTheRerunContinues() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let size = 2_000_000
+        server.setFile("full.bin", size: size, seed: 3)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let binary = try #require(Binary.path)
+        let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/full.bin"]
+        // 500 KiB files at most for this run (bash counts ulimit -f in KiB).
+        let limited = try await Run.spawn(["-c", "ulimit -f 500; exec \"$0\" \"$@\"", binary] + args,
+                                          environment: env, executable: "/bin/bash").wait()
+        #expect(limited.status == 1, "\(limited.stdout)\(limited.stderr)")
+        let partial = dir + "/out/.full.bin.ttpart"
+        #expect(limited.stdout.contains("cannot write \(partial): File too large after"), "\(limited.stdout)")
+        #expect(limited.stdout.contains("run again to continue"), "\(limited.stdout)")
+        #expect(!limited.stdout.contains("Error Domain"), "no raw Foundation error")
+        let kept = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
+        #expect(kept > 0 && kept <= 500 * 1024, "partial of \(kept) bytes")
+
+        server.resetStats()
+        let again = try await Run.binary(args, environment: env)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/full.bin"))
+        #expect(data == Data(LoopbackServer.body(size: size, seed: 3)))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+    }
+}

@@ -137,6 +137,16 @@ extension Transfer {
         return bytes.count
     }
 
+    /// What went wrong writing the download, in one line: the file, how much is in it, and
+    /// what to do (a full disk is the usual cause; the partial file is kept for resuming).
+    static func writeFailure(_ code: Int32, path: String?, written: Int64) -> TransferError {
+        let reason = String(cString: strerror(code))
+        let place = path.map { " \($0)" } ?? ""
+        let advice = code == ENOSPC || code == EDQUOT || code == EFBIG
+            ? "; free some space (or raise the limit) and run again to continue from there" : ""
+        return TransferError(.cannotWriteToFile, "cannot write\(place): \(reason) after \(written) bytes\(advice)")
+    }
+
     /// Writes every byte or records why it could not (disk full, file gone).
     func writeToFile(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if fileDescriptor < 0 {
@@ -153,7 +163,7 @@ extension Transfer {
             let n = Foundation.write(fileDescriptor, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
-                sinkFailure = TransferError(.cannotWriteToFile, "cannot write the download: \(String(cString: strerror(errno)))")
+                sinkFailure = Self.writeFailure(errno, path: fileURL?.path, written: fileOffset)
                 return false
             }
             done += n

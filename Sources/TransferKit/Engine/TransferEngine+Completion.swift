@@ -36,7 +36,10 @@ extension TransferEngine {
     /// partial file when the server allowed ranges.
     func finishKeepingResumeData(_ t: Transfer, error: TransferError) {
         var e = error
-        if t.task.kind == .download, CurlErrorMapping.isResumable(e.code) {
+        // A full disk (or a file-size limit) while writing an existing partial is resumable
+        // too: the bytes written so far stay, and the next attempt continues after them.
+        let writeFailed = e.code == .cannotWriteToFile && t.fileURL != nil
+        if t.task.kind == .download, CurlErrorMapping.isResumable(e.code) || writeFailed {
             e.resumeData = makeResumeData(t)
             finish(t, error: e, keepPartialFile: e.resumeData != nil)
             return
