@@ -66,8 +66,9 @@ import Testing
             let rec = Recorder()
             let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
             _ = try await session.data(from: url("\(server.httpBase)/bytes/10"))
-            names.append(TransferEngine.threadName(session.sessionID))
-            #expect(threadNames().contains(names.last!), "the transfer thread is named \(names.last!)")
+            let name = TransferEngine.threadName(session.sessionID)
+            names.append(name)
+            try await waitUntil("a thread named \(name)") { threadNames().contains(name) }
             session.finishTasksAndInvalidate()
             try await waitUntil { rec.state.withLock { $0.invalidated } }
         }
