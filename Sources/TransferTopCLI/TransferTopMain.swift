@@ -82,6 +82,12 @@ enum Preparation {
             plan.sessions[0].downloadURLs = try inputFileURLs(o)
         }
         if plan.sessions.allSatisfy({ $0.tasks.isEmpty && $0.downloadURLs.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
+        for i in plan.sessions.indices {
+            let dropped = plan.sessions[i].dropDuplicateDownloads()
+            if dropped > 0 {
+                Output.shared.line("note: \(dropped) URL(s) listed more than once in session '\(plan.sessions[i].name)' are downloaded once")
+            }
+        }
         plan.replaceExports = o.force
         let downloads = Preflight.downloadDestinations(plan)
         try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)

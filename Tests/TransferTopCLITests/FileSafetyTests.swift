@@ -237,3 +237,22 @@ import TransferKit
         #expect(!FileManager.default.fileExists(atPath: partial))
     }
 }
+
+@Suite struct DuplicateURLTests {
+    /// The same URL twice in one command (on the command line and in an input file) is
+    /// downloaded once, and the run says so: never two tasks racing for one destination.
+    @Test func aURLListedTwiceIsDownloadedOnce() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let u = "\(server.httpBase)/bytes/3000?seed=2"
+        try "\(u)\n\(u)\n\(server.httpBase)/bytes/10\n".write(toFile: dir + "/list", atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "-o", dir + "/out", u, "-i", dir + "/list"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("note: 2 URL(s) listed more than once"), "\(r.stdout)")
+        #expect(r.stdout.contains("2 task(s): 2 succeeded"), "\(r.stdout)")
+        #expect(server.stats.requests.filter { $0.path.hasPrefix("/bytes/3000") }.count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").sorted() == ["10", "3000"])
+    }
+}

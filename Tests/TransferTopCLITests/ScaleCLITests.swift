@@ -94,7 +94,8 @@ import Testing
         func fileSize(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.intValue ?? 0 }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline,
-              fileSize(partial) < 200_000 || ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).isEmpty {
+              // A whole record (`.resume`), not the temporary file it is written through.
+              fileSize(partial) < 200_000 || !((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains(where: { $0.hasSuffix(".resume") }) {
             try await Task.sleep(for: .milliseconds(20))  // polling for a state, not timing
         }
         first.signal(SIGKILL)
