@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
@@ -254,5 +255,27 @@ import TransferKit
         #expect(r.stdout.contains("2 task(s): 2 succeeded"), "\(r.stdout)")
         #expect(server.stats.requests.filter { $0.path.hasPrefix("/bytes/3000") }.count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").sorted() == ["10", "3000"])
+    }
+}
+
+@Suite struct ContinueTwiceTests {
+    /// R on a task that is already being continued is a no-op with a message (issue 9): the
+    /// same resume data must not start a second writer of one partial file.
+    @Test func secondContinueIsRefusedWithAMessage() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        server.setFile("twice.bin", size: 1_000_000, seed: 4)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var sp = SessionPlan(name: "default")
+        sp.kind = .ephemeral
+        // The connection is reset after 300 kB: the task fails carrying resume data.
+        sp.tasks = [TaskPlan(kind: .download, url: URL(string: "\(server.httpBase)/files/twice.bin?resetAfter=300000")!)]
+        let runner = Runner(plan: RunPlan(sessions: [sp], outputDirectory: dir), store: nil)
+        runner.start()
+        let first = TaskID(session: runner.sessions[0].sessionID, task: 1)
+        try await waitFor("the reset") { runner.task(first)?.error?.resumeData != nil }
+        #expect(runner.resumeFromResumeData(first) == nil)
+        #expect(runner.resumeFromResumeData(first) == "task \(first) is already being continued as task \(first.session).2")
     }
 }

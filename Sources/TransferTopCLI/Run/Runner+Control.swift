@@ -36,6 +36,11 @@ extension Runner {
 
     /// `R`: a new task continuing from the resume data held for `id`. Returns why not, if not.
     public func resumeFromResumeData(_ id: TaskID) -> String? {
+        // R twice is a no-op with a message (issue 9): a second task from the same resume data
+        // would write the same partial file (the file lock would stop it, but say why first).
+        if let next = state.withLock({ $0.continuedAs[id] }) {
+            return "task \(id) is already being continued as task \(next)"
+        }
         let found = state.withLock { s -> (Data, TransferTask)? in
             guard let task = s.tasks[id], let data = s.heldResumeData[id] ?? task.error?.resumeData else { return nil }
             return (data, task)
@@ -45,7 +50,10 @@ extension Runner {
         switch ResumeSupport.downloadTask(in: session, resumeData: data) {
         case .unusable(let why): return "task \(id): resume data cannot be used: \(why)"
         case .resumed(let resumed):
-            state.withLock { $0.heldResumeData[id] = nil }
+            state.withLock {
+                $0.heldResumeData[id] = nil
+                $0.continuedAs[id] = TaskID(session: session.sessionID, task: resumed.taskIdentifier)
+            }
             adopt(resumed, plan: TaskPlan(kind: .download, url: task.originalRequest.url), in: session)
             return nil
         }

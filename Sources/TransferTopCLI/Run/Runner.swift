@@ -29,6 +29,8 @@ public final class Runner: @unchecked Sendable {
         var finished: Set<TaskID> = []
         var placementErrors: [TaskID: String] = [:]
         var heldResumeData: [TaskID: Data] = [:]
+        /// Tasks continued with `R`, and the task that continues each.
+        var continuedAs: [TaskID: TaskID] = [:]
         var notices: [String] = []
         var interrupted = false
         /// Tasks whose resume data was written to the store in this run.
