@@ -32,7 +32,10 @@ import Testing
         defer { session.invalidateAndCancel() }
         let task = session.downloadTask(with: url("\(server.httpBase)/bytes/\(size)?seed=4"))
         task.resume()
-        try await waitUntil(timeout: 30, "download") { task.state == .completed }
+        // The state is completed before the delegate queue has delivered the hand-over: wait for
+        // the callback itself.
+        try await waitUntil(timeout: 60, "didFinishDownloadingTo") { landing.seen.withLock { $0 } != nil }
+        #expect(task.state == .completed)
         let seen = try #require(landing.seen.withLock { $0 })
         #expect(seen.path == dir + "/.\(size).ttpart")
         #expect(seen.data == Data(LoopbackServer.body(size: size, seed: 4)))
@@ -68,7 +71,7 @@ import Testing
         defer { session.invalidateAndCancel() }
         let task = session.downloadTask(with: url("\(server.httpBase)/bytes/5000?seed=1"))
         task.resume()
-        try await waitUntil(timeout: 30, "download") { task.state == .completed }
+        try await waitUntil(timeout: 60, "didFinishDownloadingTo") { landing.seen.withLock { $0 } != nil }
         #expect(landing.seen.withLock { $0?.path } == dir + "/.5000.2.ttpart")
         #expect(try String(contentsOfFile: dir + "/.5000.ttpart", encoding: .utf8) == "orphan")
     }
