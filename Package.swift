@@ -49,12 +49,13 @@ let package = Package(
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
         .testTarget(name: "TransferTopCLITests", dependencies: [
-            "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport",
+            "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
     ]

@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import LoopbackServer
 import TestSupport
@@ -204,10 +205,14 @@ import TransferKit
 }
 
 @Suite struct DiskFullTests {
-    /// A write that fails (here a file-size limit, `ulimit -f`, standing in for a full disk:
-    /// both end in a failed write(2)) gives one line naming the file, what was written and what
-    /// to do; the partial stays beside its destination and the same command, with room again,
-    /// continues it byte-exact.
+    /// A write that fails (here a file-size limit, standing in for a full disk: both end in a
+    /// failed write(2)) gives one line naming the file, what was written and what to do; the
+    /// partial stays beside its destination and the same command, with room again, continues
+    /// it byte-exact.
+    ///
+    /// The limit is put on the running process (prlimit) while the server holds the body at a
+    /// gate, not with `ulimit -f` before it starts: a sanitizer's runtime maps files of its own
+    /// at start-up and dies of SIGBUS under such a limit.
     @Test func failedWriteKeepsThePartialAndTheRerunContinues() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -216,11 +221,13 @@ import TransferKit
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let env = ["XDG_STATE_HOME": dir + "/state"]
-        let binary = try #require(Binary.path)
-        let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/full.bin"]
-        // 500 KiB files at most for this run (bash counts ulimit -f in KiB).
-        let limited = try await Run.spawn(["-c", "ulimit -f 500; exec \"$0\" \"$@\"", binary] + args,
-                                          environment: env, executable: "/bin/bash").wait()
+        let gate = UUID().uuidString
+        let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/full.bin?gate=\(gate)&holdAfter=100000"]
+        let run = try Run.spawn(args, environment: env)
+        try await server.waitForGate(gate)
+        #expect(tt_set_file_size_limit(run.pid, 500 * 1024) == 0)
+        server.openGate(gate)
+        let limited = await run.wait()
         #expect(limited.status == 1, "\(limited.stdout)\(limited.stderr)")
         let partial = dir + "/out/.full.bin.ttpart"
         #expect(limited.stdout.contains("cannot write \(partial): File too large after"), "\(limited.stdout)")
