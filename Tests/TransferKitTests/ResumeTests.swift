@@ -10,7 +10,13 @@ import Testing
     /// Gates, not pacing: the transfer cannot finish or outrun the test on a loaded machine.
     private func cancelAtGate(_ task: TransferDownloadTask, _ server: LoopbackServer, _ gate: String,
                               received: Int64) async throws -> Data {
-        try await server.waitForGate(gate)
+        do {
+            try await server.waitForGate(gate)
+        } catch {
+            throw Timeout(what: "\(error); task \(task.taskIdentifier) state \(task.state), received "
+                + "\(task.countOfBytesReceived) of \(received), status \(task.response?.statusCode ?? -1), "
+                + "error \(String(describing: task.error))")
+        }
         try await waitUntil(timeout: 60, "\(received) bytes at the client") { task.countOfBytesReceived >= received }
         #expect(task.countOfBytesReceived == received)
         #expect(task.isResumable, "the monitor offers d only for a task that says it is resumable")

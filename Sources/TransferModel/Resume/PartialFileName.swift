@@ -7,14 +7,22 @@ import Foundation
 public enum PartialFileName {
     public static let suffix = ".ttpart"
 
-    /// The last path component of `url` made safe as one file name: percent-decoded, no `/`,
-    /// `\` or control characters, no leading dots, at most 200 bytes; empty → `index.html`.
+    /// The last path component of `url` made safe as one file name: percent-decoded, then
+    /// `sanitize`d. The output name and the partial's hidden name both come from here.
     public static func baseName(for url: URL) -> String {
         let path = url.path(percentEncoded: true)
         let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-        let decoded = last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last
-        var name = String(decoded.unicodeScalars.map { s -> Character in
-            if s == "/" || s == "\\" || s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
+        return sanitize(last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last)
+    }
+
+    /// One safe file name: no `/`, `\` or control characters (they become `_`), no bidi
+    /// overrides or invisible marks (`evil\u{202E}txt.exe` would show as `evilexe.txt`), no
+    /// leading dots (never `.`, `..` or hidden), at most 200 bytes; empty → `index.html`.
+    public static func sanitize(_ raw: String) -> String {
+        var name = String(raw.unicodeScalars.compactMap { s -> Character? in
+            if s == "/" || s == "\\" { return "_" }
+            if s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
+            if UnicodeSafety.isUnsafe(s) { return nil }
             return Character(s)
         })
         name = name.trimmingCharacters(in: .whitespaces)

@@ -4,32 +4,11 @@ import TransferKit
 
 /// Where a finished download goes: pure functions, tested by tables (issue 5 "Output names").
 public enum OutputNaming {
-    /// The last path component of `url`, made safe as one file name: percent-decoded, no `/`
-    /// or `\`, no control characters, never `.` or `..`, not hidden, at most 200 bytes;
-    /// empty → `index.html`.
-    public static func sanitizedName(for url: URL) -> String {
-        // The encoded path, so an encoded `%2F` stays inside one component until decoded here.
-        let path = url.path(percentEncoded: true)
-        let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-        // Percent-decoding only when there is a `%` (it costs more than the rest, issue 8).
-        return sanitize(last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last)
-    }
+    /// The last path component of `url`, made safe as one file name (TransferModel's
+    /// `PartialFileName`: the partial's hidden name and the final name follow one rule).
+    public static func sanitizedName(for url: URL) -> String { PartialFileName.baseName(for: url) }
 
-    public static func sanitize(_ raw: String) -> String {
-        // Bidi overrides and invisible marks are removed (`evil\u{202E}txt.exe` would show as
-        // `evilexe.txt`); other controls become `_`.
-        var name = String(raw.unicodeScalars.compactMap { s -> Character? in
-            if s == "/" || s == "\\" { return "_" }
-            if s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
-            if UnicodeSafety.isUnsafe(s) { return nil }
-            return Character(s)
-        })
-        name = name.trimmingCharacters(in: .whitespaces)
-        while name.hasPrefix(".") { name.removeFirst() }
-        if name.isEmpty { return "index.html" }
-        while name.utf8.count > 200 { name.removeLast() }
-        return name
-    }
+    public static func sanitize(_ raw: String) -> String { PartialFileName.sanitize(raw) }
 
     /// `name`, or `stem (1).ext`, `stem (2).ext`… : the first that `exists` says is free.
     public static func uniqueName(_ name: String, exists: (String) -> Bool) -> String {
