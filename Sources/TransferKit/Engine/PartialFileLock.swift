@@ -7,6 +7,21 @@ import Foundation
 /// partial (issue 9). The kernel drops the lock when a process dies, so a killed run's partial
 /// is free for the next run.
 enum PartialFileLock {
+    /// Takes the exclusive lock, waiting at most half a second. The wait is not for another
+    /// download (that one holds the lock for its whole life and we stop at once after this):
+    /// it is for copies of a just-closed descriptor in a child that this or another process is
+    /// spawning at that moment. Between fork and exec a child shares the parent's open files,
+    /// and with them the lock, even of O_CLOEXEC descriptors (seen: a resumed task refused
+    /// while the test process spawned a `transfertop` child).
+    static func acquire(_ fd: Int32, within seconds: Double = 0.5) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
     /// The process holding a flock on the file of `fd`, from /proc/locks (Linux), if any.
     /// Only read to name the other process in an error message.
     static func holder(of fd: Int32) -> Int32? {

@@ -62,7 +62,7 @@ extension TransferEngine {
         }
         // One writer per partial file (issue 9): a second process resuming the same download
         // would interleave its bytes with ours. The lock is held until the file is placed.
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if !PartialFileLock.acquire(fd) {
             let holder = PartialFileLock.holder(of: fd)
             close(fd)
             throw TransferError(.cannotOpenFile, "\(r.partialFilePath) is already being downloaded by "
