@@ -37,6 +37,10 @@ public struct ServerStats: Sendable {
     public var maxConcurrentConnections: Int = 0
     /// Response body bytes whose write completed to the socket (not merely queued).
     public var bytesWritten: Int64 = 0
+    /// Times a response with bytes still to send found its connection unwritable: the client
+    /// stopped reading and the socket buffers are full (back-pressure). An event tests wait
+    /// for instead of sampling `bytesWritten` until it stops growing.
+    public var backPressureStalls: Int = 0
     /// Every request received, in order of completion (or of connection loss).
     public var requests: [RequestRecord] = []
 }
@@ -84,6 +88,10 @@ final class ServerCore: Sendable {
 
     func addBytesWritten(_ n: Int) {
         state.withLock { $0.stats.bytesWritten += Int64(n) }
+    }
+
+    func countBackPressureStall() {
+        state.withLock { $0.stats.backPressureStalls += 1 }
     }
 
     func record(_ request: RequestRecord) {

@@ -162,6 +162,7 @@ final class RequestHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable, plan != nil, !finished, remaining > 0 { core.countBackPressureStall() }
         pump(context: context)
         context.fireChannelWritabilityChanged()
     }

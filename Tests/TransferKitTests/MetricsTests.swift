@@ -152,7 +152,9 @@ import Testing
         try await server.waitForGate(gate)
         let queued = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/10"))) { _, _, _ in b.set(true) }
         queued.resume()
-        try await Task.sleep(nanoseconds: 100_000_000)  // a queue long enough to tell from zero
+        // The engine has started it (its fetch start is stamped) while the only connection is
+        // held: from here it can only wait.
+        try await waitFor("the queued task to start") { queued.metrics.transactionMetrics.first?.fetchStartDate != nil }
         let openedAt = Date()
         server.openGate(gate)
         _ = try await a.wait()

@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import TransferKit
 
@@ -110,13 +111,9 @@ struct Timeout: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// Polls a condition: tests observe real transfers, so they wait for facts, not for time.
+/// Waits for a fact (TestSupport's `waitFor`, under the name these tests have always used).
 func waitUntil(timeout: TimeInterval = 30, _ what: String = "condition", _ cond: @Sendable () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !cond() {
-        if Date() > deadline { throw Timeout(what: what) }
-        try await Task.sleep(nanoseconds: 10_000_000)
-    }
+    try await waitFor(what, timeout: timeout, cond)
 }
 
 /// Completion-handler result box.

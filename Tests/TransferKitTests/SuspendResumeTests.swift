@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import TransferKit
 
@@ -24,17 +25,14 @@ import Testing
         task.suspend()
         #expect(task.state == .suspended)
         try await session.engine.advanceTimers(to: 0)  // the transfer thread has taken the command
+        let stalls = server.stats.backPressureStalls
         server.openGate(gate)
-        // The server writes until the kernel's socket buffers are full, then stalls. Wait for
-        // the stall (the same count over a second); it must come long before the body ends.
-        var last = server.stats.bytesWritten
-        for _ in 0..<600 {
-            try await Task.sleep(nanoseconds: 1_000_000_000)
-            let now = server.stats.bytesWritten
-            if now == last { break }
-            last = now
-        }
-        #expect(last < Int64(size / 2), "the server wrote \(last) bytes to a suspended client")
+        // The server writes until the kernel's socket buffers are full, then its connection
+        // turns unwritable: the event that the client is not reading. It must come long before
+        // the body ends, and the client must still have exactly what it had.
+        try await waitFor("the server's writes to stall") { server.stats.backPressureStalls > stalls }
+        let written = server.stats.bytesWritten
+        #expect(written < Int64(size / 2), "the server wrote \(written) bytes to a suspended client")
         #expect(task.countOfBytesReceived == Int64(first), "no bytes delivered while suspended")
         #expect(task.state == .suspended)
         task.resume()
@@ -48,7 +46,9 @@ import Testing
     /// A task suspended before it has a connection (libcurl cannot pause those) still stops,
     /// and resumes to completion.
     @Test func suspendBeforeConnectionThenResume() async throws {
-        let server = try await TestServer.get()
+        // Its own server: its connection count must see this task only.
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
         let session = TransferSession(configuration: ephemeralConfig())
         let box = Box<(Data?, TransferError?)>()
         let gate = UUID().uuidString
@@ -61,8 +61,10 @@ import Testing
         try await session.engine.advanceTimers(to: 0)  // the transfer thread has taken both commands
         // Whatever reached the server is let through: a suspended task still takes nothing.
         server.openGate(gate)
+        // A suspended task that had no answer yet gives up its connection (libcurl cannot pause
+        // it): once the server sees no connection, no byte can reach the task any more.
+        try await waitFor("the connection to close") { server.stats.activeConnections == 0 }
         try await session.engine.advanceTimers(to: 0)
-        try await Task.sleep(nanoseconds: 300_000_000)  // a lower bound only: nothing may arrive
         #expect(box.get == nil)
         #expect(task.countOfBytesReceived == 0)
         task.resume()

@@ -233,7 +233,7 @@ import TransferKit
         #expect(limited.stdout.contains("cannot write \(partial): File too large after"), "\(limited.stdout)")
         #expect(limited.stdout.contains("run again to continue"), "\(limited.stdout)")
         #expect(!limited.stdout.contains("Error Domain"), "no raw Foundation error")
-        let kept = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
+        let kept = fileSize(partial)
         #expect(kept > 0 && kept <= 500 * 1024, "partial of \(kept) bytes")
 
         server.resetStats()

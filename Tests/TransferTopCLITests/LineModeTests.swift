@@ -107,7 +107,7 @@ enum CSVParserShim {
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate(gate)
         // The client has the response head (validators) once it wrote body bytes somewhere.
-        try await waitFor("the first body bytes on disk") { Self.largestFile(under: dir) > 0 }
+        try await waitFor("the first body bytes on disk") { largestFile(under: dir) > 0 }
         first.signal(SIGINT)
         let r1 = await first.wait()
         #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
@@ -126,18 +126,6 @@ enum CSVParserShim {
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/big.bin"))
         #expect(data == Data(LoopbackServer.body(size: size, seed: 9)))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/resume")) ?? []).isEmpty)
-    }
-
-    /// The size of the largest regular file below `dir` (partial files live in the state or
-    /// the output directory).
-    static func largestFile(under dir: String) -> Int {
-        let fm = FileManager.default
-        var best = 0
-        for case let path as String in fm.enumerator(atPath: dir) ?? NSEnumerator() {
-            let size = (try? fm.attributesOfItem(atPath: dir + "/" + path)[.size] as? Int) ?? 0
-            best = max(best, size)
-        }
-        return best
     }
 }
 
@@ -187,7 +175,7 @@ enum CSVParserShim {
             let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=500000"]
             let first = try Run.spawn(args, environment: env)
             try await server.waitForGate(gate)
-            try await waitFor("the first body bytes on disk") { InterruptTests.largestFile(under: dir + "/out") > 0 }
+            try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 0 }
             first.signal(SIGINT)
             #expect(await first.wait().status == 1)
 

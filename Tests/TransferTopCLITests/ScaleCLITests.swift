@@ -91,12 +91,11 @@ import Testing
         let first = try Run.spawn(args, environment: env)
         let partial = out + "/.big.bin.ttpart"
         let records = dir + "/state/transfertop/resume"
-        func fileSize(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.intValue ?? 0 }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline,
-              // A whole record (`.resume`), not the temporary file it is written through.
-              fileSize(partial) < 200_000 || !((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains(where: { $0.hasSuffix(".resume") }) {
-            try await Task.sleep(for: .milliseconds(20))  // polling for a state, not timing
+        // The partial on disk and a whole crash-recovery record (`.resume`, not the temporary
+        // file it is written through): only then does a kill -9 leave something to continue.
+        try await waitFor("the partial and its record") {
+            fileSize(partial) >= 200_000
+                && ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains { $0.hasSuffix(".resume") }
         }
         first.signal(SIGKILL)
         _ = await first.wait()

@@ -123,6 +123,18 @@ struct Spawned: Sendable {
     }
 }
 
+/// The size of a regular file in bytes (0 when it does not exist).
+func fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+}
+
+/// The size of the largest file below `dir` (a partial lives in the state or the output
+/// directory, depending on the configuration).
+func largestFile(under dir: String) -> Int {
+    let all = FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []
+    return all.map { fileSize(dir + "/" + $0) }.max() ?? 0
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
