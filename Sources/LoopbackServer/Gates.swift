@@ -6,7 +6,8 @@ import TransferModel
 /// (issue 10: "gates, not sleeps").
 ///
 /// A request names a gate in its query: `headGate=G` holds the response head until G opens;
-/// `gate=G&holdAfter=K` sends K body bytes, then holds the rest until G opens. Every time a
+/// `gate=G&holdAfter=K` sends K body bytes, then holds the rest until G opens
+/// (`gate=G1,G2&holdAfter=K1,K2`: held at body offset K1 until G1 opens, then at K2). Every time a
 /// response reaches a closed gate (head held, or K bytes written and their writes completed)
 /// the gate counts an *arrival*; tests wait for arrivals with ``LoopbackServer/waitForGate``.
 /// An open gate stays open: later requests pass it without stopping (and still count).

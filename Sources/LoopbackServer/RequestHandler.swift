@@ -26,9 +26,9 @@ struct ResponsePlan {
     var cut: Cut = .stall
     /// Hold the head until this gate opens (`headGate=G`).
     var headGate: String? = nil
-    /// Send `holdAfter` body bytes, then hold the rest until this gate opens (`gate=G`).
-    var bodyGate: String? = nil
-    var holdAfter = 0
+    /// Body gates in order: send bytes up to `offset`, then hold until gate `name` opens
+    /// (`gate=G1,G2&holdAfter=K1,K2`, offsets counted from the start of the body).
+    var bodyGates: [(name: String, offset: Int)] = []
 
     init(status: HTTPResponseStatus) { self.status = status }
 
@@ -90,6 +90,8 @@ final class RequestHandler: ChannelInboundHandler {
     /// Body bytes still to send before the body gate (nil: no hold pending).
     private var holdLeft: Int?
     private var holdArrived = false
+    /// The body gate held at (or next to be reached), an index into `plan.bodyGates`.
+    private var gateIndex = 0
 
     init(core: ServerCore, connectionID: Int, protocolName: String, connection: any Channel) {
         self.core = core
@@ -202,7 +204,8 @@ final class RequestHandler: ChannelInboundHandler {
         inFlight = 0
         tokenReady = true
         finished = false
-        holdLeft = plan.bodyGate == nil ? nil : plan.holdAfter
+        gateIndex = 0
+        holdLeft = plan.bodyGates.first?.offset
         holdArrived = false
         context.flush()
         pump(context: context)
@@ -251,17 +254,24 @@ final class RequestHandler: ChannelInboundHandler {
         } while pumpAgain && active && !finished
     }
 
-    /// The first `holdAfter` bytes were written (their writes completed): count an arrival and
-    /// go on when the gate opens.
+    /// The bytes before the current body gate were written (their writes completed): count an
+    /// arrival, and when the gate opens go on to the next gate or the end.
     private func arriveAtBodyGate(context: ChannelHandlerContext, plan: ResponsePlan) {
-        guard let gate = plan.bodyGate else { return }
+        guard gateIndex < plan.bodyGates.count else { return }
         holdArrived = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        core.gates.arrive(gate, on: context.eventLoop) {
+        core.gates.arrive(plan.bodyGates[gateIndex].name, on: context.eventLoop) {
             let (handler, context) = bound.value
-            handler.holdLeft = nil
+            handler.passBodyGate(plan)
             handler.pump(context: context)
         }
+    }
+
+    private func passBodyGate(_ plan: ResponsePlan) {
+        let passed = plan.bodyGates[gateIndex].offset
+        gateIndex += 1
+        holdArrived = false
+        holdLeft = gateIndex < plan.bodyGates.count ? max(0, plan.bodyGates[gateIndex].offset - passed) : nil
     }
 
     private func finishIfDone(context: ChannelHandlerContext, plan: ResponsePlan) {

@@ -13,9 +13,10 @@ enum Router {
         let query = Dictionary(parseQuery(String(head.uri.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")),
                                uniquingKeysWith: { first, _ in first })
         plan.headGate = query["headGate"].flatMap { $0.isEmpty ? nil : $0 }
-        if let gate = query["gate"], !gate.isEmpty {
-            plan.bodyGate = gate
-            plan.holdAfter = max(0, query["holdAfter"].flatMap { Int($0) } ?? 0)
+        if let gates = query["gate"], !gates.isEmpty {
+            let names = gates.split(separator: ",").map(String.init)
+            let offsets = (query["holdAfter"] ?? "").split(separator: ",").map { max(0, Int($0) ?? 0) }
+            plan.bodyGates = names.enumerated().map { (i, name) in (name, i < offsets.count ? offsets[i] : offsets.last ?? 0) }
         }
         return plan
     }

@@ -237,6 +237,21 @@ struct LoopbackServerTests {
         }
     }
 
+    /// Two body gates: held at each offset in turn until its gate opens.
+    @Test func bodyGatesHoldInTurn() async throws {
+        try await withServer { server, _ in
+            let (g1, g2) = (UUID().uuidString, UUID().uuidString)
+            let call = Task { try await curl(["\(server.httpBase)/bytes/300000?seed=6&gate=\(g1),\(g2)&holdAfter=70000,200000"]) }
+            try await server.waitForGate(g1)
+            #expect(server.stats.bytesWritten == 70000)
+            server.openGate(g1)
+            try await server.waitForGate(g2)
+            #expect(server.stats.bytesWritten == 200000)
+            server.openGate(g2)
+            #expect(try await call.value.out == LoopbackServer.body(size: 300000, seed: 6))
+        }
+    }
+
     @Test func delayWaitsAtLeastTheRequestedTime() async throws {
         try await withServer { server, _ in
             let start = ContinuousClock.now

@@ -89,19 +89,6 @@ struct Tmux: Sendable {
         return last
     }
 
-    /// Waits until `value` of the screen is the same in two captures `gap` seconds apart
-    /// (e.g. a byte count that stopped), and returns it.
-    func waitForStable(gap: Double = 0.3, _ value: (String) -> String?) async throws -> String? {
-        var last = value(try await capture())
-        for _ in 0..<200 {
-            try await Task.sleep(nanoseconds: UInt64(gap * 1e9))
-            let now = value(try await capture())
-            if now != nil && now == last { return now }
-            last = now
-        }
-        return last
-    }
-
     /// The task-table row of task `id` (e.g. "1.1").
     static func row(_ screen: String, _ id: String) -> String? {
         screen.split(separator: "\n").map(String.init).first { $0.dropFirst().hasPrefix(id + " ") }
@@ -117,26 +104,36 @@ struct Tmux: Sendable {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tmux = Tmux()
         defer { tmux.kill() }
-        // Paced, and held after 2 MB at a gate that never opens: the task is still running
-        // when q is pressed, however slow the machine.
-        let url = "\(server.httpBase)/drip?size=3000000&rate=100000&gate=\(UUID().uuidString)&holdAfter=2000000"
+        // 100 MB held at two gates: after 1 MB (opened once the task is suspended) and after
+        // 50 MB (never opened, so the task is still running when q is pressed).
+        let (first, last) = (UUID().uuidString, UUID().uuidString)
+        let url = "\(server.httpBase)/bytes/100000000?gate=\(first),\(last)&holdAfter=1000000,50000000"
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
             + "\(binary) -o \(dir) '\(url)'; echo TT-EXITED $?; sleep 60"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
 
-        var screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true && $0.contains("KiB/") }
+        try await server.waitForGate(first)
+        var screen = try await tmux.waitFor { Self.done($0)?.hasPrefix("977 KiB/") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(screen)")
 
-        // s: suspended, and the byte count stops.
+        // s: suspended. Then the server may send the rest: it stalls once the socket buffers
+        // are full, because the suspended client does not read (a server-side event).
         try await tmux.keys("s")
         screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("suspended") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("suspended") == true, "\(screen)")
-        // Bytes already in flight may still land: wait until the count stops, then it must stay
-        // put for a while (a lower bound on time only; load can only make fewer bytes move).
-        let before = try await tmux.waitForStable { Self.done($0) }
-        try await Task.sleep(nanoseconds: 1_500_000_000)
-        let after = Self.done(try await tmux.capture())
-        #expect(before != nil && before == after)
+        let stalls = server.stats.backPressureStalls
+        server.openGate(first)
+        try await waitFor("the server's writes to stall") { server.stats.backPressureStalls > stalls }
+        // The byte count stays put across later frames: a second s (answered on the status
+        // line) and a resize (redrawn at the new width) are both drawn from fresh snapshots.
+        try await tmux.keys("s")
+        screen = try await tmux.waitFor { $0.contains("already suspended") }
+        let before = Self.done(screen)
+        try await tmux.run(["resize-window", "-t", "t", "-x", "101", "-y", "30"])
+        screen = try await tmux.waitFor { $0.split(separator: "\n").contains { $0.count == 101 } }
+        let after = Self.done(screen)
+        #expect(before != nil && before == after, "\(String(describing: before)) then \(String(describing: after))")
+        try await tmux.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
 
         // r: running again, bytes move.
         try await tmux.keys("r")
