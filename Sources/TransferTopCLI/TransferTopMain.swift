@@ -89,9 +89,11 @@ enum Preparation {
             }
         }
         plan.replaceExports = o.force
-        let downloads = Preflight.downloadDestinations(plan)
-        try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)
-        try Preflight.checkExport(o.har, option: "--har", force: o.force, downloads: downloads)
+        if o.csv != nil || o.har != nil {  // every destination's name: only when it matters
+            let downloads = Preflight.downloadDestinations(plan)
+            try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)
+            try Preflight.checkExport(o.har, option: "--har", force: o.force, downloads: downloads)
+        }
         return plan
     }
 

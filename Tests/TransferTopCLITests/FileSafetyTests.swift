@@ -153,6 +153,24 @@ import TransferKit
         #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/" + name)) == Data(LoopbackServer.body(size: 50_000, seed: 1)))
     }
 
+    /// The same for a list given with `-i` (its URLs stream into tasks as they start).
+    @Test func rerunOfAnInputFileSkipsCompleteFiles() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let names = ["a", "b"].map { "\($0)-\(UUID().uuidString.prefix(6))" }
+        for n in names { server.setFile(n, size: 20_000, seed: 4) }
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let list = d.root + "/list"
+        try names.map { "\(server.httpBase)/files/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let first = try await Run.binary(["-o", d.out, "-i", list], environment: d.env)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let again = try await Run.binary(["-o", d.out, "-i", list], environment: d.env)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.components(separatedBy: "already complete").count == 3, "\(again.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.out).sorted() == names.sorted())
+    }
+
     @Test func noClobberKeepsAndClobberReplaces() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }

@@ -57,8 +57,10 @@ enum Preflight {
 
     /// The first names downloads of `plan` would take (before any " (1)" suffix).
     static func downloadDestinations(_ plan: RunPlan) -> Set<String> {
-        Set(plan.sessions.flatMap(\.tasks).filter { $0.kind == .download }
-            .map { plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: $0.url) })
+        let urls = plan.sessions.flatMap { s in
+            s.tasks.filter { $0.kind == .download }.map(\.url) + s.downloadURLs.compactMap(URL.init(string:))
+        }
+        return Set(urls.map { plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: $0) })
     }
 
     /// keys.conf: one bad line is an error naming file and line, before any transfer (it used

@@ -19,23 +19,31 @@ enum AlreadyComplete {
         var out = plan
         var notes: [String] = []
         for (i, session) in plan.sessions.enumerated() {
+            // A session's downloads are its tasks and its streamed list (`downloadURLs`,
+            // issue 8): a rerun of `-i list` skips what it placed just as a rerun of URLs does.
+            // Slot k < tasks.count is task k; above, downloadURLs[k - tasks.count].
+            let count = session.tasks.count
+            func url(_ k: Int) -> URL? { k < count ? session.tasks[k].url : URL(string: session.downloadURLs[k - count]) }
             var skip = Set<Int>()
-            var probes: [(index: Int, path: String)] = []
+            var probes: [(slot: Int, path: String)] = []
             var candidates: [(URL, CompletionStore.Record)] = []
-            for (j, task) in session.tasks.enumerated() where task.kind == .download {
-                switch decision(task, plan, store) {
+            for k in 0..<(count + session.downloadURLs.count) {
+                guard k >= count || session.tasks[k].kind == .download, let u = url(k) else { continue }
+                switch decision(u, plan, store) {
                 case .run: break
-                case .skip(let note): skip.insert(j); notes.append(note)
-                case .probe(let record, let path): probes.append((j, path)); candidates.append((task.url, record))
+                case .skip(let note): skip.insert(k); notes.append(note)
+                case .probe(let record, let path): probes.append((k, path)); candidates.append((u, record))
                 }
             }
+            guard !skip.isEmpty || !probes.isEmpty else { continue }
             let complete = await CompletionProbe.complete(candidates, configuration: session.configuration)
-            for (probe, isComplete) in zip(probes, complete) where isComplete {
-                skip.insert(probe.index)
-                let shown = Redaction.redactURL(session.tasks[probe.index].url.absoluteString)
+            for ((probe, candidate), isComplete) in zip(zip(probes, candidates), complete) where isComplete {
+                skip.insert(probe.slot)
+                let shown = Redaction.redactURL(candidate.0.absoluteString)
                 notes.append("already complete: \(shown) is '\(probe.path)' (same size and validator on the server)")
             }
             out.sessions[i].tasks = session.tasks.enumerated().filter { !skip.contains($0.offset) }.map(\.element)
+            out.sessions[i].downloadURLs = session.downloadURLs.enumerated().filter { !skip.contains($0.offset + count) }.map(\.element)
         }
         return (out, notes)
     }
@@ -47,16 +55,16 @@ enum AlreadyComplete {
         case probe(CompletionStore.Record, path: String)
     }
 
-    static func decision(_ task: TaskPlan, _ plan: RunPlan, _ store: CompletionStore?) -> Decision {
+    static func decision(_ url: URL, _ plan: RunPlan, _ store: CompletionStore?) -> Decision {
         switch plan.existingFiles {
         case .replace:
             return .run
         case .skip:
-            let path = plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: task.url)
+            let path = plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: url)
             guard FileManager.default.fileExists(atPath: path) else { return .run }
-            return .skip("skipped \(Redaction.redactURL(task.url.absoluteString)): '\(path)' exists (--no-clobber)")
+            return .skip("skipped \(Redaction.redactURL(url.absoluteString)): '\(path)' exists (--no-clobber)")
         case .keepBoth:
-            guard let store, let record = store.load(url: task.url.absoluteString, outputDirectory: plan.outputDirectory) else { return .run }
+            guard let store, let record = store.load(url: url.absoluteString, outputDirectory: plan.outputDirectory) else { return .run }
             let path = plan.outputDirectory + "/" + record.name
             return fileSize(path) == record.size ? .probe(record, path: path) : .run
         }
