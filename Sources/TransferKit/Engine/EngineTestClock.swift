@@ -34,9 +34,15 @@ extension TransferEngine {
         multi.wakeup()
         let deadline = Date().addingTimeInterval(60)
         while testClock.scans < before + 2 {
-            if Date() > deadline { throw CancellationError() }
+            if Date() > deadline { throw EngineTestClockTimeout(scans: testClock.scans - before) }
             multi.wakeup()
             try await Task.sleep(nanoseconds: 1_000_000)
         }
     }
+}
+
+/// The transfer thread did not finish two timer scans within a minute (a hung engine).
+struct EngineTestClockTimeout: Error, CustomStringConvertible {
+    var scans: Int
+    var description: String { "the transfer thread finished \(scans) of 2 timer scans in 60 s" }
 }
