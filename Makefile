@@ -28,7 +28,7 @@ test-cli:
 install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/transfertop/themes"
 	install -m 0755 "$$($(SWIFT) build -c release --scratch-path $(SCRATCH) --show-bin-path)/transfertop" "$(DESTDIR)$(PREFIX)/bin/transfertop"
-	install -m 0644 themes/*.theme "$(DESTDIR)$(PREFIX)/share/transfertop/themes/"
+	install -m 0644 themes/*.toml "$(DESTDIR)$(PREFIX)/share/transfertop/themes/"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/transfertop"

@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // Property-based tests (issue 9: random input never crashes a parser).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // Job files, themes and key bindings are TOML 1.0 (issue 15): toml++ through TOMLKit.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -39,7 +41,7 @@ let package = Package(
         // A loopback HTTP/1.1 + HTTPS + HTTP/2 server for tests, benchmarks and the demo.
         .target(name: "LoopbackServer", dependencies: nio + ["TransferModel"]),
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
-        .target(name: "TransferTopUI", dependencies: ["TransferModel"]),
+        .target(name: "TransferTopUI", dependencies: ["TransferModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The command line, line mode, ncurses backend and demo, as a testable library.
         .target(name: "TransferTopCLI", dependencies: ["TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses"]),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),

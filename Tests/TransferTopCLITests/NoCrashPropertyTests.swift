@@ -41,15 +41,46 @@ import TransferTopUI
             _ = try? JobFile.parse(key + value, file: "j.toml")
             _ = try? JobFile.parse("[[session]]\n\(key) = \(value)\n[[session.task]]\nurl = \"http://a/\"\n", file: "j.toml")
             _ = try? JobFile.parse("[[session]]\n[[session.task]]\n\(key) = \(value)\n", file: "j.toml")
+            // Well-formed TOML with nasty contents reaches the field checks and the line index.
+            _ = try? JobFile.parse("[[session]]\nheaders = [\"\(key.debugDescription.dropFirst().dropLast())\"]\n[[\(value)]]\n", file: "j.toml")
+            _ = try? JobFile.parse("[[session]]\n[[session.task]]\nurl = '\(value.replacingOccurrences(of: "'", with: ""))'\n", file: "j.toml")
         }
     }
 
     @Test func themeAndKeyParsersNeverCrash() async {
         await propertyCheck(count: 400, input: Self.nasty, Self.nasty) { a, b in
-            _ = try? ThemeParser.parse(a + b, file: "t.theme")
-            _ = try? ThemeParser.parse("barFill = \(a)\n\(b) = red", file: "t.theme")
-            _ = try? KeyBindingParser.parse(a + b, file: "keys.conf")
-            _ = try? KeyBindingParser.parse("\(a) = \(b)", file: "keys.conf")
+            _ = try? ThemeParser.parse(a + b, file: "t.toml")
+            _ = try? ThemeParser.parse("barFill = \(a)\n\(b) = red", file: "t.toml")
+            _ = try? KeyBindingParser.parse(a + b, file: "keys.toml")
+            _ = try? KeyBindingParser.parse("\(a) = \(b)", file: "keys.toml")
+            _ = try? ThemeParser.parse("barFill = { fg = \(a) }\n\"\(b.debugDescription.dropFirst().dropLast())\" = 'red'", file: "t.toml")
+            _ = try? KeyBindingParser.parse("'\(a.replacingOccurrences(of: "'", with: ""))' = \"\(b.debugDescription.dropFirst().dropLast())\"", file: "keys.toml")
+        }
+    }
+
+    /// TOML's own corners, for the toml++ parser under job, theme and key files: brackets,
+    /// braces, quotes of every kind, dotted keys, dates, line breaks in odd places.
+    static let tomlPieces: [String] = [
+        "[", "]", "[[", "]]", "[[[", "{", "}", "=", ",", ".", "\"", "'", "\"\"\"", "'''", "\\", "\\u", "\\U0001",
+        "#", "\n", "\r\n", "\r", " ", "\t", "\u{0}", "a", "b-c", "_", "1", "1979-05-27", "T07:32:00", "Z", "+",
+        "-", "0x", "0o", "0b", "1e", "inf", "nan", "true", "false", "session", "task", "url", "\u{7F}", "é", "🙂",
+        ":", "t", "T", "07", "-05", "1979", "\u{2028}", "\u{A0}", "\u{85}", "\u{FEFF}", "=1979-05-27T", "=[",
+    ]
+
+    @Test func tomlDocumentsNeverCrash() async {
+        let count = Int(ProcessInfo.processInfo.environment["NOCRASH_TOML_COUNT"] ?? "") ?? 2000
+        let documents = Gen<String?>.element(of: Self.tomlPieces).map { $0! }.array(of: 0...32).map { $0.joined() }
+        await propertyCheck(count: count, input: documents) { text in
+            _ = try? ConfigDocument.parse(text)
+        }
+        // Line-shaped documents get past the first line: keys, headers and values in place.
+        let piece = Gen<String?>.element(of: Self.tomlPieces).map { $0! }.array(of: 0...6).map { $0.joined() }
+        let line = piece.array(of: 3...3).map { p in
+            let shapes = ["k = \(p[1])\(p[2])", "[\(p[1])]", "[[\(p[1])]]\(p[2])", "a.\(p[1]) = [\(p[2])"]
+            return shapes[p[0].unicodeScalars.count % shapes.count]
+        }
+        await propertyCheck(count: count, input: line.array(of: 1...8).map { $0.joined(separator: "\n") }) { text in
+            _ = try? ConfigDocument.parse(text)
         }
     }
 

@@ -35,33 +35,42 @@ import Testing
     @Test func bindingFile() throws {
         let b = try KeyBindingParser.parse("""
             # my keys
-            x = cancel          # x cancels too
-              space = toggle-detail
-            c = none
-            ctrl-q = quit
-            """, file: "keys.conf")
+            x = "cancel"          # x cancels too
+              space = "toggle-detail"
+            c = "none"
+            ctrl-q = "quit"
+            "#" = "help"
+            """, file: "keys.toml")
         #expect(b.action(for: .char("x")) == .cancel)
         #expect(b.action(for: .char(" ")) == .toggleDetail)
         #expect(b.action(for: .char("c")) == nil)
         #expect(b.action(for: .ctrl("q")) == .quit)
         #expect(b.action(for: .char("q")) == .quit)  // defaults stay unless rebound
+        #expect(b.action(for: .char("#")) == .help)
         #expect(b.keys(for: .cancel) == [.char("x")])
-        #expect(KeyBindingParser.configPath(environment: ["HOME": "/h"]) == "/h/.config/transfertop/keys.conf")
-        #expect(KeyBindingParser.configPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/transfertop/keys.conf")
+        let none: (String) -> Bool = { _ in false }
+        #expect(KeyBindingParser.configPath(environment: ["HOME": "/h"], exists: none) == "/h/.config/transfertop/keys.toml")
+        #expect(KeyBindingParser.configPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"], exists: none) == "/x/transfertop/keys.toml")
+        #expect(KeyBindingParser.configPath(environment: [:], exists: none) == nil)
+        // The file's name before it was TOML is read when it is the only one there.
+        #expect(KeyBindingParser.configPath(environment: ["HOME": "/h"], exists: { $0.hasSuffix(".conf") }) == "/h/.config/transfertop/keys.conf")
+        #expect(KeyBindingParser.configPath(environment: ["HOME": "/h"], exists: { _ in true }) == "/h/.config/transfertop/keys.toml")
     }
 
     @Test(arguments: [
-        ("x cancel", 1, "missing `=`"),
-        ("# ok\nbogus-key = quit", 2, "unknown key `bogus-key`"),
-        ("x = cancle", 1, "unknown action `cancle` (actions: select-up,"),
+        ("x \"cancel\"", 1, "not valid TOML"),
+        ("x = cancel", 1, "not valid TOML"),
+        ("# ok\nbogus-key = \"quit\"", 2, "unknown key `bogus-key`"),
+        ("x = \"cancle\"", 1, "unknown action `cancle` (actions: select-up,"),
+        ("a = \"quit\"\n\nx = 3", 3, "the action for `x` must be a string, got an integer"),
     ])
     func bindingErrors(text: String, line: Int, message: String) {
         #expect {
-            try KeyBindingParser.parse(text, file: "keys.conf")
+            try KeyBindingParser.parse(text, file: "keys.toml")
         } throws: { error in
             guard let e = error as? KeyBindingError else { return false }
-            return e.line == line && e.description.hasPrefix("keys.conf:\(line): ") && e.description.contains(message)
-                && e.description.contains("expected `key = action-name`")
+            return e.line == line && e.description.hasPrefix("keys.toml:\(line): ") && e.description.contains(message)
+                && e.description.contains("expected TOML `key = \"action-name\"`")
         }
     }
 

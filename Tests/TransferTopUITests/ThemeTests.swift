@@ -7,14 +7,14 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("themes")
 
     static func read(_ name: String) -> String {
-        (try? String(contentsOf: repoThemes.appendingPathComponent(name + ".theme"), encoding: .utf8)) ?? ""
+        (try? String(contentsOf: repoThemes.appendingPathComponent(name + ".toml"), encoding: .utf8)) ?? ""
     }
 
     @Test(arguments: ["default", "light", "high-contrast", "monochrome"])
     func shippedThemesParse(name: String) throws {
         let text = Self.read(name)
         #expect(!text.isEmpty)
-        let theme = try ThemeParser.parse(text, file: "themes/\(name).theme", base: nil)
+        let theme = try ThemeParser.parse(text, file: "themes/\(name).toml", base: nil)
         #expect(theme.name == name)
         // Every shipped theme names every role itself, so none silently inherits a dark colour.
         #expect(Set(theme.styles.keys) == Set(StyleRole.allCases))
@@ -35,35 +35,46 @@ import Testing
     @Test func valueSyntax() throws {
         let theme = try ThemeParser.parse("""
             # a comment
-            text = default   # trailing comment
-            dim = 245 dim
-            header = black on bright-white bold underline
-            selection = fg #112233, bg 17 reverse
-            error = BrightRed
-            """, file: "t.theme", base: nil)
+            text = "default"   # trailing comment
+            dim = "245 dim"
+            header = "black on bright-white bold underline"
+            selection = "fg #112233, bg 17 reverse"
+            error = 'BrightRed'
+            logText = 208
+            title = { fg = "#50fa7b", bg = 17, bold = true, underline = false }
+            """, file: "t.toml", base: nil)
         #expect(theme[.text] == ThemeStyle())
         #expect(theme[.dim] == ThemeStyle(.indexed(245), on: .default, [.dim]))
         #expect(theme[.header] == ThemeStyle(.ansi(0), on: .ansi(15), [.bold, .underline]))
         #expect(theme[.selection] == ThemeStyle(.rgb(0x11, 0x22, 0x33), on: .indexed(17), [.reverse]))
         #expect(theme[.error] == ThemeStyle(.ansi(9)))
-        #expect(theme.styles.count == 5)
+        #expect(theme[.logText] == ThemeStyle(.indexed(208)))
+        #expect(theme[.title] == ThemeStyle(.rgb(0x50, 0xfa, 0x7b), on: .indexed(17), [.bold]))
+        #expect(theme.styles.count == 7)
     }
 
     @Test func omittedRolesComeFromTheDefault() throws {
-        let theme = try ThemeParser.parse("text = red\n", file: "partial.theme")
+        let theme = try ThemeParser.parse("text = \"red\"\n", file: "partial.toml")
         #expect(theme[.text] == ThemeStyle(.ansi(1)))
         #expect(theme[.barFill] == Theme.builtInDefault[.barFill])
     }
 
     /// Invalid fixtures: the error names file and line, says what is wrong, and teaches the format.
     @Test(arguments: [
-        ("bad-colour.theme", "text = #f8f8f2\nbarFill = #12345\n", 2, "bad colour or attribute `#12345`"),
-        ("missing-equals.theme", "# header\n\nstateRunning #50fa7b\n", 3, "missing `=`"),
-        ("unknown-role.theme", "text = red\nstateRuning = green\n", 2, "unknown role `stateRuning` (did you mean `stateRunning`?)"),
-        ("empty-value.theme", "dim =\n", 1, "no colour given for `dim`"),
-        ("dangling-on.theme", "header = white on\n", 1, "`on` must be followed by a colour"),
-        ("index-range.theme", "text = 256\n", 1, "bad colour or attribute `256`"),
-        ("two-colours.theme", "text = red green\n", 1, "bad colour or attribute `green`"),
+        ("bad-colour.toml", "text = \"#f8f8f2\"\nbarFill = \"#12345\"\n", 2, "bad colour or attribute `#12345`"),
+        ("missing-equals.toml", "# header\n\nstateRunning \"#50fa7b\"\n", 3, "not valid TOML"),
+        ("unknown-role.toml", "text = \"red\"\nstateRuning = \"green\"\n", 2, "unknown role `stateRuning` (did you mean `stateRunning`?)"),
+        ("empty-value.toml", "dim = \"\"\n", 1, "no colour given for `dim`"),
+        ("dangling-on.toml", "header = \"white on\"\n", 1, "`on` must be followed by a colour"),
+        ("index-range.toml", "text = 256\n", 1, "bad colour `256`"),
+        ("two-colours.toml", "text = \"red green\"\n", 1, "bad colour or attribute `green`"),
+        ("unquoted-old-format.theme", "text = #f8f8f2\n", 1, "not valid TOML"),
+        ("wrong-type.toml", "# x\ntext = true\n", 2, "must be a string, a colour index or an inline table, got a boolean"),
+        ("table-field.toml", "text = \"red\"\nheader = { fg = \"red\", blink = true }\n", 2, "unknown style field `blink` in `header`"),
+        ("table-bool.toml", "header = { bold = \"yes\" }\n", 1, "`header.bold` must be true or false"),
+        ("duplicate-role.toml", "text = \"red\"\ntext = \"blue\"\n", 2, "not valid TOML"),
+        ("nul.toml", "text = \"red\"\n\0\n", 2, "NUL byte"),
+        ("table-header.toml", "text = \"red\"\n\n[roles]\ndim = \"red\"\n", 3, "unknown role `roles`"),
     ])
     func invalidThemes(file: String, text: String, line: Int, message: String) {
         #expect {
@@ -72,7 +83,7 @@ import Testing
             guard let e = error as? ThemeError else { return false }
             let d = e.description
             return e.file == file && e.line == line && d.contains(message) && d.hasPrefix("\(file):\(line): ")
-                && d.contains("expected `role = colour [on colour]")
+                && d.contains("expected TOML `role = \"colour [on colour]")
         }
     }
 
@@ -122,8 +133,12 @@ import Testing
         #expect(locator.searchDirectories() == [
             "/home/u/cfg/transfertop/themes", "/src/repo/.build/share/transfertop/themes", "/src/repo/themes",
         ])
-        #expect(locator.candidates(for: "light").first == "/home/u/cfg/transfertop/themes/light.theme")
+        #expect(locator.candidates(for: "light").prefix(3) == [
+            "/home/u/cfg/transfertop/themes/light.toml", "/home/u/cfg/transfertop/themes/light.theme",
+            "/src/repo/.build/share/transfertop/themes/light.toml",
+        ])
         #expect(locator.candidates(for: "./my.theme") == ["./my.theme"])
+        #expect(locator.candidates(for: "my.toml") == ["my.toml"])
         let noXDG = ThemeLocator(environment: ["HOME": "/h"], executablePath: "/usr/local/bin/transfertop",
                                  currentDirectory: "/", isDirectory: { _ in false })
         #expect(noXDG.searchDirectories() == ["/h/.config/transfertop/themes", "/usr/local/share/transfertop/themes"])
@@ -132,20 +147,22 @@ import Testing
     @Test func brokenOrMissingThemesFallBackToTheDefault() {
         let locator = ThemeLocator(environment: [:], executablePath: "/opt/tt/bin/transfertop", currentDirectory: nil,
                                    isDirectory: { _ in false })
-        let files = ["/opt/tt/share/transfertop/themes/broken.theme": "text = red\noops\n",
-                     "/opt/tt/share/transfertop/themes/light.theme": "text = blue\n"]
+        let files = ["/opt/tt/share/transfertop/themes/broken.toml": "text = \"red\"\noops\n",
+                     "/opt/tt/share/transfertop/themes/light.toml": "text = \"blue\"\n",
+                     "/opt/tt/share/transfertop/themes/old.theme": "text = \"green\"\n"]
         let broken = ThemeLoader.load("broken", locator: locator, readFile: { files[$0] })
         #expect(broken.theme == Theme.builtInDefault)
-        #expect(broken.warning?.contains("/opt/tt/share/transfertop/themes/broken.theme:2: missing `=`") == true)
+        #expect(broken.warning?.contains("/opt/tt/share/transfertop/themes/broken.toml:2: not valid TOML") == true)
         let light = ThemeLoader.load("light", locator: locator, readFile: { files[$0] })
         #expect(light.warning == nil)
         #expect(light.theme[.text] == ThemeStyle(.ansi(4)))
+        #expect(ThemeLoader.load("old", locator: locator, readFile: { files[$0] }).theme[.text] == ThemeStyle(.ansi(2)))
         let missing = ThemeLoader.load("nope", locator: locator, readFile: { files[$0] })
         #expect(missing.warning?.hasPrefix("theme `nope` not found") == true)
         #expect(ThemeLoader.load("default", locator: locator, readFile: { _ in nil }).warning == nil)
         let names = ThemeLoader.availableNames(locator: ThemeLocator(environment: ["HOME": "/h"], executablePath: nil,
                                                                      currentDirectory: nil, isDirectory: { _ in true }),
-                                               list: { _ in ["light.theme", "README", "default.theme"] })
-        #expect(names == ["default", "light"])
+                                               list: { _ in ["light.toml", "README", "default.toml", "old.theme", ".toml"] })
+        #expect(names == ["default", "light", "old"])
     }
 }

@@ -63,7 +63,7 @@ enum Preflight {
         return Set(urls.map { plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: $0) })
     }
 
-    /// keys.conf: one bad line is an error naming file and line, before any transfer (it used
+    /// keys.toml: one bad line is an error naming file and line, before any transfer (it used
     /// to turn the whole file off silently once the monitor was up).
     static func checkKeyBindings(environment: [String: String]) throws(UsageError) {
         guard let path = KeyBindingParser.configPath(environment: environment),

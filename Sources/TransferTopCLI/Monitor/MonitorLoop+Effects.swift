@@ -82,11 +82,10 @@ extension MonitorLoop {
         if let w = result.warning { model.statusMessage = w }
     }
 
-    /// Key bindings from `$XDG_CONFIG_HOME/transfertop/keys.conf`, if present.
+    /// Key bindings from `$XDG_CONFIG_HOME/transfertop/keys.toml`, if present.
     func loadBindings() {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? "") + "/.config"
-        let path = base + "/transfertop/keys.conf"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        guard let path = KeyBindingParser.configPath(environment: environment),
+              let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
         do { bindings = try KeyBindingParser.parse(text, file: path) } catch {
             model.statusMessage = "\(error) — using the default keys"
         }

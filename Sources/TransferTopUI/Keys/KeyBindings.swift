@@ -33,45 +33,49 @@ public struct KeyBindingError: Error, Sendable, Equatable, CustomStringConvertib
     public var line: Int
     public var message: String
 
-    public static let format = "expected `key = action-name` (or `key = none` to unbind), e.g. `x = cancel`"
+    public static let format = "expected TOML `key = \"action-name\"` (or `key = \"none\"` to unbind), "
+        + "e.g. `x = \"cancel\"`; quote keys that are not letters, digits or dashes: `\"?\" = \"help\"`"
 
     public var description: String { "\(file):\(line): \(message); \(Self.format)" }
 }
 
-/// Parses key-binding files: `# comments` and `key = action-name` lines over the defaults.
+/// Parses key-binding files (TOML 1.0, docs/keys.md): `key = "action-name"` over the defaults.
 public enum KeyBindingParser {
     public static func parse(_ text: String, file: String, base: KeyBindings = .defaults) throws(KeyBindingError) -> KeyBindings {
+        let document: ConfigDocument
+        do { document = try ConfigDocument.parse(text) } catch {
+            throw KeyBindingError(file: file, line: error.line, message: "not valid TOML: \(error.message)")
+        }
         var bindings = base
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = stripComment(String(raw))
-            if line.isEmpty { continue }
-            let fail = { (m: String) in KeyBindingError(file: file, line: offset + 1, message: m) }
-            let (key, action) = try parseLine(line, fail: fail)
+        for keyName in document.root.keys {
+            let fail = { (m: String) in KeyBindingError(file: file, line: document.line(of: keyName), message: m) }
+            let (key, action) = try binding(keyName, document.root[keyName]!, fail: fail)
             bindings.bind(key, to: action)
         }
         return bindings
     }
 
-    /// `#` at the start of a line, or after a space, starts a comment (the `#` key is `hash`).
-    static func stripComment(_ raw: String) -> String {
-        let line = raw.trimmingCharacters(in: .whitespaces)
-        if line.hasPrefix("#") { return "" }
-        guard let r = line.range(of: " #") ?? line.range(of: "\t#") else { return line }
-        return line[..<r.lowerBound].trimmingCharacters(in: .whitespaces)
+    /// The key-bindings file: `$XDG_CONFIG_HOME/transfertop/keys.toml` (or under
+    /// `~/.config`); `keys.conf`, its name before it was TOML, when only that one exists.
+    public static func configPath(environment: [String: String],
+                                  exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String? {
+        let base: String
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else if let home = environment["HOME"], !home.isEmpty {
+            base = home + "/.config"
+        } else {
+            return nil
+        }
+        let path = base + "/transfertop/keys.toml", legacy = base + "/transfertop/keys.conf"
+        return !exists(path) && exists(legacy) ? legacy : path
     }
 
-    /// `$XDG_CONFIG_HOME/transfertop/keys.conf`, or `~/.config/transfertop/keys.conf`.
-    public static func configPath(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/transfertop/keys.conf" }
-        return environment["HOME"].map { $0 + "/.config/transfertop/keys.conf" }
-    }
-
-    static func parseLine(_ line: String, fail: (String) -> KeyBindingError) throws(KeyBindingError) -> (Key, Action?) {
-        // The key may itself be `=` only when spelt `equals`, so the first `=` splits.
-        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(SafeQuote.quote(line, limit: 40))\"") }
-        let keyName = line[..<eq].trimmingCharacters(in: .whitespaces)
-        let actionName = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+    static func binding(_ keyName: String, _ value: ConfigValue, fail: (String) -> KeyBindingError) throws(KeyBindingError) -> (Key, Action?) {
         guard let key = Key(name: keyName) else { throw fail("unknown key `\(SafeQuote.quote(keyName, limit: 40))`") }
+        guard case .string(let actionName) = value else {
+            throw fail("the action for `\(SafeQuote.quote(keyName, limit: 40))` must be a string, got \(value.typeName)")
+        }
         if actionName == "none" { return (key, nil) }
         guard let action = Action(rawValue: actionName) else {
             let names = Action.allCases.map(\.rawValue).joined(separator: ", ")

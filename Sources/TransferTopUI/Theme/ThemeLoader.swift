@@ -61,8 +61,8 @@ public enum ThemeLoader {
                                       list: (String) -> [String] = listDirectory) -> [String] {
         var names = ["default"]
         for dir in locator.searchDirectories() {
-            for file in list(dir).sorted() where file.hasSuffix(".theme") {
-                let name = String(file.dropLast(6))
+            for file in list(dir).sorted() where ThemeLocator.isThemeFileName(file) {
+                let name = ThemeParser.themeName(file)
                 if !names.contains(name) { names.append(name) }
             }
         }

@@ -29,11 +29,19 @@ public struct ThemeLocator: Sendable {
         return dirs.filter { seen.insert($0).inserted }
     }
 
-    /// Candidate files for `nameOrPath`: a value with a `/` or ending in `.theme` is a path
-    /// and is the only candidate; a name is `<dir>/<name>.theme` in every search directory.
+    /// Candidate files for `nameOrPath`: a value with a `/` or ending in `.toml` (or the
+    /// legacy `.theme`) is a path and is the only candidate; a name is `<dir>/<name>.toml`, then
+    /// `<dir>/<name>.theme`, in every search directory.
     public func candidates(for nameOrPath: String) -> [String] {
-        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".theme") { return [nameOrPath] }
-        return searchDirectories().map { "\($0)/\(nameOrPath).theme" }
+        if nameOrPath.contains("/") || Self.isThemeFileName(nameOrPath) { return [nameOrPath] }
+        return searchDirectories().flatMap { ["\($0)/\(nameOrPath).toml", "\($0)/\(nameOrPath).theme"] }
+    }
+
+    /// Theme files end in `.toml`; `.theme` is what they were called before they were TOML.
+    public static let fileSuffixes = [".toml", ".theme"]
+
+    public static func isThemeFileName(_ name: String) -> Bool {
+        fileSuffixes.contains { name.hasSuffix($0) && name.count > $0.count }
     }
 
     /// `$XDG_CONFIG_HOME/transfertop/themes`, or `~/.config/transfertop/themes`.

@@ -7,35 +7,71 @@ public struct ThemeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var message: String
 
-    public static let format = "expected `role = colour [on colour] [bold|dim|italic|underline|reverse]`, "
+    public static let format = "expected TOML `role = \"colour [on colour] [bold|dim|italic|underline|reverse]\"` "
+        + "or `role = { fg = \"colour\", bg = \"colour\", bold = true }`, "
         + "where colour is #rrggbb, 0-255, a name (black red green yellow blue magenta cyan white, "
         + "bright-black … bright-white) or default"
 
     public var description: String { "\(file):\(line): \(message); \(Self.format)" }
 }
 
-/// Parses `.theme` files: `# comments` and `role = colour [on colour] [attributes]` lines.
+/// Parses theme files (TOML 1.0, docs/themes.md): one key per role, its value a style string
+/// `"fg [on bg] [attributes]"`, a 256-colour index, or an inline table `{ fg, bg, bold, ... }`.
 public enum ThemeParser {
     /// Parses `text`; roles it leaves out come from `base` (the built-in default unless nil).
     public static func parse(_ text: String, file: String, base: Theme? = Theme.builtInDefault) throws(ThemeError) -> Theme {
+        let document: ConfigDocument
+        do { document = try ConfigDocument.parse(text) } catch {
+            throw ThemeError(file: file, line: error.line, message: "not valid TOML: \(error.message)")
+        }
         var styles = base?.styles ?? [:]
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = stripComment(String(raw))
-            if line.isEmpty { continue }
-            let fail = { (message: String) in ThemeError(file: file, line: offset + 1, message: message) }
-            let (role, style) = try parseLine(line, fail: fail)
-            styles[role] = style
+        for key in document.root.keys {
+            let fail = { (message: String) in ThemeError(file: file, line: document.line(of: key), message: message) }
+            guard let role = StyleRole(rawValue: key) else { throw fail(unknownRole(key)) }
+            styles[role] = try style(document.root[key]!, key: key, fail: fail)
         }
         return Theme(name: themeName(file), styles: styles)
     }
 
-    static func parseLine(_ line: String, fail: (String) -> ThemeError) throws(ThemeError) -> (StyleRole, ThemeStyle) {
-        guard let eq = line.firstIndex(of: "=") else { throw fail("missing `=` in \"\(SafeQuote.quote(line, limit: 40))\"") }
-        let key = line[..<eq].trimmingCharacters(in: .whitespaces)
-        guard let role = StyleRole(rawValue: key) else { throw fail(unknownRole(key)) }
-        let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-        guard !value.isEmpty else { throw fail("no colour given for `\(key)`") }
-        return (role, try parseStyle(value, fail: fail))
+    static func style(_ value: ConfigValue, key: String, fail: (String) -> ThemeError) throws(ThemeError) -> ThemeStyle {
+        switch value {
+        case .string(let text):
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("no colour given for `\(key)`") }
+            return try parseStyle(text, fail: fail)
+        case .integer(let index):
+            return ThemeStyle(try colour(String(index), after: key, fail: fail))
+        case .table(let table):
+            return try tableStyle(table, key: key, fail: fail)
+        default:
+            throw fail("`\(key)` must be a string, a colour index or an inline table, got \(value.typeName)")
+        }
+    }
+
+    /// `{ fg = "#fff", bg = "blue", bold = true }`.
+    static func tableStyle(_ table: ConfigTable, key: String, fail: (String) -> ThemeError) throws(ThemeError) -> ThemeStyle {
+        var style = ThemeStyle()
+        for field in table.keys {
+            let value = table[field]!
+            switch field {
+            case "fg", "bg":
+                let text: String
+                switch value {
+                case .string(let s): text = s
+                case .integer(let i): text = String(i)
+                default: throw fail("`\(key).\(field)` must be a colour, got \(value.typeName)")
+                }
+                let c = try colour(text, after: field, fail: fail)
+                if field == "fg" { style.foreground = c } else { style.background = c }
+            default:
+                guard let attribute = TextAttribute(rawValue: field) else {
+                    let names = ["fg", "bg"] + TextAttribute.allCases.map(\.rawValue)
+                    throw fail("unknown style field `\(SafeQuote.quote(field, limit: 40))` in `\(key)` (fields: \(names.joined(separator: ", ")))")
+                }
+                guard case .bool(let on) = value else { throw fail("`\(key).\(field)` must be true or false, got \(value.typeName)") }
+                if on { style.attributes.insert(attribute) }
+            }
+        }
+        return style
     }
 
     /// `fg [on bg] [attributes]`; `fg X` and `bg X` (comma separated or not) are accepted too.
@@ -63,7 +99,7 @@ public enum ThemeParser {
 
     static func colour(_ token: String?, after keyword: String, fail: (String) -> ThemeError) throws(ThemeError) -> ThemeColor {
         guard let token else { throw fail("`\(keyword)` must be followed by a colour") }
-        guard let c = ThemeColor(parsing: token) else { throw fail("bad colour `\(token)`") }
+        guard let c = ThemeColor(parsing: token) else { throw fail("bad colour `\(SafeQuote.quote(token, limit: 40))`") }
         return c
     }
 
@@ -73,22 +109,11 @@ public enum ThemeParser {
         return "unknown role `\(SafeQuote.quote(key, limit: 40))`\(hint)"
     }
 
-    /// A `#` that starts the line, or that follows a space and is followed by a space or the
-    /// end, starts a comment; `#50fa7b` is a colour.
-    static func stripComment(_ line: String) -> String {
-        let chars = Array(line)
-        for i in chars.indices where chars[i] == "#" {
-            let starts = i == 0 || chars[i - 1] == " " || chars[i - 1] == "\t"
-            let isComment = chars[..<i].allSatisfy(\.isWhitespace) || (starts && (i + 1 == chars.count || chars[i + 1].isWhitespace))
-            if isComment { return String(chars[..<i]).trimmingCharacters(in: .whitespaces) }
-        }
-        return line.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// `themes/light.theme` → `light`.
+    /// `themes/light.toml` → `light` (the legacy `.theme` suffix too).
     static func themeName(_ file: String) -> String {
         let last = file.split(separator: "/").last.map(String.init) ?? file
-        return last.hasSuffix(".theme") ? String(last.dropLast(6)) : last
+        for suffix in [".toml", ".theme"] where last.hasSuffix(suffix) { return String(last.dropLast(suffix.count)) }
+        return last
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {

@@ -1,0 +1,150 @@
+import Foundation
+import TransferModel
+
+/// Refuses the few malformed inputs on which toml++ 3.4 (inside TOMLKit 0.6.0) breaks its own
+/// preconditions instead of reporting an error: a debug build aborts on an assertion, a release
+/// build assumes the impossible (undefined behaviour). Found by `NoCrashPropertyTests`:
+/// - a table header whose `[` or `[[` is followed by anything but a key or `]` (`[[[x]]]`,
+///   `[=`, `[` then a line break) — toml++ PR #301 fixes it upstream;
+/// - an array element that starts with a value terminator (`[}`, `[1, }`, a Unicode line
+///   separator after `[`).
+/// This is not a TOML parser: it follows strings, comments and brackets only far enough to
+/// find those two spots; everything else is toml++'s to judge. Valid TOML is never refused.
+enum TOMLPrecheck {
+    static func firstUnsafeSpot(_ text: String) -> ConfigSyntaxError? {
+        var scanner = Scanner(Array(text.unicodeScalars))
+        return scanner.run()
+    }
+
+    struct Scanner {
+        let s: [Unicode.Scalar]
+        var i = 0
+        var line = 1, lineStart = 0
+        /// Open `[` (arrays) and `{` (inline tables) of the value being read.
+        var stack: [Unicode.Scalar] = []
+
+        init(_ s: [Unicode.Scalar]) { self.s = s }
+
+        var atEnd: Bool { i >= s.count }
+        func peek(_ k: Int = 0) -> Unicode.Scalar? { i + k < s.count ? s[i + k] : nil }
+
+        mutating func advance() {
+            if s[i] == "\n" { line += 1; lineStart = i + 1 }
+            i += 1
+        }
+
+        func fail(_ message: String) -> ConfigSyntaxError {
+            ConfigSyntaxError(line: line, column: i - lineStart + 1, message: message)
+        }
+
+        func describe(_ c: Unicode.Scalar?) -> String {
+            guard let c else { return "the end" }
+            if c == "\n" || c == "\r" { return "the end of the line" }
+            return "'" + SafeQuote.quote(String(c), limit: 8) + "'"
+        }
+
+        mutating func run() -> ConfigSyntaxError? {
+            var atStatementStart = true
+            if peek() == "\u{FEFF}" { advance() }  // toml++ skips a byte-order mark
+            while !atEnd {
+                let c = s[i]
+                if c == " " || c == "\t" { advance(); continue }
+                if c == "\n" { atStatementStart = stack.isEmpty; advance(); continue }
+                if c == "#" { skipComment(); continue }
+                if c == "\"" || c == "'" { skipString(); atStatementStart = false; continue }
+                if atStatementStart && stack.isEmpty && c == "[" {
+                    if let bad = checkHeader() { return bad }
+                    skipLine()
+                    continue
+                }
+                atStatementStart = false
+                switch c {
+                case "[", "{":
+                    stack.append(c)
+                    advance()
+                    if c == "[", let bad = checkElementStart() { return bad }
+                case "]", "}":
+                    if !stack.isEmpty { stack.removeLast() }
+                    advance()
+                case ",":
+                    advance()
+                    if stack.last == "[", let bad = checkElementStart() { return bad }
+                case "=":
+                    advance()
+                    while let c = peek(), c == " " || c == "\t" { advance() }
+                    if let bad = checkDateTime() { return bad }
+                default:
+                    advance()
+                }
+            }
+            return nil
+        }
+
+        /// After `[` or `[[` and spaces: a key's first character or `]`.
+        mutating func checkHeader() -> ConfigSyntaxError? {
+            advance()
+            if peek() == "[" { advance() }
+            while let c = peek(), c == " " || c == "\t" { advance() }
+            guard let c = peek() else { return nil }  // the document's end: toml++ reports it
+            let isKeyStart = (c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c))) || "_-\"']".unicodeScalars.contains(c)
+            return isKeyStart ? nil : fail("a table header must start with a key, saw \(describe(c))")
+        }
+
+        /// After an array's `[` or `,`: spaces, line breaks and comments, then a value or `]`.
+        mutating func checkElementStart() -> ConfigSyntaxError? {
+            while let c = peek() {
+                if c == " " || c == "\t" || c == "\n" || (c == "\r" && peek(1) == "\n") { advance(); continue }
+                if c == "#" { skipComment(); continue }
+                break
+            }
+            guard let c = peek() else { return nil }
+            let printable = c.isASCII && c.value > 0x20 && c.value < 0x7F
+            return printable && c != "}" ? checkDateTime() : fail("expected a value in the array, saw \(describe(c))")
+        }
+
+        /// At a value's start: `YYYY-MM-DDT` (or `t`) must be followed by a digit of the time.
+        func checkDateTime() -> ConfigSyntaxError? {
+            let digit = { (k: Int) in peek(k).map { ("0"..."9").contains($0) } ?? false }
+            guard (0..<4).allSatisfy(digit), peek(4) == "-", digit(5), digit(6), peek(7) == "-", digit(8), digit(9),
+                  peek(10) == "T" || peek(10) == "t", !digit(11) else { return nil }
+            return fail("expected the time after the date's \(describe(peek(10))), saw \(describe(peek(11)))")
+        }
+
+        mutating func skipComment() {
+            while let c = peek(), c != "\n" { advance() }
+        }
+
+        mutating func skipLine() {
+            while let c = peek(), c != "\n" {
+                if c == "\"" || c == "'" { skipString() } else { advance() }
+            }
+        }
+
+        /// A basic or literal string, one-line or multi-line; a closing triple quote may be
+        /// followed by up to two more quotes that belong to the content (`"""a""""`).
+        mutating func skipString() {
+            let q = s[i]
+            let triple = peek(1) == q && peek(2) == q
+            advance()
+            if triple {
+                advance(); advance()
+                while !atEnd {
+                    if q == "\"" && s[i] == "\\" { advance(); if !atEnd { advance() }; continue }
+                    if s[i] == q && peek(1) == q && peek(2) == q {
+                        advance(); advance(); advance()
+                        var extra = 0
+                        while extra < 2 && peek() == q { advance(); extra += 1 }
+                        return
+                    }
+                    advance()
+                }
+                return
+            }
+            while let c = peek(), c != "\n" {
+                if q == "\"" && c == "\\" { advance(); if !atEnd && peek() != "\n" { advance() }; continue }
+                advance()
+                if c == q { return }
+            }
+        }
+    }
+}
