@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // Job files, themes and key bindings are TOML 1.0 (issue 15): toml++ through TOMLKit.
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // Tests read our CSV exports back with an RFC 4180 reader we did not write.
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -50,7 +52,7 @@ let package = Package(
         // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [.product(name: "CSV", package: "CSV.swift")], path: "Tests/TestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),

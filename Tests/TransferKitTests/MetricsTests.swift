@@ -223,7 +223,7 @@ import Testing
         let session = TransferSession(configuration: ephemeralConfig())
         _ = try await session.data(from: url("\(server.httpBase)/redirect/1?token=s3cret"))
         let csv = TransactionCSV.csv([session.snapshot()].flatMap(\.tasks))
-        let rows = try CSVParser.parse(csv)
+        let rows = try CSVRead.records(csv)
         #expect(rows.count == 3, "header + 2 hops")
         #expect(rows[0].prefix(4) == ["session", "task_id", "task_kind", "hop"])
         #expect(!csv.contains("s3cret"))

@@ -32,7 +32,7 @@ import Testing
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/100000 (1)"))
         #expect(data == Data(LoopbackServer.body(size: 100000, seed: 3)))
         #expect(FileManager.default.fileExists(atPath: dir + "/0"))
-        let rows = try CSVParserShim.parse(String(contentsOfFile: csv, encoding: .utf8))
+        let rows = try CSVRead.records(String(contentsOfFile: csv, encoding: .utf8))
         #expect(rows.count >= 1 + 4)  // header + 1 + 3 hops
         #expect(try String(contentsOfFile: har, encoding: .utf8).contains("\"version\""))
     }
@@ -85,9 +85,6 @@ import Testing
 }
 
 import TransferKit
-enum CSVParserShim {
-    static func parse(_ text: String) throws -> [[String]] { try CSVParser.parse(text) }
-}
 
 @Suite(.serialized) struct InterruptTests {
     /// Ctrl-C mid-download keeps resume data; the same command again finishes byte-exact

@@ -159,7 +159,7 @@ struct Tmux: Sendable {
         let csvs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }
         #expect(csvs.count == 1)
         if let csv = csvs.first {
-            let rows = try CSVParser.parse(try String(contentsOfFile: dir + "/" + csv, encoding: .utf8))
+            let rows = try CSVRead.records(try String(contentsOfFile: dir + "/" + csv, encoding: .utf8))
             #expect(rows.count >= 2 && rows.allSatisfy { $0.count == rows[0].count })
         }
 
