@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // Tests read our CSV exports back with an RFC 4180 reader we did not write.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        // `--prometheus`: /metrics in the Prometheus text format (issue 15).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -45,7 +47,10 @@ let package = Package(
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
         .target(name: "TransferTopUI", dependencies: ["TransferModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The command line, line mode, ncurses backend and demo, as a testable library.
-        .target(name: "TransferTopCLI", dependencies: ["TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses"]),
+        .target(name: "TransferTopCLI", dependencies: [
+            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ] + nio),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
         // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
         .executableTarget(name: "transferbench", dependencies: ["TransferKit"]),

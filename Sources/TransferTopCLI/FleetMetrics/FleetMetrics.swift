@@ -1,0 +1,90 @@
+import Foundation
+import Prometheus
+import Synchronization
+import TransferKit
+
+/// What `--prometheus` serves at /metrics (issue 15): tasks by state, bytes moved, outcomes,
+/// and histograms of the network phases labelled by host and protocol — for users who watch
+/// many machines in Prometheus/Grafana instead of one terminal. Fed by the Runner: each engine
+/// event costs a dictionary update, each finished task a few histogram records.
+public final class FleetMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    /// Each task's last state, for the `transfertop_tasks{state}` gauges.
+    private let states = Mutex<[TaskID: TaskState]>([:])
+    private let stateGauges: [TaskState: Gauge]
+    private let received: Counter
+    private let sent: Counter
+
+    /// Seconds, from a loopback handshake (0.5 ms) to a slow far server (10 s).
+    static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    static let phases = ["dns", "connect", "tls", "ttfb"]
+
+    static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "transfertop", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    // Computed, not stored: the package's descriptor type is not Sendable.
+    static var tasks: MetricNameDescriptor { name("tasks", "", "Tasks in each state (suspended, running, canceling, completed).") }
+    static var finished: MetricNameDescriptor {
+        name("tasks_finished", "total", "Finished tasks by outcome: ok, http_error (4xx/5xx), cancelled, error.")
+    }
+    static func phaseName(_ phase: String) -> MetricNameDescriptor {
+        name(phase, "seconds", "Time of the \(phase) phase per transaction, labelled by host and protocol.")
+    }
+
+    public init() {
+        var gauges: [TaskState: Gauge] = [:]
+        for state in TaskState.allCases {
+            gauges[state] = registry.makeGauge(descriptor: Self.tasks, labels: [("state", state.rawValue)])
+        }
+        stateGauges = gauges
+        received = registry.makeCounter(descriptor: Self.name("bytes_received", "total", "Response body bytes received."))
+        sent = registry.makeCounter(descriptor: Self.name("bytes_sent", "total", "Request body bytes sent."))
+    }
+
+    /// An engine event: state changes move a task between gauges, progress adds bytes.
+    public func observe(_ event: TransferEvent) {
+        switch event.kind {
+        case .taskStateChanged(let state):
+            guard let task = event.taskIdentifier else { return }
+            let id = TaskID(session: event.sessionID, task: task)
+            // A completed task leaves the table (nothing follows completion): a 100,000-URL run
+            // keeps only the live tasks here.
+            let old = states.withLock { states in
+                state == .completed ? states.removeValue(forKey: id) : states.updateValue(state, forKey: id)
+            }
+            if let old { stateGauges[old]?.decrement() }
+            stateGauges[state]?.increment()
+        case .progress(let r, let s):
+            if r > 0 { received.increment(by: r) }
+            if s > 0 { sent.increment(by: s) }
+        default:
+            break
+        }
+    }
+
+    /// A finished task: its outcome, and every hop's phases in the histograms.
+    public func record(_ task: TaskSnapshot) {
+        registry.makeCounter(descriptor: Self.finished, labels: [("outcome", Self.outcome(task))]).increment()
+        let hops = task.metrics.transactionMetrics
+        for i in hops.indices {
+            let hop = hops[i]
+            let timings = TransactionTimings(hop, transactionEnd: task.metrics.transactionEnd(at: i))
+            let labels = [("host", URL(string: hop.url)?.host ?? "unknown"),
+                          ("protocol", hop.networkProtocolName?.lowercased() ?? "unknown")]
+            for (phase, ms) in zip(Self.phases, [timings.dnsMs, timings.connectMs, timings.tlsMs, timings.ttfbMs]) {
+                guard let ms else { continue }
+                registry.makeValueHistogram(descriptor: Self.phaseName(phase), labels: labels, buckets: Self.buckets).record(ms / 1000)
+            }
+        }
+    }
+
+    static func outcome(_ task: TaskSnapshot) -> String {
+        if let error = task.error { return error.code == .cancelled ? "cancelled" : "error" }
+        if let status = task.statusCode, status >= 400 { return "http_error" }
+        return "ok"
+    }
+
+    /// The Prometheus text exposition format.
+    public func text() -> String { registry.emitToString() }
+}
