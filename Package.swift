@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // Property-based tests (issue 9: random input never crashes a parser).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The command line: parsing, help, completions, man page (issue 15).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -41,7 +43,12 @@ let package = Package(
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
         .target(name: "TransferTopUI", dependencies: ["TransferModel"]),
         // The command line, line mode, ncurses backend and demo, as a testable library.
-        .target(name: "TransferTopCLI", dependencies: ["TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses"]),
+        .target(name: "TransferTopCLI", dependencies: [
+            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], plugins: ["VersionStamp"]),
+        // `transfertop --version`: git describe (or VERSION, or "unknown") stamped at build time.
+        .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
         // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
         .executableTarget(name: "transferbench", dependencies: ["TransferKit"]),
@@ -57,6 +64,6 @@ let package = Package(
         .testTarget(name: "TransferTopCLITests", dependencies: [
             "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
+        ], exclude: ["Golden"]),
     ]
 )

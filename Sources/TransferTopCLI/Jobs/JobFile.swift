@@ -175,7 +175,7 @@ struct JobBuilder {
         }
         guard let (urlText, urlLine) = string("url") else { throw fail(p.line, "url", "missing (every task needs a url)") }
         let url: URL
-        do { url = try ArgumentParser.checkURL(urlText) } catch { throw fail(urlLine, "url", error.reason) }
+        do { url = try URLCheck.checkURL(urlText) } catch { throw fail(urlLine, "url", error.reason) }
         var file: String? = nil
         if let (f, l) = string("file") {
             guard kind == .upload else { throw fail(l, "file", "only upload tasks take a file") }

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import TransferTopCLI
+
+/// The help argument-parser writes from our declarations, at a fixed width (COLUMNS=80), is
+/// the golden text: a change to an option's name or help shows as a diff to review.
+@Suite struct HelpGoldenTests {
+    static let commands: [(args: [String], golden: String)] = [
+        (["--help"], "help"),
+        (["demo", "--help"], "help-demo"),
+        (["clean", "--help"], "help-clean"),
+        (["help", "run"], "help-run"),
+    ]
+
+    @Test func helpOfEveryCommand() throws {
+        for c in Self.commands {
+            guard case .print(let text) = try TransferTopCommand.command(from: c.args, columns: 80) else {
+                Issue.record("\(c.args) did not print help"); continue
+            }
+            Golden.check(text, c.golden)
+        }
+    }
+
+    /// The binary prints the same text on stdout and exits 0, for `-h` as for `--help`.
+    @Test func binaryPrintsHelp() async throws {
+        let expected = try String(contentsOf: Golden.directory.appendingPathComponent("help.txt"), encoding: .utf8)
+        for flag in ["--help", "-h"] {
+            let r = try await Run.binary([flag], environment: ["COLUMNS": "80"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+            #expect(r.stdout == expected + "\n" || r.stdout == expected)
+        }
+    }
+
+    /// Every option the root declares is listed in `--help` (nothing hidden by accident).
+    @Test func everyOptionIsInTheHelp() throws {
+        let info = try ToolInfo.decode(TransferTopCommand._dumpHelp())
+        let help = TransferTopCommand.helpMessage(columns: 80)
+        for a in info.command.arguments ?? [] where a.kind != .positional {
+            for n in a.names ?? [] { #expect(help.contains(n.spelled), "\(n.spelled) not in --help") }
+        }
+    }
+}
