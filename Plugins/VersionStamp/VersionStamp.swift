@@ -5,7 +5,7 @@ import PackagePlugin
 /// User-Agent): `scripts/version-stamp` writes `BuildVersion.swift` from `git describe`, or a
 /// `VERSION` file in a tarball without `.git`, or "unknown". A prebuild command, so it runs on
 /// every build and sees a new commit or tag; the script rewrites the file only when the
-/// version changed, so an unchanged version recompiles nothing. DECISIONS 32.
+/// version changed, so an unchanged version recompiles nothing. DECISIONS 36.
 @main
 struct VersionStamp: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -25,6 +25,7 @@ import TransferKit
         #expect(String(m.2) == Libcurl.version)
         // The tests run in a git checkout (CI clones): the stamp is its commit or tag.
         let expected = try #require(try await Self.describe(), "not a git checkout")
+        // (After a commit, `swift test --skip-build` runs a binary stamped with the commit before.)
         #expect(Self.clean(String(m.1)) == Self.clean(expected))
     }
 

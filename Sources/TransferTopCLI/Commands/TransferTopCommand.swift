@@ -11,6 +11,7 @@ import ArgumentParser
 /// with a `ParsableCommand` that also conforms to `CommandPlanning`, listed in `subcommands`
 /// below, a case in `Command` and its line in `TransferTopMain`. Its own options must not
 /// reuse a root option's name: the root reads those wherever they stand.
+/// DECISIONS 35.
 public struct TransferTopCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "transfertop",

@@ -1,7 +1,7 @@
 /// `docs/man/transfertop.1`, written from the same declarations as `--help` (argument-parser's
 /// ToolInfo dump), so the two cannot drift: `ManualPageTests` fails when the committed page is
 /// not what this renders (`RECORD=1` rewrites it). man(7) macros, no date and no version in
-/// the header, so the page changes only when the command line does. DECISIONS 33.
+/// the header, so the page changes only when the command line does. DECISIONS 37.
 enum ManualPage {
     static func render(_ info: ToolInfo) -> String {
         let root = info.command
