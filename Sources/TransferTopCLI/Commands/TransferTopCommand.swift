@@ -16,10 +16,11 @@ public struct TransferTopCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "transfertop",
         abstract: "A terminal transfer monitor over TransferKit.",
+        // One line each, so the usage fits 80 columns; SUBCOMMANDS below says what they do.
         usage: """
-        transfertop [OPTIONS] [URL ...]    each URL becomes a download task in one session
-        transfertop demo [OPTIONS]         offline demonstration on an embedded loopback server
-        transfertop clean [DIR] [--yes]    list partial downloads left in DIR by killed runs
+        transfertop [OPTIONS] [URL ...]
+        transfertop demo [OPTIONS]
+        transfertop clean [DIR] [--yes]
         """,
         discussion: HelpDiscussion.text,
         version: VersionInfo.versionLine,
