@@ -1,7 +1,7 @@
 # transfertop: build, test, install.
 #   make                      debug build
 #   make test                 all tests
-#   make install PREFIX=DIR   release binary in DIR/bin, themes in DIR/share/transfertop/themes
+#   make install PREFIX=DIR   scripts/install: binary, man page, completions, themes under DIR
 PREFIX ?= /usr/local
 SCRATCH ?= .build
 SWIFT ?= swift
@@ -25,13 +25,15 @@ test-cli:
 	@command -v tmux >/dev/null || (apt-get install -y tmux || sudo apt-get install -y tmux)
 	$(SWIFT) test --scratch-path $(SCRATCH) --filter TransferTopCLITests
 
-install: release
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/transfertop/themes"
-	install -m 0755 "$$($(SWIFT) build -c release --scratch-path $(SCRATCH) --show-bin-path)/transfertop" "$(DESTDIR)$(PREFIX)/bin/transfertop"
-	install -m 0644 themes/*.toml "$(DESTDIR)$(PREFIX)/share/transfertop/themes/"
+# One list of what goes where: scripts/install.
+install:
+	DESTDIR="$(DESTDIR)" SCRATCH="$(SCRATCH)" SWIFT="$(SWIFT)" scripts/install "$(PREFIX)"
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/transfertop"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/transfertop" "$(DESTDIR)$(PREFIX)/share/man/man1/transfertop.1"
+	rm -f "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/transfertop"
+	rm -f "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_transfertop"
+	rm -f "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/transfertop.fish"
 	rm -rf "$(DESTDIR)$(PREFIX)/share/transfertop"
 
 clean:

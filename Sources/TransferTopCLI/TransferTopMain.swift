@@ -1,7 +1,8 @@
 import Foundation
 import TransferKit
 
-/// The executable's body: parse, validate, then run line mode, the monitor or the demo.
+/// The executable's body: parse and validate (argument-parser and `Commands/`), then run line
+/// mode, the monitor, the demo or `clean`.
 public enum TransferTopMain {
     public static func run(_ arguments: [String]) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
@@ -11,15 +12,15 @@ public enum TransferTopMain {
         _ = FileModes.umaskValue  // read while one thread runs: reading umask sets it briefly
         let command: Command
         do {
-            command = try ArgumentParser.parse(Array(arguments.dropFirst()))
+            command = try TransferTopCommand.command(from: Array(arguments.dropFirst()))
         } catch {
             Output.shared.error(error.message)
             return 2
         }
         let env = ProcessInfo.processInfo.environment
         switch command {
-        case .help:
-            Output.shared.write(HelpText.text, fd: STDOUT_FILENO)
+        case .print(let text):
+            Output.shared.write(text.hasSuffix("\n") ? text : text + "\n", fd: STDOUT_FILENO)
             return 0
         case .run(let options):
             do {
@@ -37,7 +38,7 @@ public enum TransferTopMain {
         case .demo(let options):
             return await Demo.run(options, environment: env)
         case .clean(let directory, let delete):
-            return CleanCommand.run(directory: directory, delete: delete)
+            return CleanCommand.execute(directory: directory, delete: delete)
         }
     }
 
@@ -72,12 +73,12 @@ enum Preparation {
         var plan: RunPlan
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
-            plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try ArgumentParser.checkURL(t)) }
+            plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try URLCheck.checkURL(t)) }
             plan.sessions[0].downloadURLs = try inputFileURLs(o)
         } else if o.upload != nil {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
         } else {
-            plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) },
+            plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try URLCheck.checkURL(t) },
                                     outputDirectory: out)
             plan.sessions[0].downloadURLs = try inputFileURLs(o)
         }
@@ -89,6 +90,7 @@ enum Preparation {
             }
         }
         plan.replaceExports = o.force
+        plan.applyUserAgent(o.userAgent)
         if o.csv != nil || o.har != nil {  // every destination's name: only when it matters
             let downloads = Preflight.downloadDestinations(plan)
             try Preflight.checkExport(o.csv, option: "--csv", force: o.force, downloads: downloads)
@@ -98,7 +100,7 @@ enum Preparation {
     }
 
     static func inputURLs(_ o: Options) throws(UsageError) -> [URL] {
-        let urls = try o.urls.map { t throws(UsageError) in try ArgumentParser.checkURL(t) }
+        let urls = try o.urls.map { t throws(UsageError) in try URLCheck.checkURL(t) }
         return try urls + inputFileURLs(o).map { URL(string: $0)! }
     }
 

@@ -113,10 +113,10 @@ import TransferKit
         #expect(OutputNaming.sanitize("evil\u{202E}txt.exe") == "eviltxt.exe")
         #expect(OutputNaming.sanitize("a\u{2066}b\u{200F}c\u{FEFF}") == "abc")
         #expect(OutputNaming.sanitize("tab\there") == "tab_here")
-        let url = try ArgumentParser.checkURL("http://h/a%20b/caf%C3%A9-ü.txt?q=%41ä")
+        let url = try URLCheck.checkURL("http://h/a%20b/caf%C3%A9-ü.txt?q=%41ä")
         #expect(url.absoluteString == "http://h/a%20b/caf%C3%A9-%C3%BC.txt?q=%41%C3%A4")
         #expect(OutputNaming.sanitizedName(for: url) == "café-ü.txt")
-        #expect(try ArgumentParser.checkURL("http://h/100%").absoluteString == "http://h/100%25")
+        #expect(try URLCheck.checkURL("http://h/100%").absoluteString == "http://h/100%25")
     }
 
     @Test(arguments: [

@@ -23,16 +23,28 @@ import TransferTopUI
     static let bytes = Gen<UInt8>.value(in: 0...255).array(of: 0...400)
 
     @Test func numericOptionsNeverCrash() async {
-        let options = ["--request-timeout", "--resource-timeout", "--fps", "--max-connections-per-host"]
+        // Every input through the conversions the options use, and the plan they make...
         await propertyCheck(count: 400, input: Self.nasty) { text in
+            var o = Options()
+            if let s = try? OptionValues.seconds(text, "--request-timeout") { o.requestTimeout = s }
+            if let s = try? OptionValues.seconds(text, "--resource-timeout") { o.resourceTimeout = s }
+            if let n = try? OptionValues.integer(text, "--fps", range: 1...120) { o.fps = n }
+            if let n = try? OptionValues.integer(text, "--max-connections-per-host", range: 1...1000) { o.maxConnectionsPerHost = n }
+            _ = try? RunPlan.from(o, urls: [URL(string: "http://a/")!], outputDirectory: "/tmp").sessions[0].configuration
+        }
+        // ...and through the whole command line: argument-parser checks its definitions on
+        // every parse in a debug build (about 20 ms), so fewer of these.
+        let options = ["--request-timeout", "--resource-timeout", "--fps", "--max-connections-per-host", "-A", "-H"]
+        await propertyCheck(count: 40, input: Self.nasty) { text in
             for option in options {
-                if case .run(let o)? = try? ArgumentParser.parse([option, text, "http://a/"]) {
+                if case .run(let o)? = try? TransferTopCommand.command(from: [option, text, "http://a/"]) {
                     _ = try? RunPlan.from(o, urls: [URL(string: "http://a/")!], outputDirectory: "/tmp").sessions[0].configuration
                 }
-                _ = try? ArgumentParser.parse(["\(option)=\(text)", "http://a/"])
+                _ = try? TransferTopCommand.command(from: ["\(option)=\(text)", "http://a/"])
             }
-            _ = try? ArgumentParser.parse([text])
-            _ = try? ArgumentParser.parse(["-H", text, text])
+            _ = try? TransferTopCommand.command(from: [text])
+            _ = try? TransferTopCommand.command(from: ["-H", text, text])
+            _ = try? TransferTopCommand.command(from: ["-" + text, "http://a/"])
         }
     }
 

@@ -12,3 +12,14 @@ enum CurlGlobal {
 
     static var versionString: String { String(cString: curl_version()) }
 }
+
+/// The libcurl TransferKit runs on, for programs that name it (`transfertop --version`, its
+/// User-Agent).
+public enum Libcurl {
+    /// "8.5.0": the version of the library loaded at run time, from `curl_version()`'s
+    /// "libcurl/8.5.0 OpenSSL/3.0.11 …".
+    public static var version: String {
+        let first = CurlGlobal.versionString.split(separator: " ").first ?? ""
+        return first.hasPrefix("libcurl/") ? String(first.dropFirst("libcurl/".count)) : String(first)
+    }
+}

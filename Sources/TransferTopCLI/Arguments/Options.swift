@@ -27,15 +27,21 @@ public struct Options: Sendable, Equatable {
     /// `--clobber` / `--no-clobber` (the last one given wins).
     public var existingFiles: ExistingFiles = .keepBoth
     public var fps = 10
+    /// `-A`/`--user-agent`: nil sends the default (`transfertop/VERSION libcurl/X.Y.Z`), an
+    /// empty text sends none (as curl). A `-H 'User-Agent: …'` wins over both.
+    public var userAgent: String? = nil
 
     public init() {}
 }
 
-/// What the user asked for.
+/// What the user asked for, once argument-parser has read the command line and the
+/// commands in `Commands/` have checked it.
 public enum Command: Sendable, Equatable {
     case run(Options)
     case demo(Options)
-    case help
+    /// `--help`, `--version`, `--generate-completion-script SHELL`, `--experimental-dump-help`:
+    /// text for stdout, exit 0.
+    case print(String)
     /// `transfertop clean [DIR] [--yes]`: list (or delete) stale partial downloads.
     case clean(directory: String?, delete: Bool)
 }

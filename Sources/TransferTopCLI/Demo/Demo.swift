@@ -21,8 +21,9 @@ public enum Demo {
             let downloads = dir + "/downloads"
             try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
             server.setFile("resumable.bin", size: 6_000_000, seed: 3)
-            let plan = script(http: server.httpBase, https: server.httpsBase, ca: ca, upload: upload,
+            var plan = script(http: server.httpBase, https: server.httpsBase, ca: ca, upload: upload,
                               outputDirectory: downloads, options: options)
+            plan.applyUserAgent(options.userAgent)
             if !TransferTopMain.useMonitor(options, environment) {
                 Output.shared.line("demo: loopback server at \(server.httpBase) and \(server.httpsBase); downloads go to \(downloads)")
             }

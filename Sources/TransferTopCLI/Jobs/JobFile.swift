@@ -131,7 +131,7 @@ struct JobReader {
         }
         guard let urlText = strings["url"] else { throw fail(path, "url", "missing (every task needs a url)") }
         let url: URL
-        do { url = try ArgumentParser.checkURL(urlText) } catch { throw fail(path + ".url", "url", error.reason) }
+        do { url = try URLCheck.checkURL(urlText) } catch { throw fail(path + ".url", "url", error.reason) }
         var file: String? = nil
         if let f = strings["file"] {
             guard kind == .upload else { throw fail(path + ".file", "file", "only upload tasks take a file") }

@@ -47,7 +47,7 @@ extension MonitorLoop {
     func newTask(_ text: String, _ sid: Int) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let url: URL
-        do { url = try ArgumentParser.checkURL(trimmed) } catch {
+        do { url = try URLCheck.checkURL(trimmed) } catch {
             model.statusMessage = error.reason
             return
         }

@@ -32,7 +32,7 @@ extension InputFile {
                 // Kept as the parsed URL's text (encoded once: the task parses it again), and
                 // a bad line is quoted only briefly (a file given by mistake, `-i /etc/shadow`,
                 // must not be echoed).
-                urls.append(try ArgumentParser.checkURL(String(t), quoteLimit: 16).absoluteString)
+                urls.append(try URLCheck.checkURL(String(t), quoteLimit: 16).absoluteString)
             } catch {
                 badCount += 1
                 if bad.count < 10 { bad.append("line \(n): \(error.reason)") }

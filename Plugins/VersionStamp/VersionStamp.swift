@@ -1,0 +1,20 @@
+import Foundation
+import PackagePlugin
+
+/// Stamps the version into TransferTopCLI at build time (`transfertop --version`, the
+/// User-Agent): `scripts/version-stamp` writes `BuildVersion.swift` from `git describe`, or a
+/// `VERSION` file in a tarball without `.git`, or "unknown". A prebuild command, so it runs on
+/// every build and sees a new commit or tag; the script rewrites the file only when the
+/// version changed, so an unchanged version recompiles nothing. DECISIONS 36.
+@main
+struct VersionStamp: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        let output = context.pluginWorkDirectoryURL.appending(path: "Generated")
+        let package = context.package.directoryURL
+        return [.prebuildCommand(
+            displayName: "Stamping the transfertop version",
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            arguments: [package.appending(path: "scripts/version-stamp").path, package.path, output.path],
+            outputFilesDirectory: output)]
+    }
+}

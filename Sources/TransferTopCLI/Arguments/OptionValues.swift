@@ -1,0 +1,39 @@
+import TransferModel
+
+/// Turns the text argument-parser collected for an option into the value `Options` holds,
+/// with our messages (issue 9's bounds). Options are declared as text, not `Int`/`Double`,
+/// so that every refusal says the range and quotes the input safely, the same way for the
+/// command line and job files, instead of argument-parser's generic "value is invalid".
+enum OptionValues {
+    static func nonEmpty(_ v: String, _ option: String) throws(UsageError) -> String {
+        if v.isEmpty { throw UsageError("\(option) needs a non-empty value") }
+        return v
+    }
+
+    static func integer(_ v: String, _ option: String, range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let n = Int(v), range.contains(n) else {
+            throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(SafeQuote.quote(v, limit: 20))'")
+        }
+        return n
+    }
+
+    static func seconds(_ v: String, _ option: String) throws(UsageError) -> Double {
+        guard let s = NumericBounds.seconds(v) else {
+            throw UsageError("\(option) must be a number of seconds from \(NumericBounds.secondsText), not '\(SafeQuote.quote(v, limit: 20))'")
+        }
+        return s
+    }
+
+    static func session(_ v: String) throws(UsageError) -> Options.SessionChoice {
+        guard let kind = Options.SessionChoice(rawValue: v) else {
+            throw UsageError("--session must be 'default' or 'ephemeral', not '\(SafeQuote.quote(v, limit: 20))'")
+        }
+        return kind
+    }
+
+    /// `-A`: a User-Agent value that may be sent (no CR, LF or NUL); empty sends none, as curl.
+    static func userAgent(_ v: String) throws(UsageError) -> String {
+        if let problem = HeaderValidation.problem(HTTPHeader("User-Agent", v)) { throw UsageError("bad --user-agent: \(problem)") }
+        return v
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+
+/// The options of a run (and of the demo), declared for argument-parser. Declared on the root
+/// command so `transfertop --help` lists them and they may stand before or after the URLs.
+///
+/// Every value is taken as text and turned into `Options` by `options(urls:)` with our own
+/// messages and bounds (`OptionValues`). Values are read `.unconditional`ly, as the
+/// hand-written parser did: `--request-timeout -5` is a bad timeout, not a missing value.
+struct TransferOptions: ParsableArguments {
+    @Option(name: [.customShort("i"), .customLong("input-file")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("More URLs, one per line ('-' = stdin; '#' comments).", valueName: "FILE"), completion: .file())
+    var inputFiles: [String] = []
+
+    @Option(name: [.customShort("o"), .customLong("output-dir")], parsing: .unconditional,
+            help: ArgumentHelp("Where finished downloads go (default: the current directory).", valueName: "DIR"),
+            completion: .directory)
+    var outputDirectory: String?
+
+    @Flag(exclusivity: .chooseLast, help: "What to do with a download whose file name exists (the last one given wins).")
+    var existing: ExistingFilesFlag?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Configuration kind of the session: default or ephemeral (default: default).", valueName: "KIND"),
+            completion: .list(["default", "ephemeral"]))
+    var session: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Connections per host, 1-1000 (default: 6).", valueName: "N"))
+    var maxConnectionsPerHost: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Idle timeout (default: 60).", valueName: "SECONDS"))
+    var requestTimeout: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Whole-task timeout (default: 7 days).", valueName: "SECONDS"))
+    var resourceTimeout: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Extra request header, repeatable.", valueName: "'Name: value'"))
+    var headers: [String] = []
+
+    @Option(name: [.customShort("A"), .customLong("user-agent")], parsing: .unconditional,
+            help: ArgumentHelp("User-Agent header to send (default: transfertop/VERSION libcurl/VERSION; '' sends none).", valueName: "TEXT"))
+    var userAgent: String?
+
+    @Flag(help: "Send Authorization/Cookie headers to other hosts a redirect names too (never from https to http).")
+    var locationTrusted = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Also trust the CA certificate(s) in FILE (PEM).", valueName: "FILE"),
+            completion: .file())
+    var cacert: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Upload FILE to each URL instead of downloading.", valueName: "FILE"),
+            completion: .file())
+    var upload: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("A job file: several sessions with their configurations and tasks.", valueName: "FILE"),
+            completion: .file(extensions: ["toml"]))
+    var job: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write per-transaction metrics as CSV when the run ends.", valueName: "FILE"),
+            completion: .file())
+    var csv: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write the run as HAR 1.2 when it ends.", valueName: "FILE"),
+            completion: .file())
+    var har: String?
+
+    @Flag(help: "Let --csv/--har replace an existing file.")
+    var force = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Colour theme, a name or a file (default: default).", valueName: "NAME|PATH"))
+    var theme: String?
+
+    @Flag(name: .customLong("no-tui"), help: "Line mode; automatic when stdout is not a terminal.")
+    var noTUI = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Monitor frame rate cap, 1-120 (default: 10).", valueName: "N"))
+    var fps: String?
+
+    /// The plain value the rest of the program uses, every value checked (exit 2 otherwise).
+    func options(urls: [String]) throws(UsageError) -> Options {
+        var o = Options()
+        o.urls = urls
+        o.inputFiles = inputFiles
+        if let v = outputDirectory { o.outputDirectory = try OptionValues.nonEmpty(v, "--output-dir") }
+        if let existing { o.existingFiles = existing.choice }
+        if let v = session { o.session = try OptionValues.session(v) }
+        if let v = maxConnectionsPerHost { o.maxConnectionsPerHost = try OptionValues.integer(v, "--max-connections-per-host", range: 1...1000) }
+        if let v = requestTimeout { o.requestTimeout = try OptionValues.seconds(v, "--request-timeout") }
+        if let v = resourceTimeout { o.resourceTimeout = try OptionValues.seconds(v, "--resource-timeout") }
+        o.headers = headers
+        if let v = userAgent { o.userAgent = try OptionValues.userAgent(v) }
+        o.locationTrusted = locationTrusted
+        if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
+        if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
+        if let v = job { o.job = try OptionValues.nonEmpty(v, "--job") }
+        if let v = csv { o.csv = try OptionValues.nonEmpty(v, "--csv") }
+        if let v = har { o.har = try OptionValues.nonEmpty(v, "--har") }
+        o.force = force
+        if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
+        o.noTUI = noTUI
+        if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: 1...120) }
+        return o
+    }
+}
+
+/// `--clobber` / `--no-clobber`: two spellings of one setting, the last one given wins.
+enum ExistingFilesFlag: String, EnumerableFlag {
+    case clobber, noClobber
+
+    var choice: ExistingFiles { self == .clobber ? .replace : .skip }
+
+    static func help(for value: Self) -> ArgumentHelp? {
+        switch value {
+        case .clobber: "Replace an existing file of the same name (atomically)."
+        case .noClobber: "Keep any existing file of the same name; do not download it."
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// `scripts/install PREFIX` puts every file where its tool looks for it. The build step is
+/// stubbed (`SWIFT=` a script that builds nothing and names the directory of the binary these
+/// tests run), so the layout and the completion scripts are those of the real binary.
+@Suite struct InstallScriptTests {
+    @Test func installsBinaryManPageCompletionsAndThemes() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let binary = try #require(Binary.path)
+        let stub = dir + "/swift"
+        try "#!/bin/sh\ncase \"$*\" in *--show-bin-path*) echo '\((binary as NSString).deletingLastPathComponent)';; esac\n"
+            .write(toFile: stub, atomically: true, encoding: .utf8)
+        chmod(stub, 0o755)
+        let script = Golden.packageRoot.appendingPathComponent("scripts/install").path
+        let r = try await Run.spawn([dir + "/prefix"], environment: ["SWIFT": stub], executable: script).wait()
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        let share = dir + "/prefix/share/"
+        for file in ["../bin/transfertop", "man/man1/transfertop.1", "bash-completion/completions/transfertop",
+                     "zsh/site-functions/_transfertop", "fish/vendor_completions.d/transfertop.fish",
+                     "transfertop/themes/default.toml"] {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: share + file)
+            #expect((attributes?[.size] as? Int ?? 0) > 0, "\(file) missing or empty")
+        }
+        #expect(FileManager.default.isExecutableFile(atPath: dir + "/prefix/bin/transfertop"))
+        #expect(try String(contentsOfFile: share + "zsh/site-functions/_transfertop", encoding: .utf8).hasPrefix("#compdef transfertop"))
+    }
+}
