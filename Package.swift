@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         // `--prometheus`: /metrics in the Prometheus text format (issue 15).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Diagnostics: `--log-file`, `--log-level`, `--trace` (issue 15).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The command line: parsing, help, completions, man page (issue 15).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
@@ -52,6 +54,7 @@ let package = Package(
         .target(name: "TransferTopCLI", dependencies: [
             "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ] + nio, plugins: ["VersionStamp"]),
         // `transfertop --version`: git describe (or VERSION, or "unknown") stamped at build time.

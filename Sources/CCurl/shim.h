@@ -67,6 +67,10 @@ static inline CURLcode tk_easy_setopt_sockopt_cb(CURL *_Nonnull h, tk_sockopt_ca
 static inline CURLcode tk_easy_setopt_seek_cb(CURL *_Nonnull h, tk_seek_callback _Nullable cb) {
     return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb);
 }
+typedef int (*tk_debug_callback)(CURL *_Nonnull, curl_infotype, char *_Nonnull, size_t, void *_Nullable);
+static inline CURLcode tk_easy_setopt_debug_cb(CURL *_Nonnull h, tk_debug_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, cb);
+}
 
 // MARK: easy getinfo, one per result type
 

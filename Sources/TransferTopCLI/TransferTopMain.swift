@@ -50,9 +50,19 @@ public enum TransferTopMain {
             for n in notes { Output.shared.line("note: \(n)") }
             plan = filtered
         }
-        let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard())
+        let monitor = useMonitor(options, environment)
+        let observability: RunObservability, metricsServer: MetricsServer?
+        do {
+            (observability, metricsServer) = try RunObservability.make(options, monitor: monitor)
+        } catch {
+            Output.shared.error(error.message)
+            return 2
+        }
+        defer { metricsServer?.stop() }
+        let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard(), observability: observability)
+        if let server = metricsServer { runner.notice("serving Prometheus metrics at http://\(server.address)/metrics") }
         if !demo, let stale = StalePartials.notice(in: plan.outputDirectory) { Output.shared.error("transfertop: note: \(stale)") }
-        if useMonitor(options, environment) {
+        if monitor {
             return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
         }
         return await LineMode.run(runner, environment: environment)

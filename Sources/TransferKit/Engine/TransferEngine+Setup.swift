@@ -22,6 +22,7 @@ extension TransferEngine {
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy)
             try configureCookies(easy)
+            try configureTrace(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
                                 failingURL: Redaction.redactURL(r.url.absoluteString))
@@ -145,7 +146,7 @@ extension TransferEngine {
         }
     }
 
-    private func check(_ rc: CURLcode) throws(CurlSetupError) {
+    func check(_ rc: CURLcode) throws(CurlSetupError) {
         guard rc == CURLE_OK else { throw CurlSetupError(option: 0, code: rc.rawValue) }
     }
 }

@@ -35,6 +35,14 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// download's bytes go to a hidden `.NAME.ttpart` there, so moving the finished file into
     /// place is a rename on the same file system rather than a copy.
     public var downloadDirectory: String? = nil
+    /// Record each hop's request headers as libcurl sent them (Host, User-Agent, Range, …)
+    /// in its transaction metrics, instead of only the headers the request set. Off by
+    /// default: it turns on libcurl's verbose callback for every transfer (a small cost per
+    /// request). The CLI turns it on for `--har` and the monitor.
+    public var recordsSentRequestHeaders = false
+    /// libcurl's verbose trace (connection info, request and response heads), one line at a
+    /// time on the transfer thread (keep it quick), credentials redacted. `--trace`.
+    public var trace: TransferTrace? = nil
 
     public init(kind: SessionKind) { self.kind = kind }
 

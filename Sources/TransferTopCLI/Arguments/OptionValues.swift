@@ -36,4 +36,29 @@ enum OptionValues {
         if let problem = HeaderValidation.problem(HTTPHeader("User-Agent", v)) { throw UsageError("bad --user-agent: \(problem)") }
         return v
     }
+
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    static func logLevel(_ v: String) throws(UsageError) -> String {
+        guard logLevels.contains(v.lowercased()) else {
+            throw UsageError("--log-level must be one of \(logLevels.joined(separator: ", ")), not '\(SafeQuote.quote(v, limit: 20))'")
+        }
+        return v.lowercased()
+    }
+
+    /// `PORT`, `HOST:PORT` or `[V6]:PORT`; the host defaults to 127.0.0.1 (loopback only).
+    static func listenAddress(_ v: String, _ option: String) throws(UsageError) -> ListenAddress {
+        var host = "127.0.0.1", portText = v
+        if v.hasPrefix("["), let close = v.firstIndex(of: "]") {
+            host = String(v[v.index(after: v.startIndex)..<close])
+            portText = String(v[v.index(after: close)...].drop { $0 == ":" })
+        } else if let colon = v.lastIndex(of: ":") {
+            host = String(v[..<colon])
+            portText = String(v[v.index(after: colon)...])
+        }
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
+            throw UsageError("\(option) must be PORT or HOST:PORT with a port from 0 to 65535, not '\(SafeQuote.quote(v, limit: 40))'")
+        }
+        return ListenAddress(host: host, port: port)
+    }
 }

@@ -30,8 +30,20 @@ public struct Options: Sendable, Equatable {
     /// `-A`/`--user-agent`: nil sends the default (`transfertop/VERSION libcurl/X.Y.Z`), an
     /// empty text sends none (as curl). A `-H 'User-Agent: …'` wins over both.
     public var userAgent: String? = nil
+    /// `--log-file`, `--log-level`, `--trace`: diagnostics through swift-log (Observability/).
+    public var logFile: String? = nil
+    public var logLevel: String? = nil
+    public var trace = false
+    /// `--prometheus [HOST:]PORT`.
+    public var prometheus: ListenAddress? = nil
 
     public init() {}
+}
+
+/// Where a server of ours listens (`--prometheus`).
+public struct ListenAddress: Sendable, Equatable {
+    public var host: String
+    public var port: Int
 }
 
 /// What the user asked for, once argument-parser has read the command line and the

@@ -75,6 +75,20 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Monitor frame rate cap, 1-120 (default: 10).", valueName: "N"))
     var fps: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Append diagnostics to FILE (mode 0600; secrets redacted).", valueName: "FILE"),
+            completion: .file())
+    var logFile: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: info with --log-file).", valueName: "LEVEL"),
+            completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
+    var logLevel: String?
+
+    @Flag(help: "Log libcurl's verbose trace (request and response heads, connection notes; credentials redacted).")
+    var trace = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Serve Prometheus metrics at http://[HOST:]PORT/metrics during the run (HOST default 127.0.0.1).", valueName: "[HOST:]PORT"))
+    var prometheus: String?
+
     /// The plain value the rest of the program uses, every value checked (exit 2 otherwise).
     func options(urls: [String]) throws(UsageError) -> Options {
         var o = Options()
@@ -98,6 +112,10 @@ struct TransferOptions: ParsableArguments {
         if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
         o.noTUI = noTUI
         if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: 1...120) }
+        if let v = logFile { o.logFile = try OptionValues.nonEmpty(v, "--log-file") }
+        if let v = logLevel { o.logLevel = try OptionValues.logLevel(v) }
+        o.trace = trace
+        if let v = prometheus { o.prometheus = try OptionValues.listenAddress(v, "--prometheus") }
         return o
     }
 }

@@ -53,9 +53,13 @@ public final class Runner: @unchecked Sendable {
         set { state.withLock { $0.keepsCompleted = newValue } }
     }
 
-    public init(plan: RunPlan, store: ResumeStore?) {
+    /// Logs, `--trace` and `--prometheus` (Observability/): fixed before the run starts.
+    let observability: RunObservability
+
+    public init(plan: RunPlan, store: ResumeStore?, observability: RunObservability = RunObservability()) {
         self.plan = plan
         self.store = store
+        self.observability = observability
     }
 
     public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
@@ -80,6 +84,9 @@ public final class Runner: @unchecked Sendable {
         var configuration = sp.configuration
         // Partial files beside their destination: finishing is a rename, never a copy (issue 8).
         configuration.downloadDirectory = plan.outputDirectory
+        // HAR entries and the monitor's detail pane show the headers as sent (Host, Range, …).
+        configuration.recordsSentRequestHeaders = plan.har != nil || observability.recordsSentHeaders
+        configuration.trace = observability.logging.trace
         let session = TransferSession(configuration: configuration, delegate: RunDelegate(runner: self), name: sp.name)
         session.addObserver(RunObserver(runner: self))
         state.withLock { $0.sessions.append(session) }
@@ -169,6 +176,7 @@ extension Runner {
         let tid = TaskID(session: session.sessionID, task: id)
         let first = state.withLock { $0.finished.insert(tid).inserted && $0.tasks[tid] != nil }
         guard first else { return }
+        if let task = state.withLock({ $0.tasks[tid] }) { observability.taskFinished(task.snapshot()) }
         // Start the next ones before leaving the group, so it never looks empty midway.
         retireIfStreaming(session, tid)
         feed(session)
@@ -244,6 +252,7 @@ final class RunObserver: TransferObserver, @unchecked Sendable {
 
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
         runner.sink.withLock { $0 }?.body(session, event)
+        runner.observability.observe(event)
         if case .taskStateChanged(.completed) = event.kind, let id = event.taskIdentifier {
             runner.taskCompleted(session, id)
         }

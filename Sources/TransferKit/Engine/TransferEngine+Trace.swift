@@ -1,0 +1,78 @@
+import CCurl
+import Foundation
+
+/// libcurl's debug callback (CURLOPT_DEBUGFUNCTION): the request head as sent, for the
+/// transaction metrics, and the verbose trace lines. Turned on per handle only when the
+/// configuration asks for either: verbose mode makes libcurl format notes for every request.
+extension TransferEngine {
+    func configureTrace(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+        guard configuration.recordsSentRequestHeaders || configuration.trace != nil else { return }
+        try check(tk_easy_setopt_debug_cb(e.raw, TransferCallbacks.debug))
+        try e.set(CURLOPT_DEBUGDATA, pointer: t.opaque)
+        try e.set(CURLOPT_VERBOSE, true)
+    }
+}
+
+extension TransferCallbacks {
+    static let debug: tk_debug_callback = { _, type, data, size, ctx in
+        let t = Transfer.from(ctx)
+        switch type {
+        case CURLINFO_HEADER_OUT:
+            let head = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
+            t.requestHeadSent(head)
+        case CURLINFO_HEADER_IN, CURLINFO_TEXT:
+            guard t.engine.configuration.trace != nil else { break }
+            let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
+            t.traceLines(type == CURLINFO_TEXT ? .info : .headerIn, text)
+        default:
+            break  // body bytes and TLS records: not traced (curl --trace territory)
+        }
+        return 0
+    }
+}
+
+extension Transfer {
+    /// The request head libcurl just sent: its headers replace the ones the request set in
+    /// this hop's transaction record (credentials are redacted at export, as before).
+    func requestHeadSent(_ head: String) {
+        let lines = head.split(whereSeparator: \.isNewline).map(String.init)
+        let headers = lines.dropFirst().compactMap { line -> HTTPHeader? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        if engine.configuration.recordsSentRequestHeaders {
+            task.core.withLock { c in
+                guard !c.metrics.transactionMetrics.isEmpty else { return }
+                c.metrics.transactionMetrics[c.metrics.transactionMetrics.count - 1].requestHeaders = headers
+            }
+        }
+        guard engine.configuration.trace != nil, let requestLine = lines.first else { return }
+        let redacted = Redaction.redactHeaders(headers).map { "\($0.name): \($0.value)" }
+        for line in [Self.redactRequestLine(requestLine)] + redacted { emitTrace(.headerOut, line) }
+    }
+
+    /// `GET /x?token=abc HTTP/1.1` with the target's secrets redacted as a URL's would be.
+    static func redactRequestLine(_ line: String) -> String {
+        let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+        guard parts.count == 3, parts[1].hasPrefix("/") else { return Redaction.redactText(line) }
+        let target = String(Redaction.redactURL("http://h" + parts[1]).dropFirst("http://h".count))
+        return "\(parts[0]) \(target) \(parts[2])"
+    }
+
+    func traceLines(_ kind: TransferTraceLine.Kind, _ text: String) {
+        for line in text.split(whereSeparator: \.isNewline) {
+            var shown = Redaction.redactText(String(line))
+            if kind == .headerIn, let colon = shown.firstIndex(of: ":") {
+                let header = HTTPHeader(String(shown[..<colon]), String(shown[shown.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+                let safe = Redaction.redactHeaders([header])[0]
+                shown = "\(safe.name): \(safe.value)"
+            }
+            emitTrace(kind, shown)
+        }
+    }
+
+    func emitTrace(_ kind: TransferTraceLine.Kind, _ text: String) {
+        engine.configuration.trace?.receive(TransferTraceLine(sessionID: engine.sessionID, taskIdentifier: task.taskIdentifier,
+                                                              kind: kind, text: text))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import TransferKit
+
+/// Where `--log-file` lines go: one file opened for appending (mode 0600, as it may name the
+/// URLs a user fetched), or stderr in line mode. Each line is one `write(2)` on an O_APPEND
+/// descriptor, so two processes logging to one file interleave whole lines.
+final class LogDestination: Sendable {
+    let fd: Int32
+    let ownsDescriptor: Bool
+
+    static func open(_ path: String) throws(UsageError) -> LogDestination {
+        let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw UsageError("cannot open log file '\(SafeQuote.quote(path))': \(String(cString: strerror(errno)))")
+        }
+        return LogDestination(fd: fd, ownsDescriptor: true)
+    }
+
+    static let standardError = LogDestination(fd: STDERR_FILENO, ownsDescriptor: false)
+
+    init(fd: Int32, ownsDescriptor: Bool) {
+        self.fd = fd
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    deinit { if ownsDescriptor { close(fd) } }
+
+    func write(_ line: String) {
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n <= 0 { if errno == EINTR { continue }; return }  // a full disk must not stop transfers
+                done += n
+            }
+        }
+    }
+}
+
+/// A swift-log handler: `2026-11-23T17:40:01.123Z warning transfertop: message key=value`,
+/// with every URL in the message and metadata redacted (secrets never reach a log).
+struct LogFileHandler: LogHandler {
+    let label: String
+    let destination: LogDestination
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider? = nil
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var all = metadata
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        let fields = all.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        let text = "\(ExportTimestamp.iso8601(Date())) \(event.level) \(label): \(event.message)\(fields)"
+        destination.write(Redaction.redactText(text))
+    }
+}
+
+/// The loggers of one run, made without `LoggingSystem.bootstrap` (a process-wide, once-only
+/// switch that tests running several commands in one process cannot use).
+public struct RunLogging: Sendable {
+    public let logger: Logger
+    public let curl: Logger
+    /// `--trace`: libcurl's verbose lines go to the `transfertop.curl` logger at trace level.
+    public let traceCurl: Bool
+
+    /// Nothing logged anywhere: the default without `--log-file`/`--log-level`/`--trace`.
+    public static let off = RunLogging(destination: nil, level: .critical, traceCurl: false)
+
+    init(destination: LogDestination?, level: Logger.Level, traceCurl: Bool) {
+        func make(_ label: String) -> Logger {
+            guard let destination else { return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }) }
+            var l = Logger(label: label, factory: { LogFileHandler(label: $0, destination: destination, logLevel: level) })
+            l.logLevel = level
+            return l
+        }
+        logger = make("transfertop")
+        curl = make("transfertop.curl")
+        self.traceCurl = traceCurl
+    }
+
+    /// The trace receiver for session configurations (`TransferConfiguration.trace`).
+    var trace: TransferTrace? {
+        guard traceCurl else { return nil }
+        let curl = self.curl
+        return TransferTrace { line in
+            curl.trace("\(line.description)", metadata: ["task": "\(line.sessionID).\(line.taskIdentifier)"])
+        }
+    }
+}
