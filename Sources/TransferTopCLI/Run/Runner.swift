@@ -53,9 +53,16 @@ public final class Runner: @unchecked Sendable {
         set { state.withLock { $0.keepsCompleted = newValue } }
     }
 
+    /// The completion journal of the output directory, open for the run (none without a
+    /// resume store: the demo and tests that keep no state).
+    let completions: CompletionStore.Journal?
+
     public init(plan: RunPlan, store: ResumeStore?) {
         self.plan = plan
         self.store = store
+        completions = store == nil ? nil : CompletionStore.standard().map {
+            CompletionStore.Journal(store: $0, outputDirectory: plan.outputDirectory)
+        }
     }
 
     public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
