@@ -16,6 +16,13 @@ public enum ExistingFiles: Sendable, Equatable {
 /// finished command downloaded everything again as `name (1)` copies.
 enum AlreadyComplete {
     static func filter(_ plan: RunPlan, store: CompletionStore?) async -> (RunPlan, notes: [String]) {
+        // Nothing to look up: every download runs. Asked once, not once per URL (a first run
+        // of a 1,000,000-line list hashed every URL against an empty journal, issue 8).
+        switch plan.existingFiles {
+        case .replace: return (plan, [])
+        case .keepBoth where !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false): return (plan, [])
+        default: break
+        }
         var out = plan
         var notes: [String] = []
         for (i, session) in plan.sessions.enumerated() {

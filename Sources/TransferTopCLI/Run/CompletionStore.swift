@@ -131,6 +131,15 @@ public final class CompletionStore: @unchecked Sendable {
         }
     }
 
+    /// Whether the journal of `outputDirectory` holds any record (it is read if not yet).
+    public func hasRecords(outputDirectory: String) -> Bool {
+        let path = journal(outputDirectory: outputDirectory)
+        return indexes.withLock { indexes -> Bool in
+            if indexes[path] == nil { indexes[path] = Self.read(path) }
+            return !indexes[path]!.isEmpty
+        }
+    }
+
     public func load(url: String, outputDirectory: String) -> Record? {
         let path = journal(outputDirectory: outputDirectory)
         let key = ResumeStore.key(url: url, outputDirectory: outputDirectory)
