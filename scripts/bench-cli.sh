@@ -1,6 +1,13 @@
 # scripts/bench-cli.sh: the CLI cases of scripts/bench (sourced by it; not run on its own).
 # `transfertop --no-tui` beside `curl` and `aria2c -j 6 -x 1`, each a separate process under
 # /usr/bin/time (wall clock, user+sys, peak RSS), against the same nginx, alternating clients.
+# clih2 is clismall over HTTPS/HTTP2 (nginx with a self-signed certificate; curl --http2 and
+# aria2c trust it with --cacert / --ca-certificate, transfertop with --cacert).
+# climonitor runs the monitor (not --no-tui) in a tmux pane on BENCH_MONITOR_COUNT (default
+# 10,000) URLs in one session, presses a key every 150 ms, stays 2 s after the last download,
+# and reads the monitor's own timings (TRANSFERTOP_FRAME_LOG): median and p99 frame time
+# (snapshot + layout + terminal update) and key latency (key read to the end of the next frame,
+# so it includes the wait for the next 10 fps frame).
 # After every run the output directory is checked: the right number of files, the right total
 # size, the bulk file byte-exact (first run), and no partial file left (.ttpart, .aria2).
 
@@ -20,6 +27,7 @@ mkdir -p "$SHM"
 # Distinct 1 KiB files s/1 … s/MAX (distinct names: no client pays for name collisions).
 MAX_FILES=$COUNT
 for n in $SCALE_COUNTS; do [ "$n" -gt "$MAX_FILES" ] && MAX_FILES=$n; done
+[[ " $CLI_CASES " == *" climonitor "* ]] && [ "${BENCH_MONITOR_COUNT:-10000}" -gt "$MAX_FILES" ] && MAX_FILES=${BENCH_MONITOR_COUNT:-10000}
 log "generating $MAX_FILES distinct 1 KiB files"
 python3 - "$WORK/www/s" "$MAX_FILES" <<'PY'
 import os, sys
@@ -31,12 +39,15 @@ for i in range(1, n + 1):
         f.write(body)
 PY
 
-# The URL lists of the first N files, for each client.
+# The URL lists of the first N files, for each client ($3 = h2: the HTTPS server).
 make_lists() {
-    local n=$1 dir=$2
-    [ -f "$WORK/list-$n.txt" ] || seq 1 "$n" | sed "s|^|http://127.0.0.1:$PORT/s/|" > "$WORK/list-$n.txt"
+    local n=$1 dir=$2 base="http://127.0.0.1:$PORT/s/" tag=$1
+    [ "${3:-}" = h2 ] && base="https://127.0.0.1:$TLS_PORT/s/" && tag="h2-$1"
+    [ -f "$WORK/list-$tag.txt" ] || seq 1 "$n" | sed "s|^|$base|" > "$WORK/list-$tag.txt"
+    LIST="$WORK/list-$tag.txt"
     awk -v d="$dir" '{ n = $0; sub(".*/", "", n); printf "url = \"%s\"\noutput = \"%s/%s\"\n", $0, d, n }' \
-        "$WORK/list-$n.txt" > "$WORK/list-$n.curlrc"
+        "$LIST" > "$WORK/list-$tag.curlrc"
+    CURLRC="$WORK/list-$tag.curlrc"
 }
 
 # One CLI measurement: "case n client run wall cpu rss_kb status" to $CLI_RESULTS.
@@ -54,15 +65,24 @@ measure_cli() {
     clibulk:aria2 | clishm:aria2)
         cmd=(aria2c -q -x 1 -j 1 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" "$BIG_URL") ;;
     clibulk:tt | clishm:tt) cmd=("$TT" --no-tui -o "$dir" "$BIG_URL") ;;
+    clih2:curl)
+        make_lists "$n" "$dir" h2
+        cmd=(curl --parallel --parallel-max 6 --http2 --cacert "$CERT" -sf --no-progress-meter --config "$CURLRC") ;;
+    clih2:aria2)
+        make_lists "$n" "$dir" h2
+        cmd=(aria2c -q -j 6 -x 1 --ca-certificate="$CERT" --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" -i "$LIST") ;;
+    clih2:tt)
+        make_lists "$n" "$dir" h2
+        cmd=("$TT" --no-tui --max-connections-per-host 6 --cacert "$CERT" -o "$dir" -i "$LIST") ;;
     *:curl)
         make_lists "$n" "$dir"
-        cmd=(curl --parallel --parallel-max 6 -sf --no-progress-meter --config "$WORK/list-$n.curlrc") ;;
+        cmd=(curl --parallel --parallel-max 6 -sf --no-progress-meter --config "$CURLRC") ;;
     *:aria2)
         make_lists "$n" "$dir"
-        cmd=(aria2c -q -j 6 -x 1 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" -i "$WORK/list-$n.txt") ;;
+        cmd=(aria2c -q -j 6 -x 1 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" -i "$LIST") ;;
     *:tt)
         make_lists "$n" "$dir"
-        cmd=("$TT" --no-tui --max-connections-per-host 6 -o "$dir" -i "$WORK/list-$n.txt") ;;
+        cmd=("$TT" --no-tui --max-connections-per-host 6 -o "$dir" -i "$LIST") ;;
     esac
     case "$case" in clibulk | clishm) expect_files=1; expect_bytes=$BIG_BYTES ;; esac
     XDG_STATE_HOME="$WORK/state" /usr/bin/time -f '%e %U %S %M' -o "$tf" "${cmd[@]}" > "$WORK/cli-stdout.txt" 2> "$WORK/cli-stderr.txt" \
@@ -91,7 +111,7 @@ cli_points() {
     for c in $CLI_CASES; do
         case $c in
         clibulk | clishm) echo "$c 1" ;;
-        clismall) echo "$c $COUNT" ;;
+        clismall | clih2) echo "$c $COUNT" ;;
         cliscale) for n in $SCALE_COUNTS; do echo "$c $n"; done ;;
         esac
     done
@@ -109,6 +129,46 @@ for run in $(seq "$RUNS"); do
     done < <(cli_points)
 done
 
+# The monitor with many tasks in one session (climonitor): its own frame and key timings.
+MONITOR_COUNT=${BENCH_MONITOR_COUNT:-10000}
+MONITOR_RESULTS="$WORK/monitor-frames.txt"
+: > "$MONITOR_RESULTS"
+measure_monitor() {
+    local run=$1 dir="$WORK/cliout/monitor-$run" log="$WORK/frames-$run.log" sock="bench-mon-$$-$run"
+    mkdir -p "$dir"; rm -rf "$WORK/state"
+    make_lists "$MONITOR_COUNT" "$dir"
+    tmux -L "$sock" -f /dev/null new-session -d -x 160 -y 50 \
+        "env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=$WORK/state TRANSFERTOP_FRAME_LOG=$log $TT --max-connections-per-host 6 -o $dir -i $LIST" \
+        > /dev/null 2>&1 < /dev/null
+    local t0=$EPOCHREALTIME done=0
+    while [ "$done" = 0 ]; do
+        tmux -L "$sock" send-keys j 2> /dev/null || break
+        sleep 0.15
+        [ "$(find "$dir" -maxdepth 1 -type f ! -name '.*' | wc -l)" -ge "$MONITOR_COUNT" ] && done=1
+        awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a > 300) }' && break
+    done
+    for _ in $(seq 13); do tmux -L "$sock" send-keys k 2> /dev/null; sleep 0.15; done  # 2 s with every task shown
+    tmux -L "$sock" send-keys q 2> /dev/null || true; sleep 0.5
+    tmux -L "$sock" kill-server 2> /dev/null || true
+    local files; files=$(find "$dir" -maxdepth 1 -type f ! -name '.*' | wc -l)
+    [ "$files" = "$MONITOR_COUNT" ] || { FAILURES=$((FAILURES + 1)); log "FAIL monitor run $run: files=$files"; }
+    [ -s "$log" ] && sed "s/^/$run /" "$log" >> "$MONITOR_RESULTS"
+    log "monitor run $run: $(grep -c '^frame' "$log" 2> /dev/null || echo 0) frames, $(grep -c '^key' "$log" 2> /dev/null || echo 0) keys, files $files"
+}
+if [[ " $CLI_CASES " == *" climonitor "* ]]; then
+    if command -v tmux > /dev/null; then
+        for run in $(seq "$RUNS"); do measure_monitor "$run"; done
+    else
+        log "tmux missing: climonitor skipped"
+    fi
+fi
+# "median p99" of column 3 of the lines of kind $1 (frame or key), optionally only frames
+# that showed at least $2 tasks.
+monitor_stats() {
+    awk -v k="$1" -v min="${2:-0}" '$2 == k && ($2 != "frame" || $4 >= min) { print $3 }' "$MONITOR_RESULTS" | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR == 0) print "- -"; else printf "%.1f %.1f\n", v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)] }'
+}
+
 cli_median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 cli_col() { awk -v c="$1" -v n="$2" -v k="$3" -v col="$4" '$1 == c && $2 == n && $3 == k { print $col }' "$CLI_RESULTS" | cli_median; }
 
@@ -119,6 +179,7 @@ cli_table() {
         echo "| case | URLs | client | wall s | per URL ms | cpu s | peak RSS MiB | speed vs curl | fails |"
         echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
         while read -r c n; do
+            [ "$c" = climonitor ] && continue
             local curl_wall; curl_wall=$(cli_col "$c" "$n" curl 5)
             for k in $CLI_CLIENTS; do
                 [ "$k" = aria2 ] && [ "$n" -gt "$ARIA2_MAX" ] && { echo "| $c | $n | aria2c -j 6 -x 1 | - | - | - | - | skipped (> BENCH_ARIA2_MAX) | - |"; continue; }
@@ -131,6 +192,15 @@ cli_table() {
                         (w > 0 ? sprintf("%.2fx", cw / w) : "-"), f }'
             done
         done < <(cli_points)
+        if [ -s "$MONITOR_RESULTS" ]; then
+            echo
+            echo "| monitor, $MONITOR_COUNT tasks in one session (tmux 160x50, 10 fps) | median ms | p99 ms |"
+            echo "|---|---:|---:|"
+            local m p
+            read -r m p < <(monitor_stats frame); echo "| frame time, all frames | $m | $p |"
+            read -r m p < <(monitor_stats frame "$MONITOR_COUNT"); echo "| frame time, all $MONITOR_COUNT tasks listed | $m | $p |"
+            read -r m p < <(monitor_stats key); echo "| key latency (to the end of the next frame) | $m | $p |"
+        fi
     } > "$table"
     echo
     echo "CLI: transfertop vs curl vs aria2c (medians of $RUNS alternating runs; speed = curl wall / wall)"
@@ -144,6 +214,8 @@ cli_table() {
         echo "- load at start: $(cut -d' ' -f1-3 /proc/loadavg) (shared machine: compare ratios, not absolute times)"
         echo "- versions: transfertop $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet || echo '+changes'), $(curl --version | head -1 | cut -d' ' -f1-2), $(aria2c --version | head -1), $($NGINX -v 2>&1 | sed 's|.*/||;s|^|nginx |'), $(swift --version 2>&1 | grep -o 'Swift version [0-9.]*')"
         echo "- server: nginx on loopback, HTTP/1.1, sendfile; $RUNS run(s) per point, clients alternating"
+        echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
+        echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
         echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
         cat "$table"

@@ -47,7 +47,8 @@ final class Transfer {
     var inMulti = false
     /// Queued in the engine (not yet in the multi) because its host has enough handles there.
     var isWaiting = false
-    /// The host key it was counted under while in the multi.
+    /// The host key of this hop's URL, made on its first attach; while in the multi, the one
+    /// it is counted under.
     var hostKey: String?
     /// Waiting for the delegate's response disposition: body bytes are held, not delivered.
     var awaitingDisposition = false
@@ -130,6 +131,7 @@ final class Transfer {
         totalReceivedBeforeHop += isRedirectHop ? 0 : hopReceived
         request = next
         self.easy = easy
+        hostKey = nil  // the next hop may go to another host (called only once detached)
         hop += 1
         statusCode = 0
         responseHeaders = []

@@ -70,7 +70,8 @@ extension TransferEngine {
 
     private func adopt(_ t: Transfer, _ fd: Int32, _ path: String) {
         t.fileDescriptor = fd
-        t.fileURL = URL(fileURLWithPath: path)
+        // isDirectory given: without it the initializer stats the path (one more system call).
+        t.fileURL = URL(fileURLWithPath: path, isDirectory: false)
     }
 
     /// 0600, never an existing file, never through a symlink. Locked (`flock`) while open, so

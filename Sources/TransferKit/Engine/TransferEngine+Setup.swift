@@ -2,8 +2,9 @@ import CCurl
 import Foundation
 
 extension TransferEngine {
-    /// Builds and configures the easy handle for a transfer's current request.
-    func makeEasy(for t: Transfer) throws(TransferError) -> EasyHandle {
+    /// Builds and configures the easy handle for a transfer's current request; `fresh`, a
+    /// handle just made and never used, is configured instead of making another.
+    func makeEasy(for t: Transfer, using fresh: EasyHandle? = nil) throws(TransferError) -> EasyHandle {
         let r = t.request
         guard let scheme = r.url.scheme?.lowercased() else {
             throw TransferError(.badURL, "the URL has no scheme: \(Redaction.redactURL(r.url.absoluteString))")
@@ -15,7 +16,7 @@ extension TransferEngine {
         guard let host = r.url.host, !host.isEmpty else {
             throw TransferError(.badURL, "the URL has no host: \(Redaction.redactURL(r.url.absoluteString))")
         }
-        guard let easy = EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
+        guard let easy = fresh ?? EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
         do {
             try configureBasics(easy, t)
             try configureMethodAndBody(easy, t)

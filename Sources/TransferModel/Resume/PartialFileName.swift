@@ -19,6 +19,10 @@ public enum PartialFileName {
     /// overrides or invisible marks (`evil\u{202E}txt.exe` would show as `evilexe.txt`), no
     /// leading dots (never `.`, `..` or hidden), at most 200 bytes; empty → `index.html`.
     public static func sanitize(_ raw: String) -> String {
+        // Fast path, the common case of a list of plain names: printable ASCII without a
+        // separator, no leading dot or space, no trailing space, short enough. Every rule
+        // below leaves such a name unchanged (issue 8 profile: 2 % of a small-file run).
+        if isPlainASCIIName(raw) { return raw }
         var name = String(raw.unicodeScalars.compactMap { s -> Character? in
             if s == "/" || s == "\\" { return "_" }
             if s.value < 0x20 || (0x7F..<0xA0).contains(s.value) { return "_" }
@@ -30,6 +34,13 @@ public enum PartialFileName {
         if name.isEmpty { return "index.html" }
         while name.utf8.count > 200 { name.removeLast() }
         return name
+    }
+
+    static func isPlainASCIIName(_ raw: String) -> Bool {
+        let bytes = raw.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= 200,
+              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy { b in b >= 0x20 && b < 0x7F && b != UInt8(ascii: "/") && b != UInt8(ascii: "\\") }
     }
 
     /// The hidden name for the `attempt`-th try (1 is the plain one).

@@ -15,10 +15,15 @@ public enum SHA256 {
     public static func hex(_ data: Data) -> String { hex(digest(data)) }
 
     static func hex(_ digest: [UInt8]) -> String {
-        digest.map { byte in
-            let s = String(byte, radix: 16)
-            return byte < 16 ? "0" + s : s
-        }.joined()
+        // One buffer, no String per byte (it was most of a journal key's cost, issue 8).
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: digest.count * 2) { out in
+            for (i, byte) in digest.enumerated() {
+                out[2 * i] = digits[Int(byte >> 4)]
+                out[2 * i + 1] = digits[Int(byte & 0xF)]
+            }
+            return digest.count * 2
+        }
     }
 
     /// Incremental SHA-256, for bodies hashed as they stream (the loopback server's `/echo`).

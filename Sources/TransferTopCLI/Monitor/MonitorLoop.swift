@@ -18,6 +18,8 @@ final class MonitorLoop {
     let start: ContinuousClock.Instant
     var quitting: ContinuousClock.Instant?
     var dirty = true
+    /// Frame and key timings for the benchmark (`TRANSFERTOP_FRAME_LOG`), usually nil.
+    let frameLog: FrameLog?
 
     init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag) {
         self.runner = runner
@@ -25,6 +27,7 @@ final class MonitorLoop {
         self.options = options
         self.environment = environment
         self.signals = signals
+        frameLog = FrameLog(environment: environment)
         start = clock.now
         locator = ThemeLocator(environment: environment, executablePath: Self.executablePath(),
                                currentDirectory: FileManager.default.currentDirectoryPath)
@@ -62,6 +65,7 @@ final class MonitorLoop {
         case .resize:
             screen.invalidate()
         case .key(let key):
+            frameLog?.keyRead(at: clock.now)
             if quitting != nil { return }
             let (m, effect) = Reducer.handleKey(model, key, bindings: bindings)
             model = m
@@ -83,7 +87,9 @@ final class MonitorLoop {
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
         let grid = ScreenRenderer.render(model, bindings: bindings)
         screen.flush(grid)
-        model.frameTimeMs = seconds(clock.now - began) * 1000
+        let ended = clock.now
+        model.frameTimeMs = seconds(ended - began) * 1000
+        frameLog?.frameDrawn(began: began, ended: ended, tasks: model.sessions.reduce(0) { $0 + $1.tasks.count })
     }
 
     func seconds(_ d: Duration) -> Double {

@@ -16,6 +16,13 @@ public enum ExistingFiles: Sendable, Equatable {
 /// finished command downloaded everything again as `name (1)` copies.
 enum AlreadyComplete {
     static func filter(_ plan: RunPlan, store: CompletionStore?) async -> (RunPlan, notes: [String]) {
+        // Nothing to look up: every download runs. Asked once, not once per URL (a first run
+        // of a 1,000,000-line list hashed every URL against an empty journal, issue 8).
+        switch plan.existingFiles {
+        case .replace: return (plan, [])
+        case .keepBoth where !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false): return (plan, [])
+        default: break
+        }
         var out = plan
         var notes: [String] = []
         for (i, session) in plan.sessions.enumerated() {
@@ -70,19 +77,24 @@ enum AlreadyComplete {
         }
     }
 
+    /// The size of the file at `path` itself (a symbolic link is not followed). One `lstat`:
+    /// `FileManager.attributesOfItem` also looked up the owner's and group's names and the
+    /// extended attributes, a dozen system calls per placed file (issue 8 profile).
     static func fileSize(_ path: String) -> Int64? {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Int64(st.st_size)
     }
 }
 
 extension Runner {
     /// Remembers a placed file for the next run's "already complete" check (not for the demo).
     func recordCompletion(_ task: TransferDownloadTask, path: String) {
-        guard store != nil, let completions = CompletionStore.standard(), let response = task.response,
-              let size = AlreadyComplete.fileSize(path) else { return }
-        let record = CompletionStore.Record(name: (path as NSString).lastPathComponent, size: size,
+        guard let completions, let response = task.response, let size = AlreadyComplete.fileSize(path) else { return }
+        let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+        let record = CompletionStore.Record(name: name, size: size,
                                             entityTag: response.value(forHTTPHeaderField: "ETag"),
                                             lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
-        completions.save(record, url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
+        completions.append(record, url: task.originalRequest.url.absoluteString)
     }
 }

@@ -34,8 +34,10 @@ public enum OutputNaming {
     public static func place(_ source: URL, for url: URL, in directory: String) throws -> String {
         let fm = FileManager.default
         let base = sanitizedName(for: url)
-        for _ in 0..<1000 {
-            let name = uniqueName(base) { fm.fileExists(atPath: directory + "/" + $0) }
+        for attempt in 0..<1000 {
+            // The plain name is tried without looking first (the rename refuses to replace),
+            // one lookup less per file in the common case (issue 8).
+            let name = attempt == 0 ? base : uniqueName(base) { fm.fileExists(atPath: directory + "/" + $0) }
             let target = directory + "/" + name
             // Same file system (partials live beside their destination): one rename (issue 8).
             if FileRename.withoutReplacing(source.path, target) == 0 { return target }

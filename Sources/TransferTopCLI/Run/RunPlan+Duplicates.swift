@@ -6,7 +6,7 @@ extension SessionPlan {
     /// the first occurrence; returns how many were dropped. Uploads and data tasks are kept
     /// (sending something twice can be meant).
     mutating func dropDuplicateDownloads() -> Int {
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: tasks.count + downloadURLs.count)
         var dropped = 0
         tasks = tasks.filter { t in
             guard t.kind == .download else { return true }

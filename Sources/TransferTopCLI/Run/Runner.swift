@@ -55,11 +55,17 @@ public final class Runner: @unchecked Sendable {
 
     /// Logs, `--trace` and `--prometheus` (Observability/): fixed before the run starts.
     let observability: RunObservability
+    /// The completion journal of the output directory, open for the run (none without a
+    /// resume store: the demo and tests that keep no state).
+    let completions: CompletionStore.Journal?
 
     public init(plan: RunPlan, store: ResumeStore?, observability: RunObservability = RunObservability()) {
         self.plan = plan
         self.store = store
         self.observability = observability
+        completions = store == nil ? nil : CompletionStore.standard().map {
+            CompletionStore.Journal(store: $0, outputDirectory: plan.outputDirectory)
+        }
     }
 
     public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
