@@ -84,6 +84,13 @@ struct BadInput: Sendable, CustomStringConvertible {
                  fragment: "keys.toml:2: unknown key `zz`"),
         BadInput(args: [url], files: ["config/transfertop/keys.conf": BadInput.text("x = cancel\n")],
                  fragment: "keys.conf:1: not valid TOML"),
+        // Diagnostics and metrics: checked before any transfer.
+        BadInput(args: ["--log-file", "/proc/transfertop-nope/log", url], fragment: "cannot open log file '/proc/transfertop-nope/log'"),
+        BadInput(args: ["--trace", "--log-file", "{dir}/logs", url], directories: ["logs"], fragment: "cannot open log file"),
+        BadInput(args: ["--log-level", "loud", url], fragment: "--log-level must be one of trace, debug, info, notice, warning, error, critical, not 'loud'"),
+        BadInput(args: ["--prometheus", "99999", url], fragment: "--prometheus must be PORT or HOST:PORT with a port from 0 to 65535, not '99999'"),
+        BadInput(args: ["--prometheus", "host:", url], fragment: "--prometheus must be PORT or HOST:PORT"),
+        BadInput(args: ["--prometheus", "192.0.2.1:9100", url], fragment: "--prometheus cannot listen on 192.0.2.1:9100"),
         // Exports: checked before any transfer.
         BadInput(args: ["--csv", "{dir}/old.csv", url], files: ["old.csv": BadInput.text("keep me")], fragment: "exists (pass --force"),
         BadInput(args: ["--har", "{dir}/old.har", url], files: ["old.har": BadInput.text("keep me")], fragment: "exists (pass --force"),

@@ -1,0 +1,136 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import TransferTopCLI
+import TransferKit
+
+/// Issue 15: `--log-file`, `--log-level`, `--trace` (swift-log) and `--prometheus` (/metrics),
+/// through the real binary against the loopback server.
+@Suite struct ObservabilityTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// The trace shows the request and response heads as curl -v does, in a 0600 file, with
+    /// every credential (header, URL user info, query secret) redacted, and nothing of it on
+    /// stdout.
+    @Test func traceGoesToTheLogFileWithSecretsRedacted() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/run.log"
+        let url = server.httpBase.replacingOccurrences(of: "http://", with: "http://user:pa55word@") + "/bytes/100?token=t0ken"
+        let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "--trace", "--log-file", log,
+                                      "-H", "Authorization: Bearer s3cret", "-H", "Cookie: sid=c00kie", url],
+                                     environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("transfertop.curl: > GET /bytes/100?token=REDACTED HTTP/1.1"), "\(text)")
+        #expect(text.contains("> User-Agent: transfertop/"))
+        #expect(text.contains("> Authorization: Bearer REDACTED"))
+        #expect(text.contains("< HTTP/1.1 200"))
+        #expect(text.contains("info transfertop: task 1.1 completed"))
+        for secret in ["s3cret", "c00kie", "pa55word", "t0ken", "dXNlcjpwYTU1d29yZA"] {  // the last: base64 of user:pa55word
+            #expect(!text.contains(secret), "\(secret) in the log")
+        }
+        #expect(!r.stdout.contains("transfertop.curl") && !r.stderr.contains("transfertop.curl"))
+        let mode = try FileManager.default.attributesOfItem(atPath: log)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    /// Without a file, line mode logs on stderr when a level is asked for; without any log
+    /// option nothing is logged at all.
+    @Test func lineModeLogsOnStderrOnlyWhenAsked() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let asked = try await Run.binary(["--no-tui", "-o", dir + "/a", "--log-level", "debug", "\(server.httpBase)/bytes/10"], environment: env)
+        #expect(asked.status == 0)
+        #expect(asked.stderr.contains("debug transfertop: task 1.1 running"), "\(asked.stderr)")
+        #expect(!asked.stdout.contains("transfertop: task"))
+        let quiet = try await Run.binary(["--no-tui", "-o", dir + "/b", "\(server.httpBase)/bytes/10"], environment: env)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
+
+    /// The monitor owns the screen: logging there needs a file (checked before any transfer).
+    @Test func theMonitorNeedsALogFile() throws {
+        var o = Options()
+        o.trace = true
+        #expect(throws: UsageError("--log-level and --trace need --log-file while the monitor runs (the screen is the monitor's)")) {
+            _ = try RunObservability.make(o, monitor: true)
+        }
+        o.trace = false
+        let (quiet, server) = try RunObservability.make(o, monitor: true)
+        #expect(server == nil && quiet.recordsSentHeaders)
+    }
+
+    /// A scrape during a run, read by prometheus_client's own parser: one task finished (its
+    /// phases in the histograms, labelled by host and protocol), one held running at a gate.
+    @Test func prometheusScrapeDuringARun() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gate = UUID().uuidString
+        let run = try Run.spawn(["--no-tui", "-o", dir + "/out", "--prometheus", "0", "--max-connections-per-host", "2",
+                                 "\(server.httpBase)/bytes/1000?seed=1", "\(server.httpBase)/bytes/500000?gate=\(gate)&holdAfter=1000"],
+                                environment: ["XDG_STATE_HOME": dir + "/state"])
+        defer { server.openGate(gate) }
+        try await server.waitForGate(gate)
+        let outPath = run.outPath
+        let output: @Sendable () -> String = { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+        try await waitFor("the metrics address and the first task done") {
+            output().contains(" done ") && output().contains("/metrics")
+        }
+        let line = try #require(output().split(separator: "\n").first { $0.contains("/metrics") })
+        let address = String(line.split(separator: " ").last ?? "")
+        let scrape = try await Self.tool("/usr/bin/curl", ["-sf", address])
+        #expect(scrape.status == 0, "\(scrape.output)")
+        let samples = try await Self.parse(scrape.output)
+        func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+            samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?.value
+        }
+        #expect(value("transfertop_tasks", ["state": "running"]) == 1)
+        #expect(value("transfertop_tasks", ["state": "completed"]) == 1)
+        #expect(value("transfertop_tasks_finished_total", ["outcome": "ok"]) == 1)
+        #expect((value("transfertop_bytes_received_total") ?? 0) >= 2000)
+        let labels = ["host": "127.0.0.1", "protocol": "http/1.1"]
+        for phase in ["connect", "ttfb"] {
+            #expect(value("transfertop_\(phase)_seconds_count", labels) == 1, "\(phase)")
+            #expect((value("transfertop_\(phase)_seconds_sum", labels) ?? -1) >= 0)
+        }
+        let other = try await Self.tool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", address.replacingOccurrences(of: "/metrics", with: "/")])
+        #expect(other.output == "404")
+        server.openGate(gate)
+        let r = await run.wait()
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+
+    struct Sample: Decodable { var name: String; var labels: [String: String]; var value: Double }
+
+    /// prometheus_client's parser, through scripts/prom-parse.py.
+    static func parse(_ text: String) async throws -> [Sample] {
+        let input = try privateDirectory("prom") + "/metrics.txt"
+        try text.write(toFile: input, atomically: true, encoding: .utf8)
+        let r = try await tool("/bin/sh", ["-c", "python3 '\(root)/scripts/prom-parse.py' < '\(input)'"])
+        #expect(r.status == 0, "\(r.output)")
+        return try JSONDecoder().decode([Sample].self, from: Data(r.output.utf8))
+    }
+
+    static func tool(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await offPool {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = arguments
+            let pipe = Pipe()
+            p.standardOutput = pipe
+            try p.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+    }
+}
