@@ -62,11 +62,18 @@ extension TransferEngine {
         }
         // One writer per partial file (issue 9): a second process resuming the same download
         // would interleave its bytes with ours. The lock is held until the file is placed.
-        if !PartialFileLock.acquire(fd) {
+        // A lock that is gone by the time /proc/locks is read was a brief one (another run's
+        // stale-partial check holds a shared lock for an instant, longer on a loaded machine):
+        // try again rather than refuse for a holder that no longer exists.
+        var attempts = 0
+        while !PartialFileLock.acquire(fd) {
+            attempts += 1
             let holder = PartialFileLock.holder(of: fd)
-            close(fd)
-            throw TransferError(.cannotOpenFile, "\(r.partialFilePath) is already being downloaded by "
-                + (holder.map { "process \($0)" } ?? "another process") + "; nothing was changed")
+            guard holder == nil && attempts < 4 else {
+                close(fd)
+                throw TransferError(.cannotOpenFile, "\(r.partialFilePath) is already being downloaded by "
+                    + (holder.map { "process \($0)" } ?? "another process") + "; nothing was changed")
+            }
         }
         // Locked now: the file must still be the partial (a finished download renames it away
         // before it lets go of the lock) and hold the bytes the resume data counts.
