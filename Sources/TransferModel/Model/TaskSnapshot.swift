@@ -3,36 +3,140 @@ import Foundation
 /// Everything the monitor, the exporters and tests may read about a task at one instant.
 ///
 /// Snapshots are values: the engine makes them on request, and readers never touch live
-/// engine state (SPEC T1; STYLE 8).
+/// engine state (SPEC T1; STYLE 8). The fields live in one copy-on-write box, so copying a
+/// snapshot is one retain instead of one per string and array: the monitor copies every
+/// task's snapshot several times per frame, and with 10,000 tasks those copies were most of
+/// the frame (issue 8).
 public struct TaskSnapshot: Sendable, Equatable, Identifiable {
     /// Session and task identifiers together identify a task in a process.
     public var id: TaskID { TaskID(session: sessionID, task: taskIdentifier) }
-    public var sessionID: Int
-    public var sessionName: String
-    public var taskIdentifier: Int
-    public var kind: TaskKind
-    public var state: TaskState
-    public var taskDescription: String?
-    public var method: String
-    public var originalURL: String
-    public var currentURL: String
-    public var countOfBytesReceived: Int64
+
+    struct Fields: Sendable, Equatable {
+        var sessionID: Int
+        var sessionName: String
+        var taskIdentifier: Int
+        var kind: TaskKind
+        var state: TaskState
+        var taskDescription: String?
+        var method: String
+        var originalURL: String
+        var currentURL: String
+        var countOfBytesReceived: Int64
+        var countOfBytesExpectedToReceive: Int64
+        var countOfBytesSent: Int64
+        var countOfBytesExpectedToSend: Int64
+        var statusCode: Int?
+        var networkProtocolName: String?
+        var metrics: TaskMetrics
+        var error: TransferError?
+        var isResumable: Bool
+        var resumeOffset: Int64?
+        var outputPath: String?
+    }
+
+    /// Mutated only when uniquely referenced (`update`), so sharing it is safe.
+    final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    private mutating func update(_ body: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        body(&storage.fields)
+    }
+
+    public static func == (a: TaskSnapshot, b: TaskSnapshot) -> Bool {
+        a.storage === b.storage || a.storage.fields == b.storage.fields
+    }
+
+    public var sessionID: Int {
+        get { storage.fields.sessionID }
+        set { update { $0.sessionID = newValue } }
+    }
+    public var sessionName: String {
+        get { storage.fields.sessionName }
+        set { update { $0.sessionName = newValue } }
+    }
+    public var taskIdentifier: Int {
+        get { storage.fields.taskIdentifier }
+        set { update { $0.taskIdentifier = newValue } }
+    }
+    public var kind: TaskKind {
+        get { storage.fields.kind }
+        set { update { $0.kind = newValue } }
+    }
+    public var state: TaskState {
+        get { storage.fields.state }
+        set { update { $0.state = newValue } }
+    }
+    public var taskDescription: String? {
+        get { storage.fields.taskDescription }
+        set { update { $0.taskDescription = newValue } }
+    }
+    public var method: String {
+        get { storage.fields.method }
+        set { update { $0.method = newValue } }
+    }
+    public var originalURL: String {
+        get { storage.fields.originalURL }
+        set { update { $0.originalURL = newValue } }
+    }
+    public var currentURL: String {
+        get { storage.fields.currentURL }
+        set { update { $0.currentURL = newValue } }
+    }
+    public var countOfBytesReceived: Int64 {
+        get { storage.fields.countOfBytesReceived }
+        set { update { $0.countOfBytesReceived = newValue } }
+    }
     /// -1 when unknown.
-    public var countOfBytesExpectedToReceive: Int64
-    public var countOfBytesSent: Int64
+    public var countOfBytesExpectedToReceive: Int64 {
+        get { storage.fields.countOfBytesExpectedToReceive }
+        set { update { $0.countOfBytesExpectedToReceive = newValue } }
+    }
+    public var countOfBytesSent: Int64 {
+        get { storage.fields.countOfBytesSent }
+        set { update { $0.countOfBytesSent = newValue } }
+    }
     /// -1 when unknown.
-    public var countOfBytesExpectedToSend: Int64
-    public var statusCode: Int?
-    public var networkProtocolName: String?
+    public var countOfBytesExpectedToSend: Int64 {
+        get { storage.fields.countOfBytesExpectedToSend }
+        set { update { $0.countOfBytesExpectedToSend = newValue } }
+    }
+    public var statusCode: Int? {
+        get { storage.fields.statusCode }
+        set { update { $0.statusCode = newValue } }
+    }
+    public var networkProtocolName: String? {
+        get { storage.fields.networkProtocolName }
+        set { update { $0.networkProtocolName = newValue } }
+    }
     /// Metrics so far; the last transaction may still be running (its `currentPhase` says where).
-    public var metrics: TaskMetrics
-    public var error: TransferError?
+    public var metrics: TaskMetrics {
+        get { storage.fields.metrics }
+        set { update { $0.metrics = newValue } }
+    }
+    public var error: TransferError? {
+        get { storage.fields.error }
+        set { update { $0.error = newValue } }
+    }
     /// Whether cancelling now with resume data could later continue this download (SPEC S8).
-    public var isResumable: Bool
+    public var isResumable: Bool {
+        get { storage.fields.isResumable }
+        set { update { $0.isResumable = newValue } }
+    }
     /// The offset the task resumed at, when it was made from resume data.
-    public var resumeOffset: Int64?
+    public var resumeOffset: Int64? {
+        get { storage.fields.resumeOffset }
+        set { update { $0.resumeOffset = newValue } }
+    }
     /// Where a finished download was placed by its owner, if known (e.g. the CLI's output file).
-    public var outputPath: String?
+    public var outputPath: String? {
+        get { storage.fields.outputPath }
+        set { update { $0.outputPath = newValue } }
+    }
 
     public init(sessionID: Int, sessionName: String, taskIdentifier: Int, kind: TaskKind,
                 state: TaskState, taskDescription: String? = nil, method: String = "GET",
@@ -41,26 +145,7 @@ public struct TaskSnapshot: Sendable, Equatable, Identifiable {
                 countOfBytesExpectedToSend: Int64 = -1, statusCode: Int? = nil,
                 networkProtocolName: String? = nil, metrics: TaskMetrics, error: TransferError? = nil,
                 isResumable: Bool = false, resumeOffset: Int64? = nil, outputPath: String? = nil) {
-        self.sessionID = sessionID
-        self.sessionName = sessionName
-        self.taskIdentifier = taskIdentifier
-        self.kind = kind
-        self.state = state
-        self.taskDescription = taskDescription
-        self.method = method
-        self.originalURL = originalURL
-        self.currentURL = currentURL ?? originalURL
-        self.countOfBytesReceived = countOfBytesReceived
-        self.countOfBytesExpectedToReceive = countOfBytesExpectedToReceive
-        self.countOfBytesSent = countOfBytesSent
-        self.countOfBytesExpectedToSend = countOfBytesExpectedToSend
-        self.statusCode = statusCode
-        self.networkProtocolName = networkProtocolName
-        self.metrics = metrics
-        self.error = error
-        self.isResumable = isResumable
-        self.resumeOffset = resumeOffset
-        self.outputPath = outputPath
+        storage = Storage(Fields(sessionID: sessionID, sessionName: sessionName, taskIdentifier: taskIdentifier, kind: kind, state: state, taskDescription: taskDescription, method: method, originalURL: originalURL, currentURL: currentURL ?? originalURL, countOfBytesReceived: countOfBytesReceived, countOfBytesExpectedToReceive: countOfBytesExpectedToReceive, countOfBytesSent: countOfBytesSent, countOfBytesExpectedToSend: countOfBytesExpectedToSend, statusCode: statusCode, networkProtocolName: networkProtocolName, metrics: metrics, error: error, isResumable: isResumable, resumeOffset: resumeOffset, outputPath: outputPath))
     }
 }
 
