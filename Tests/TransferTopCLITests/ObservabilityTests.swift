@@ -19,10 +19,14 @@ import TransferKit
         defer { Task { try? await server.shutdown() } }
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let log = dir + "/run.log"
-        let url = server.httpBase.replacingOccurrences(of: "http://", with: "http://user:pa55word@") + "/bytes/100?token=t0ken"
-        let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "--trace", "--log-file", log,
-                                      "-H", "Authorization: Bearer s3cret", "-H", "Cookie: sid=c00kie", url],
+        let log = dir + "/run.log", ca = dir + "/ca.pem"
+        try server.writeCACertificate(to: ca)
+        let url = server.httpBase.replacingOccurrences(of: "http://", with: "http://alice:pa55word@") + "/bytes/100?token=t0ken"
+        // HTTP/2 too: libcurl notes every h2 request header a second time; a Set-Cookie makes
+        // libcurl's cookie engine note the cookie it stored.
+        let h2 = server.httpsBase + "/cookies/set?session=j4r"
+        let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "--trace", "--log-level", "debug", "--log-file", log,
+                                      "--cacert", ca, "-H", "Authorization: Bearer s3cret", "-H", "Cookie: sid=c00kie", url, h2],
                                      environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let text = try String(contentsOfFile: log, encoding: .utf8)
@@ -31,7 +35,10 @@ import TransferKit
         #expect(text.contains("> Authorization: Bearer REDACTED"))
         #expect(text.contains("< HTTP/1.1 200"))
         #expect(text.contains("info transfertop: task 1.1 completed"))
-        for secret in ["s3cret", "c00kie", "pa55word", "t0ken", "dXNlcjpwYTU1d29yZA"] {  // the last: base64 of user:pa55word
+        #expect(text.contains("> GET /cookies/set?session=REDACTED HTTP/2"), "the h2 request head is traced")
+        #expect(text.contains("< HTTP/2 200"))
+        // alice: the URL's user name; YWxpY2U6cGE1NXdvcmQ: base64 of alice:pa55word; j4r: the cookie value.
+        for secret in ["s3cret", "c00kie", "pa55word", "t0ken", "YWxpY2U6cGE1NXdvcmQ", "alice", "=j4r", "\"j4r\""] {
             #expect(!text.contains(secret), "\(secret) in the log")
         }
         #expect(!r.stdout.contains("transfertop.curl") && !r.stderr.contains("transfertop.curl"))
@@ -132,5 +139,20 @@ import TransferKit
             p.waitUntilExit()
             return (p.terminationStatus, String(decoding: data, as: UTF8.self))
         }
+    }
+}
+
+/// The gauges follow each task to completion once; a late event cannot count it back.
+@Suite struct FleetMetricsTests {
+    @Test func lateEventsAfterCompletionAreDropped() {
+        let m = FleetMetrics()
+        func event(_ s: TaskState) -> TransferEvent {
+            TransferEvent(date: Date(), sessionID: 1, taskIdentifier: 7, kind: .taskStateChanged(s))
+        }
+        for s in [TaskState.running, .suspended, .running, .completed, .suspended, .completed] { m.observe(event(s)) }
+        let text = m.text()
+        #expect(text.contains(#"transfertop_tasks{state="completed"} 1"#), "\(text)")
+        #expect(text.contains(#"transfertop_tasks{state="running"} 0"#))
+        #expect(text.contains(#"transfertop_tasks{state="suspended"} 0"#))
     }
 }

@@ -50,6 +50,9 @@ import Testing
         ("d = 1979-05-27true", 1, "expected the time after the date's 't', saw 'r'"),
         ("d = [1979-05-27T]", 1, "expected the time"),
         ("t = { d = 1979-05-27tx }", 1, "expected the time"),
+        ("d = 2024-01-01 1\n", 1, "expected a time such as 07:32:00"),
+        ("d = [2024-01-01 1]", 1, "expected a time such as 07:32:00"),
+        ("[a] # a comment with \"\"\"\n[[[x]]]", 2, "a table header must start with a key"),
     ])
     func unsafeInputsAreRefusedFirst(text: String, line: Int, message: String) {
         #expect {
@@ -80,12 +83,23 @@ import Testing
             d = 1979-05-27t07:32:00
             "1979-05-27t" = 1
             e = [] # [}
+            [t] # a comment with \"\"\"
+            b = \"\"\"
+            [=
+            \"\"\"
             """)
         #expect(doc.root["s"] == .string("[[[x]]] [} 1979-05-27tx"))
         #expect(doc.root["m"] == .string("[[[not a header]]]\n[}\na\""))
         #expect(doc.root["l"] == .string("[=\n"))
         #expect(doc.root["k"]?.array?.count == 3)
         #expect(doc.root["1979-05-27t"] == .integer(1))
+        #expect(doc.root["t"]?.table?["b"] == .string("[=\n"))
+    }
+
+    /// CRLF files: lines are counted as toml++ counts them (by LF).
+    @Test func crlfLines() throws {
+        let doc = try ConfigDocument.parse("a = 1\r\n\r\n[[s]]\r\nb = 2\r\n")
+        #expect(doc.line(of: "s[0]") == 3 && doc.line(of: "s[0].b") == 4)
     }
 
     @Test func syntaxErrorsCarryTheirLine() {

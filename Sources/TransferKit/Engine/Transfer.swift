@@ -92,6 +92,9 @@ final class Transfer {
     var lastByteAt: UInt64?
     var lastBodySentAt: UInt64?
     var tls: (version: String, cipher: String)?
+    /// The request head as libcurl reports it, which may come in pieces (a partial send):
+    /// parsed once it is whole (TransferEngine+Trace.swift).
+    var headOut = ""
     // Resume support (issue 4).
     /// The offset this hop's body starts at in the file.
     var resumeOffset: Int64 = 0

@@ -43,6 +43,7 @@ extension TransferEngine {
 
     /// Adds a live transaction record for the hop that is starting.
     func beginTransaction(_ t: Transfer) {
+        t.headOut = ""
         let record = TransactionMetrics(method: t.request.httpMethod, url: t.request.url.absoluteString,
                                         requestHeaders: t.request.headers, fetchStartDate: clock.date(t.hopStart))
         t.task.core.withLock { c in

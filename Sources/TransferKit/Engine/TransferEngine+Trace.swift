@@ -18,8 +18,14 @@ extension TransferCallbacks {
         let t = Transfer.from(ctx)
         switch type {
         case CURLINFO_HEADER_OUT:
-            let head = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
-            t.requestHeadSent(head)
+            // A head sent in pieces is reported in pieces: parse it once it is whole, so a
+            // second piece is never taken for a request line (and printed unredacted).
+            t.headOut += String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
+            if t.headOut.hasSuffix("\r\n\r\n") || t.headOut.hasSuffix("\n\n") {
+                let head = t.headOut
+                t.headOut = ""
+                t.requestHeadSent(head)
+            }
         case CURLINFO_HEADER_IN, CURLINFO_TEXT:
             guard t.engine.configuration.trace != nil else { break }
             let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
@@ -40,7 +46,8 @@ extension Transfer {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        if engine.configuration.recordsSentRequestHeaders {
+        // A proxy's CONNECT head is not the request of this hop.
+        if engine.configuration.recordsSentRequestHeaders, lines.first?.hasPrefix("CONNECT ") != true {
             task.core.withLock { c in
                 guard !c.metrics.transactionMetrics.isEmpty else { return }
                 c.metrics.transactionMetrics[c.metrics.transactionMetrics.count - 1].requestHeaders = headers
@@ -59,9 +66,28 @@ extension Transfer {
         return "\(parts[0]) \(target) \(parts[2])"
     }
 
+    /// libcurl's notes that carry what the head lines already show, or secrets: HTTP/2's
+    /// copy of every request header (`h2h3 [authorization: …]`, `[HTTP/2] [1] [cookie: …]`)
+    /// is dropped (the `>` lines show the head, redacted); cookie values and user names are
+    /// masked; and any `Authorization`/`Cookie`-like name followed by a value is cut after it.
+    static func safeNote(_ line: String) -> String? {
+        if line.hasPrefix("h2h3 [") || line.hasPrefix("[HTTP/2] [") || line.hasPrefix("[HTTP/3] [") { return nil }
+        var text = Redaction.redactText(line)
+        for (pattern, template) in noteMasks {
+            text = text.replacingOccurrences(of: pattern, with: template, options: [.regularExpression, .caseInsensitive])
+        }
+        return text
+    }
+
+    static let noteMasks: [(String, String)] = [
+        (#"^((Added|Replaced) cookie [^=]*=)"[^"]*""#, "$1\"[redacted]\""),
+        (#"(with user )'[^']*'"#, "$1'[redacted]'"),
+        (#"((proxy-)?authorization|(set-)?cookie)(\s*[:=]\s*)\S.*"#, "$1$4[redacted]"),
+    ]
+
     func traceLines(_ kind: TransferTraceLine.Kind, _ text: String) {
         for line in text.split(whereSeparator: \.isNewline) {
-            var shown = Redaction.redactText(String(line))
+            guard var shown = kind == .info ? Self.safeNote(String(line)) : Redaction.redactText(String(line)) else { continue }
             if kind == .headerIn, let colon = shown.firstIndex(of: ":") {
                 let header = HTTPHeader(String(shown[..<colon]), String(shown[shown.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
                 let safe = Redaction.redactHeaders([header])[0]

@@ -9,8 +9,11 @@ import TransferKit
 /// event costs a dictionary update, each finished task a few histogram records.
 public final class FleetMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
-    /// Each task's last state, for the `transfertop_tasks{state}` gauges.
-    private let states = Mutex<[TaskID: TaskState]>([:])
+    /// Each live task's last state, and the tasks that completed, for the
+    /// `transfertop_tasks{state}` gauges. Events of one task come from different threads (the
+    /// delegate queue delivers completion, a key press emits `suspended`), so one that arrives
+    /// after completion is dropped rather than counted back into a live state.
+    private let states = Mutex<(live: [TaskID: TaskState], completed: Set<TaskID>)>(([:], []))
     private let stateGauges: [TaskState: Gauge]
     private let received: Counter
     private let sent: Counter
@@ -48,12 +51,14 @@ public final class FleetMetrics: Sendable {
         case .taskStateChanged(let state):
             guard let task = event.taskIdentifier else { return }
             let id = TaskID(session: event.sessionID, task: task)
-            // A completed task leaves the table (nothing follows completion): a 100,000-URL run
-            // keeps only the live tasks here.
-            let old = states.withLock { states in
-                state == .completed ? states.removeValue(forKey: id) : states.updateValue(state, forKey: id)
+            // A completed task leaves the live table; the completed set costs 16 bytes a task.
+            let change: (old: TaskState?, counted: Bool) = states.withLock { s in
+                if s.completed.contains(id) { return (nil, false) }
+                if state == .completed { s.completed.insert(id); return (s.live.removeValue(forKey: id), true) }
+                return (s.live.updateValue(state, forKey: id), true)
             }
-            if let old { stateGauges[old]?.decrement() }
+            guard change.counted else { return }
+            if let old = change.old { stateGauges[old]?.decrement() }
             stateGauges[state]?.increment()
         case .progress(let r, let s):
             if r > 0 { received.increment(by: r) }

@@ -82,7 +82,10 @@ public struct RunLogging: Sendable {
             return l
         }
         logger = make("transfertop")
-        curl = make("transfertop.curl")
+        var curl = make("transfertop.curl")
+        // `--trace --log-level debug`: the trace was asked for by name, so it is written.
+        if traceCurl { curl.logLevel = .trace }
+        self.curl = curl
         self.traceCurl = traceCurl
     }
 

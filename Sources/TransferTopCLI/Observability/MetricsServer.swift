@@ -60,10 +60,13 @@ final class MetricsHandler: ChannelInboundHandler, Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: found ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.utf8.count))
+        // One answer per connection: a scraper that keeps connections open (or never closes
+        // them) must not use up descriptors the transfers need.
+        headers.add(name: "Connection", value: "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: found ? .ok : .notFound, headers: headers))), promise: nil)
         if head.method != .HEAD {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 }

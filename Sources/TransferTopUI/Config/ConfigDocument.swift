@@ -17,8 +17,8 @@ public struct ConfigDocument: Sendable {
 
     public static func parse(_ text: String) throws(ConfigSyntaxError) -> ConfigDocument {
         // toml++ reads a C string: a NUL would silently end the document early.
-        if let nul = text.firstIndex(of: "\0") {
-            let line = text[..<nul].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+        if let nul = text.utf8.firstIndex(of: 0) {
+            let line = text.utf8[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw ConfigSyntaxError(line: line, column: 1, message: "a NUL byte (not a text file?)")
         }
         if let bad = TOMLPrecheck.firstUnsafeSpot(text) { throw bad }
@@ -72,8 +72,10 @@ struct ConfigLineIndex: Sendable {
         var current = ""
         var latestIndex: [String: Int] = [:]
         var inMultiline = false
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+        // Lines as toml++ counts them: by LF bytes (a CRLF is one Character, not "\n").
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        for (offset, raw) in lines.enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             let quotes = raw.components(separatedBy: "\"\"\"").count - 1 + raw.components(separatedBy: "'''").count - 1
             defer { if quotes % 2 == 1 { inMultiline.toggle() } }
             if inMultiline || line.isEmpty || line.hasPrefix("#") { continue }

@@ -102,12 +102,19 @@ enum TOMLPrecheck {
             return printable && c != "}" ? checkDateTime() : fail("expected a value in the array, saw \(describe(c))")
         }
 
-        /// At a value's start: `YYYY-MM-DDT` (or `t`) must be followed by a digit of the time.
+        /// At a value's start: `YYYY-MM-DDT` (or `t`) must be followed by a digit of the time,
+        /// and `YYYY-MM-DD D` (a space and one digit) must not end there (toml++ looks ahead
+        /// past that digit and asserts it is not at a value's end).
         func checkDateTime() -> ConfigSyntaxError? {
             let digit = { (k: Int) in peek(k).map { ("0"..."9").contains($0) } ?? false }
-            guard (0..<4).allSatisfy(digit), peek(4) == "-", digit(5), digit(6), peek(7) == "-", digit(8), digit(9),
-                  peek(10) == "T" || peek(10) == "t", !digit(11) else { return nil }
-            return fail("expected the time after the date's \(describe(peek(10))), saw \(describe(peek(11)))")
+            guard (0..<4).allSatisfy(digit), peek(4) == "-", digit(5), digit(6), peek(7) == "-", digit(8), digit(9) else { return nil }
+            if peek(10) == "T" || peek(10) == "t", !digit(11) {
+                return fail("expected the time after the date's \(describe(peek(10))), saw \(describe(peek(11)))")
+            }
+            if peek(10) == " ", digit(11), let after = peek(12), !("0"..."9").contains(after), after != ":" {
+                return fail("expected a time such as 07:32:00 after the date and space, saw \(describe(peek(11)))")
+            }
+            return nil
         }
 
         mutating func skipComment() {
@@ -116,6 +123,7 @@ enum TOMLPrecheck {
 
         mutating func skipLine() {
             while let c = peek(), c != "\n" {
+                if c == "#" { skipComment(); return }
                 if c == "\"" || c == "'" { skipString() } else { advance() }
             }
         }
