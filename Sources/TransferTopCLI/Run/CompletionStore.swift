@@ -28,30 +28,11 @@ public final class CompletionStore: @unchecked Sendable {
         /// The line as JSON, written by hand: what `JSONEncoder` gives (optional fields left
         /// out when nil), without its set-up per line (3 % of a small-file run, issue 8).
         var json: String {
-            var out = #"{"key":"# + Self.quoted(key) + #","record":{"name":"# + Self.quoted(record.name)
+            var out = #"{"key":"# + JSONValue.quoted(key) + #","record":{"name":"# + JSONValue.quoted(record.name)
             out += #","size":\#(record.size)"#
-            if let tag = record.entityTag { out += #","entityTag":"# + Self.quoted(tag) }
-            if let date = record.lastModified { out += #","lastModified":"# + Self.quoted(date) }
+            if let tag = record.entityTag { out += #","entityTag":"# + JSONValue.quoted(tag) }
+            if let date = record.lastModified { out += #","lastModified":"# + JSONValue.quoted(date) }
             return out + "}}"
-        }
-
-        /// A JSON string literal (RFC 8259 section 7: quote, backslash and controls escaped).
-        static func quoted(_ s: String) -> String {
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
         }
     }
 
