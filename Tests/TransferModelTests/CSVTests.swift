@@ -149,7 +149,7 @@ import Testing
         let file = try ExternalTool.temporaryFile("export.csv", TransactionCSV.csv([task]))
         let script = "import csv,sys; r=list(csv.reader(open(sys.argv[1],newline='',encoding='utf-8'))); "
             + "assert len(r)==2 and len(set(map(len,r)))==1, r; assert r[1][5]=='https://h/ä,\"b\"\\n', r[1][5]"
-        let result = try await ExternalTool.run(python, ["-c", script, file])
+        let result = try await ToolRun.run(python, ["-c", script, file])
         #expect(result.status == 0, "\(result.output)")
     }
 }

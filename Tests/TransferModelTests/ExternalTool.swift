@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// Runs python3 for the checks that need an independent implementation (Python's csv module,
+/// Finds python3 for the checks that need an independent implementation (Python's csv module,
 /// jsonschema).
 enum ExternalTool {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -19,25 +19,7 @@ enum ExternalTool {
 
     /// The first python3 that has the jsonschema package (pyenv and system pythons differ).
     static let pythonWithJSONSchema: String? = pythons.first { py in
-        (try? runBlocking(py, ["-c", "import jsonschema"]))?.status == 0
-    }
-
-    /// Runs the tool on a thread of its own (never blocking the cooperative pool).
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offPool { try runBlocking(executable, arguments) }
-    }
-
-    static func runBlocking(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        (try? ToolRun.runBlocking(py, ["-c", "import jsonschema"]))?.status == 0
     }
 
     static func temporaryFile(_ name: String, _ text: String) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import TransferModel
 
@@ -76,7 +77,7 @@ import Testing
         let file = try ExternalTool.temporaryFile("export.har", text)
         let root = ExternalTool.repositoryRoot
         let python = try #require(ExternalTool.pythonWithJSONSchema, "python3 with jsonschema (scripts/test installs it)")
-        return try await ExternalTool.run(python,
+        return try await ToolRun.run(python,
                                     ["\(root)/scripts/har-validate.py", "\(root)/scripts/har-1.2.schema.json", file])
     }
 

@@ -127,18 +127,9 @@ import TransferKit
         return try JSONDecoder().decode([Sample].self, from: Data(r.output.utf8))
     }
 
+    /// stdout only: it is parsed.
     static func tool(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offPool {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: executable)
-            p.arguments = arguments
-            let pipe = Pipe()
-            p.standardOutput = pipe
-            try p.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        try await ToolRun.run(executable, arguments, withStandardError: false)
     }
 }
 
