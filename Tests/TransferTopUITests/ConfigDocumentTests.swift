@@ -102,6 +102,13 @@ import Testing
         #expect(doc.line(of: "s[0]") == 3 && doc.line(of: "s[0].b") == 4)
     }
 
+    /// Lines come from the scanner that follows strings: a `'''` inside a one-line string or
+    /// a multi-line array does not shift the lines of the keys after it.
+    @Test func quotesInsideStringsDoNotShiftLines() throws {
+        let doc = try ConfigDocument.parse("a = \"'''\"\nb = [\n  \"x = 1\",\n]\nc = 2\n")
+        #expect(doc.line(of: "b") == 2 && doc.line(of: "c") == 5 && doc.line(of: "x") == 1)
+    }
+
     @Test func syntaxErrorsCarryTheirLine() {
         #expect {
             try ConfigDocument.parse("a = 1\nb = \nc = 2")

@@ -21,7 +21,8 @@ public struct ConfigDocument: Sendable {
             let line = text.utf8[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw ConfigSyntaxError(line: line, column: 1, message: "a NUL byte (not a text file?)")
         }
-        if let bad = TOMLPrecheck.firstUnsafeSpot(text) { throw bad }
+        let (unsafe, lines) = TOMLPrecheck.scan(text)
+        if let unsafe { throw unsafe }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -31,7 +32,7 @@ public struct ConfigDocument: Sendable {
         } catch {
             throw ConfigSyntaxError(line: 1, column: 1, message: "\(error)")
         }
-        return ConfigDocument(root: Self.convert(table), lines: ConfigLineIndex(text))
+        return ConfigDocument(root: Self.convert(table), lines: lines)
     }
 
     /// The line of `path` ("session[1].task[0].url"), or of its nearest enclosing table or key
@@ -63,29 +64,23 @@ public struct ConfigDocument: Sendable {
 
 /// Where each table header and key of a TOML text is, by path: `session[0]` for the first
 /// `[[session]]`, `session[0].task[2].url` for a key in its third `[[session.task]]`. This only
-/// locates lines for messages; toml++ has already parsed and checked the document. Keys inside
-/// inline tables and multi-line values fall back to the line of the key that holds them.
+/// locates lines for messages; toml++ parses and checks the document. `TOMLPrecheck`'s scanner,
+/// which already follows strings, comments and brackets, hands it each top-level statement's
+/// line; keys inside inline tables and multi-line values fall back to the key that holds them.
 struct ConfigLineIndex: Sendable {
     private var lineOfPath: [String: Int] = [:]
+    private var current = ""
+    private var latestIndex: [String: Int] = [:]
 
-    init(_ text: String) {
-        var current = ""
-        var latestIndex: [String: Int] = [:]
-        var inMultiline = false
-        // Lines as toml++ counts them: by LF bytes (a CRLF is one Character, not "\n").
-        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        for (offset, raw) in lines.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            let quotes = raw.components(separatedBy: "\"\"\"").count - 1 + raw.components(separatedBy: "'''").count - 1
-            defer { if quotes % 2 == 1 { inMultiline.toggle() } }
-            if inMultiline || line.isEmpty || line.hasPrefix("#") { continue }
-            if let header = Self.header(line) {
-                current = Self.resolve(header.names, isArray: header.isArray, latestIndex: &latestIndex)
-                if lineOfPath[current] == nil { lineOfPath[current] = offset + 1 }
-            } else if let key = Self.key(line) {
-                let path = current.isEmpty ? key : current + "." + key
-                if lineOfPath[path] == nil { lineOfPath[path] = offset + 1 }
-            }
+    /// A top-level statement starts on line `number`, whose text is `line`.
+    mutating func record(_ line: String, number: Int) {
+        let line = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let header = Self.header(line) {
+            current = Self.resolve(header.names, isArray: header.isArray, latestIndex: &latestIndex)
+            if lineOfPath[current] == nil { lineOfPath[current] = number }
+        } else if let key = Self.key(line) {
+            let path = current.isEmpty ? key : current + "." + key
+            if lineOfPath[path] == nil { lineOfPath[path] = number }
         }
     }
 

@@ -9,11 +9,15 @@ import TransferModel
 /// - an array element that starts with a value terminator (`[}`, `[1, }`, a Unicode line
 ///   separator after `[`).
 /// This is not a TOML parser: it follows strings, comments and brackets only far enough to
-/// find those two spots; everything else is toml++'s to judge. Valid TOML is never refused.
+/// find those spots and where each top-level statement starts (for `ConfigLineIndex`);
+/// everything else is toml++'s to judge. Valid TOML is never refused.
 enum TOMLPrecheck {
-    static func firstUnsafeSpot(_ text: String) -> ConfigSyntaxError? {
+    /// The first unsafe spot, if any, and the line of every table header and key (the
+    /// scanner passes each top-level statement to the `ConfigLineIndex`).
+    static func scan(_ text: String) -> (ConfigSyntaxError?, ConfigLineIndex) {
         var scanner = Scanner(Array(text.unicodeScalars))
-        return scanner.run()
+        let unsafe = scanner.run()
+        return (unsafe, scanner.index)
     }
 
     struct Scanner {
@@ -22,6 +26,7 @@ enum TOMLPrecheck {
         var line = 1, lineStart = 0
         /// Open `[` (arrays) and `{` (inline tables) of the value being read.
         var stack: [Unicode.Scalar] = []
+        var index = ConfigLineIndex()
 
         init(_ s: [Unicode.Scalar]) { self.s = s }
 
@@ -51,12 +56,17 @@ enum TOMLPrecheck {
                 if c == " " || c == "\t" { advance(); continue }
                 if c == "\n" { atStatementStart = stack.isEmpty; advance(); continue }
                 if c == "#" { skipComment(); continue }
-                if c == "\"" || c == "'" { skipString(); atStatementStart = false; continue }
+                if c == "\"" || c == "'" {
+                    if atStatementStart && stack.isEmpty { index.record(currentLine(), number: line) }
+                    skipString(); atStatementStart = false; continue
+                }
                 if atStatementStart && stack.isEmpty && c == "[" {
+                    index.record(currentLine(), number: line)
                     if let bad = checkHeader() { return bad }
                     skipLine()
                     continue
                 }
+                if atStatementStart && stack.isEmpty { index.record(currentLine(), number: line) }
                 atStatementStart = false
                 switch c {
                 case "[", "{":
@@ -78,6 +88,15 @@ enum TOMLPrecheck {
                 }
             }
             return nil
+        }
+
+        /// The text of the line being scanned.
+        func currentLine() -> String {
+            var end = lineStart
+            while end < s.count && s[end] != "\n" { end += 1 }
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: s[lineStart..<end])
+            return String(text)
         }
 
         /// After `[` or `[[` and spaces: a key's first character or `]`.
