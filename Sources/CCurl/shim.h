@@ -11,6 +11,8 @@
 #include <openssl/ssl.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/err.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -142,6 +144,61 @@ static inline int tk_tls_info(CURL *_Nonnull h, char *_Nonnull version, size_t v
     strncpy(version, v, vlen - 1); version[vlen - 1] = 0;
     strncpy(cipher, c, clen - 1); cipher[clen - 1] = 0;
     return 1;
+}
+
+// MARK: a trust store loaded once per session (issue 16)
+
+// libcurl 7.88 parses CAINFO into a fresh X509 store for every new connection, after the
+// ClientHello went out, so ~20-30 ms of our own CPU landed in each handshake's "TLS" time.
+// The engine loads one store per session instead and hands it to every SSL_CTX here.
+
+/// A new store holding the certificates of `file` (PEM, may be NULL) and, lazily by subject
+/// hash, of directory `dir` (may be NULL), with libcurl's own verification flags. `*loaded`
+/// gets 1 when `file` was read (or was NULL), 0 when it could not be. NULL when out of memory.
+static inline X509_STORE *_Nullable tk_trust_store_new(const char *_Nullable file,
+                                                       const char *_Nullable dir, int *_Nonnull loaded) {
+    X509_STORE *st = X509_STORE_new();
+    if (st == NULL) return NULL;
+    *loaded = (file == NULL || X509_STORE_load_file(st, file) == 1) ? 1 : 0;
+    if (dir != NULL) (void)X509_STORE_load_path(st, dir);
+    // As libcurl's populate_x509_store: trusted issuers first, and intermediates as anchors.
+    X509_STORE_set_flags(st, X509_V_FLAG_TRUSTED_FIRST | X509_V_FLAG_PARTIAL_CHAIN);
+    ERR_clear_error();
+    return st;
+}
+
+/// Adds the certificates of another PEM file; 1 when it was read.
+static inline int tk_trust_store_add_file(X509_STORE *_Nonnull st, const char *_Nonnull file) {
+    int ok = X509_STORE_load_file(st, file) == 1;
+    ERR_clear_error();
+    return ok;
+}
+
+static inline void tk_trust_store_free(X509_STORE *_Nonnull st) { X509_STORE_free(st); }
+
+static CURLcode tk_ssl_ctx_use_store(CURL *_Nonnull curl, void *_Nonnull sslctx, void *_Nonnull store) {
+    (void)curl;
+    SSL_CTX_set1_cert_store((SSL_CTX *)sslctx, (X509_STORE *)store);  // takes its own reference
+    return CURLE_OK;
+}
+
+/// Makes every new TLS connection of this handle verify against `store`, and stops libcurl
+/// from loading CA files of its own (CAINFO and CAPATH unset; its per-multi CA cache off).
+static inline CURLcode tk_easy_use_trust_store(CURL *_Nonnull h, X509_STORE *_Nonnull store) {
+    CURLcode rc;
+    if ((rc = curl_easy_setopt(h, CURLOPT_CAINFO, NULL)) != CURLE_OK) return rc;
+    if ((rc = curl_easy_setopt(h, CURLOPT_CAPATH, NULL)) != CURLE_OK) return rc;
+    if ((rc = curl_easy_setopt(h, CURLOPT_CA_CACHE_TIMEOUT, 0L)) != CURLE_OK) return rc;
+    if ((rc = curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, tk_ssl_ctx_use_store)) != CURLE_OK) return rc;
+    return curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, store);
+}
+
+/// libcurl's built-in CA bundle and directory (Debian: /etc/ssl/certs/ca-certificates.crt and
+/// /etc/ssl/certs), read from a handle that has not been changed; NULL when not built in.
+static inline const char *_Nullable tk_default_ca_info(CURL *_Nonnull h, int path) {
+    char *v = NULL;
+    if (curl_easy_getinfo(h, path ? CURLINFO_CAPATH : CURLINFO_CAINFO, &v) != CURLE_OK) return NULL;
+    return v;
 }
 
 // MARK: SHA-256 (OpenSSL's EVP; used for resume-data integrity and file checksums)

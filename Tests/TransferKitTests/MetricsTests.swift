@@ -184,40 +184,6 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
-    /// curl -w and TransferKit measure the same kind of request and see the same structure:
-    /// DNS ≤ DNS+connect ≤ TTFB, with the server's 50 ms think time inside TTFB for both.
-    /// How closely the numbers agree is a measurement made side by side on a quiet machine, not
-    /// a unit test: this one shares two cores with the rest of the suite (and maybe a second
-    /// suite), where a transfer thread scheduled late stamps its phases late.
-    @Test func phasesHaveTheSameShapeAsCurlWriteOut() async throws {
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let u = "\(server.httpBase)/delay?ms=50&size=1000"
-        let session = TransferSession(configuration: ephemeralConfig())
-        let (m, _) = try await metrics(session, u)
-        session.finishTasksAndInvalidate()
-        let t = try #require(m.timings.first)
-        let ours = [t.dnsMs ?? -1, (t.dnsMs ?? 0) + (t.connectMs ?? 0), t.ttfbMs ?? -1]
-        let theirs = try await offPool { try curlPhases(u) }
-        for phases in [ours, theirs] {
-            #expect(phases.count == 3 && phases.allSatisfy { $0 >= 0 }, "\(phases)")
-            #expect(phases[0] <= phases[1] && phases[1] <= phases[2] && phases[2] >= 50, "\(phases)")
-        }
-    }
-
-    private func curlPhases(_ u: String) throws -> [Double] {
-        // (Called off the cooperative pool: it waits for a child process.)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "-o", "/dev/null", "-w", "%{time_namelookup} %{time_connect} %{time_starttransfer}", u]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        p.waitUntilExit()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return text.split(separator: " ").compactMap { Double($0).map { $0 * 1000 } }
-    }
-
     @Test func csvAndHARExportOfRealTransfers() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())

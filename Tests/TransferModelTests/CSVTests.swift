@@ -72,7 +72,7 @@ import Testing
         #expect(cell(1, "queued_ms") == "1.000" && cell(1, "dns_ms") == "1.000")
         #expect(cell(1, "connect_ms") == "1.000" && cell(1, "tls_ms") == "7.000")
         #expect(cell(1, "request_ms") == "0.500" && cell(1, "wait_ms") == "10.000")
-        #expect(cell(1, "receive_ms") == "10.000" && cell(1, "ttfb_ms") == "21.000" && cell(1, "total_ms") == "31.000")
+        #expect(cell(1, "receive_ms") == "10.000" && cell(1, "ttfb_ms") == "20.000" && cell(1, "total_ms") == "31.000")
         #expect(cell(1, "protocol") == "http/1.1" && cell(2, "protocol") == "h2")
         #expect(cell(1, "reused") == "false" && cell(2, "reused") == "true")
         #expect(cell(1, "tls_version") == "TLSv1.3" && cell(1, "cipher") == "TLS_AES_256_GCM_SHA384")

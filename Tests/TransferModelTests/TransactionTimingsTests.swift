@@ -12,9 +12,15 @@ import Testing
         #expect(r3(d.requestMs) == 0.5)
         #expect(r3(d.waitMs) == 10.0)
         #expect(r3(d.receiveMs) == 10.0)
-        #expect(r3(d.ttfbMs) == 21.0)
+        #expect(r3(d.ttfbMs) == 20.0)  // from the queue end (1 ms queued), as curl's starttransfer
         #expect(r3(d.totalMs) == 31.0)
         #expect(r3(TransactionTimings.connectIncludingTLSMs(fullTransaction())) == 8.0)
+    }
+
+    @Test func ttfbCountsFromTheFetchStartWhenTheQueueEndIsUnknown() {
+        var m = fullTransaction()
+        m.queueEndDate = nil
+        #expect(r3(TransactionTimings(m).ttfbMs) == 21.0)
     }
 
     @Test func reusedConnectionHasAbsentNotZeroPhases() {

@@ -21,7 +21,7 @@ extension TransferEngine {
             try configureBasics(easy, t)
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
-            try configureTLSAndProxy(easy)
+            try configureTLSAndProxy(easy, isTLS: scheme == "https")
             try configureCookies(easy)
             try configureTrace(easy, t)
         } catch {
@@ -99,16 +99,27 @@ extension TransferEngine {
         try e.set(CURLOPT_HTTPHEADER, list: lines)
     }
 
-    private func configureTLSAndProxy(_ e: EasyHandle) throws(CurlSetupError) {
+    private func configureTLSAndProxy(_ e: EasyHandle, isTLS: Bool) throws(CurlSetupError) {
         let minV = Self.curlSSLVersion(configuration.tlsMinimumSupportedProtocolVersion)
         let maxV = configuration.tlsMaximumSupportedProtocolVersion.map { Self.curlSSLVersion($0) << 16 } ?? 0
         try e.set(CURLOPT_SSLVERSION, minV | maxV)
         // TLS is verified by default; there is deliberately no switch to turn it off.
         try e.set(CURLOPT_SSL_VERIFYPEER, true)
         try e.set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let caBundle { try e.set(CURLOPT_CAINFO, caBundle) }
+        // Plain HTTP never loads the trust store (a redirect to https sets up a new hop).
+        if isTLS { try configureTrust(e) }
         // An explicit empty proxy also stops libcurl from reading proxy environment variables.
         try e.set(CURLOPT_PROXY, configuration.proxy ?? "")
+    }
+
+    /// The session's parsed trust store for every connection (`TrustStore`, issue 16).
+    private func configureTrust(_ e: EasyHandle) throws(CurlSetupError) {
+        if let trustStore {
+            try check(tk_easy_use_trust_store(e.raw, trustStore.raw))
+        } else if let extra = configuration.additionalTrustedCAFile {
+            // Unreadable: libcurl reports it as curl does (77, "problem with the CA cert").
+            try e.set(CURLOPT_CAINFO, extra)
+        }
     }
 
     private func configureCookies(_ e: EasyHandle) throws(CurlSetupError) {
@@ -161,28 +172,5 @@ public enum StatePaths {
         if let x = env["XDG_STATE_HOME"], !x.isEmpty { return x + "/transfertop" }
         if let home = env["HOME"], !home.isEmpty { return home + "/.local/state/transfertop" }
         return nil
-    }
-}
-
-/// libcurl's CAINFO replaces the system bundle, so "also trust this CA" means a combined
-/// bundle: the system's certificates followed by the extra ones, in a private temp file.
-enum TrustStore {
-    static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
-
-    static func combinedBundle(extra: String?) -> String? {
-        guard let extra else { return nil }
-        var pem = Data()
-        if let system = systemBundles.first(where: { FileManager.default.fileExists(atPath: $0) }),
-           let d = FileManager.default.contents(atPath: system) {
-            pem.append(d)
-            pem.append(0x0A)
-        }
-        guard let extraData = FileManager.default.contents(atPath: extra) else { return extra }
-        pem.append(extraData)
-        let path = NSTemporaryDirectory() + "transferkit-ca-\(getpid())-\(UUID().uuidString).pem"
-        guard FileManager.default.createFile(atPath: path, contents: pem, attributes: [.posixPermissions: 0o600]) else {
-            return extra
-        }
-        return path
     }
 }

@@ -68,7 +68,9 @@ final class TransferEngine: @unchecked Sendable {
     var cookiesLoaded = false
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
-    lazy var caBundle: String? = TrustStore.combinedBundle(extra: configuration.additionalTrustedCAFile)
+    /// Loaded on the transfer thread when the first https request is set up: its cost is in
+    /// that request's queue time, never in a network phase.
+    lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
 
     init(configuration: TransferConfiguration, sessionID: Int) {
         self.configuration = configuration
@@ -230,8 +232,7 @@ final class TransferEngine: @unchecked Sendable {
         flushCookies()
         share = nil
         multi.close()
-        // The combined CA bundle is a private temp file of this session's.
-        if let bundle = caBundle, bundle != configuration.additionalTrustedCAFile { unlink(bundle) }
+        trustStore = nil
     }
 
     // MARK: adding and removing handles
