@@ -27,6 +27,27 @@ import Testing
         }
     }
 
+    /// Many URLs with one file name: each finished download's hidden partial name is free again
+    /// once it is placed, and the next task takes it at once. Removing the placed file's old
+    /// name afterwards used to delete that next task's partial (28 of 200 failed).
+    @Test func manyDownloadsWithOneNameAllArrive() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let list = dir + "/list.txt"
+        let urls = (1...200).map { "\(server.httpBase)/bytes/700?seed=\($0)" }
+        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let r = try await Run.binary(["--no-tui", "-o", out, "-i", list], environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(names.count == 200 && !names.contains { $0.hasSuffix(".ttpart") })
+        let bodies = Set(try names.map { try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0)) })
+        #expect(bodies == Set((1...200).map { Data(LoopbackServer.body(size: 700, seed: $0)) }))
+    }
+
     @Test func cleanListsThenDeletesOrphansButNotLivePartials() async throws {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -16,12 +16,15 @@ extension TransferSession {
             }
             let delegate = self.delegate as? any TransferTaskDelegate
             defer {
-                // Usually moved away by the delegate already: one cheap unlink, no FileManager.
-                if let file { unlink(file.path) }
                 let held = task.core.withLock { c -> Int32 in
                     c.downloadFile = nil
                     defer { c.heldFileDescriptor = -1 }
                     return c.heldFileDescriptor
+                }
+                // Usually moved away by the delegate already; if not, it is removed, but only
+                // while the name is still our file (`FileIdentity`).
+                if let file {
+                    if held >= 0 { FileIdentity.unlinkIfSame(file.path, as: held) } else { unlink(file.path) }
                 }
                 if held >= 0 { close(held) }  // releases the partial file's lock, now it is placed
                 emit(.taskStateChanged(.completed), task: task, detail: error.map { "\($0.code)" } ?? "ok")
