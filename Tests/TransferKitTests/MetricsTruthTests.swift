@@ -153,4 +153,29 @@ import Testing
         #expect(queued >= 200, "queued \(queued) ms")
         #expect(ttfb < queued, "ttfb \(ttfb) ms includes the \(queued) ms in the queue")
     }
+
+    /// A task cancelled while the server holds its response keeps the phases it reached (DNS,
+    /// connect, TLS, request) with the cancellation as its error; they were all lost.
+    @Test func aCancelledTaskKeepsThePhasesItReached() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: TransferRequest(url: url(server.httpsBase + "/bytes/10?headGate=\(gate)")))
+        task.resume()
+        try await server.waitForGate(gate)
+        task.cancel()
+        try await waitUntil("cancelled") { task.state == .completed }
+        server.openGate(gate)
+        let m = try #require(task.metrics.transactionMetrics.first)
+        let t = try #require(task.metrics.timings.first)
+        #expect(t.queuedMs != nil && t.dnsMs != nil && t.connectMs != nil && t.tlsMs != nil, "\(t)")
+        #expect(m.requestStartDate != nil && m.responseStartDate == nil)
+        #expect(m.errorDescription?.contains("cancelled") == true, "\(m.errorDescription ?? "nil")")
+        let csv = try CSVRead.records(TransactionCSV.csv([session.snapshot()].flatMap(\.tasks)))
+        let header = csv[0], row = csv[1]
+        for column in ["dns_ms", "connect_ms", "tls_ms"] {
+            #expect(row[header.firstIndex(of: column)!] != "", "\(column) empty in \(row)")
+        }
+    }
 }

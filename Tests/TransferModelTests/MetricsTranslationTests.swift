@@ -117,6 +117,12 @@ let translationCases: [TranslationCase] = [
         expected: PhaseOffsets(dnsStart: 0, dnsEnd: 40, connectStart: 40),
         anchor: .doneMinusTotal),
     TranslationCase(
+        name: "cancelled while connecting after 500 ms in the queue: anchored where connecting began",
+        facts: CurlTimingFacts(namelookupMicros: 30, totalMicros: 500_300, numConnects: 0, isTLS: true,
+                               fetchStart: t0, connectingAt: at(500_000), doneAt: at(500_300)),
+        expected: PhaseOffsets(queueEnd: 500_000, dnsStart: 500_000, dnsEnd: 500_030, connectStart: 500_030),
+        anchor: .connecting),
+    TranslationCase(
         name: "host not found: only DNS start",
         facts: CurlTimingFacts(totalMicros: 3000, numConnects: 0, isTLS: true, fetchStart: t0, doneAt: at(3000)),
         expected: PhaseOffsets(dnsStart: 0),

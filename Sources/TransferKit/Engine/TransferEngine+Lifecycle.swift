@@ -111,6 +111,7 @@ extension TransferEngine {
             if let reply { task.session.delegateQueue.async { reply(nil) } }
             return
         }
+        recordInterruptedHop(t, error)
         detach(t)
         let resumeData = byProducingResumeData ? makeResumeData(t) : nil
         var e = error

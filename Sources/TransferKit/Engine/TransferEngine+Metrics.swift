@@ -12,6 +12,7 @@ extension TransferEngine {
             starttransferMicros: e.offset(CURLINFO_STARTTRANSFER_TIME_T), totalMicros: e.offset(CURLINFO_TOTAL_TIME_T),
             numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.request.url.scheme?.lowercased() == "https",
             fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
+            connectingAt: t.dequeuedAt.map(clock.date),
             firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),
             lastBodyByteSentAt: t.lastBodySentAt.map(clock.date), doneAt: clock.date(doneAt))
         let dates = MetricsTranslation.phaseDates(facts)
@@ -36,6 +37,15 @@ extension TransferEngine {
             m.currentPhase = .done
             m.errorDescription = failure
         }
+    }
+
+    /// A hop the engine ends itself (cancel, its own time-outs) never reaches CURLMSG_DONE:
+    /// its record is completed from libcurl's facts now, while the handle is still attached,
+    /// so the phases it reached stay in the screen, CSV and HAR (issues 11, 16).
+    func recordInterruptedHop(_ t: Transfer, _ error: TransferError) {
+        guard t.inMulti else { return }
+        recordTransaction(t, code: CURLE_ABORTED_BY_CALLBACK, doneAt: Monotonic.now())
+        updateTransaction(t) { $0.errorDescription = error.message }
     }
 
     /// While a hop runs, moves its record's phase forward so the monitor's waterfall grows.

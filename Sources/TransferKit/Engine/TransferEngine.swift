@@ -235,6 +235,7 @@ final class TransferEngine: @unchecked Sendable {
         nextDeadline = next
         allSuspended = !anyRunning
         for (t, e) in expired {
+            recordInterruptedHop(t, e)
             detach(t)
             finishKeepingResumeData(t, error: e)
         }

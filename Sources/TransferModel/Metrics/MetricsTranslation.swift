@@ -21,6 +21,9 @@ public struct CurlTimingFacts: Sendable, Equatable {
     public var fetchStart: Date
     /// `CURLOPT_PREREQFUNCTION` ran: connected (new or reused), about to send the request.
     public var prereqAt: Date?
+    /// The hop left the queue and began to connect: the first resolver-start or socket
+    /// callback (neither runs on a reused connection). Within µs of `t_startsingle`.
+    public var connectingAt: Date?
     /// The first header callback of this hop.
     public var firstHeaderAt: Date?
     /// The last write callback of this hop (nil when the response had no body).
@@ -33,7 +36,7 @@ public struct CurlTimingFacts: Sendable, Equatable {
     public init(namelookupMicros: Int64 = 0, connectMicros: Int64 = 0, appconnectMicros: Int64 = 0,
                 pretransferMicros: Int64 = 0, starttransferMicros: Int64 = 0, totalMicros: Int64 = 0,
                 numConnects: Int, isTLS: Bool, fetchStart: Date, prereqAt: Date? = nil,
-                firstHeaderAt: Date? = nil, lastByteAt: Date? = nil, lastBodyByteSentAt: Date? = nil,
+                connectingAt: Date? = nil, firstHeaderAt: Date? = nil, lastByteAt: Date? = nil, lastBodyByteSentAt: Date? = nil,
                 doneAt: Date) {
         self.namelookupMicros = namelookupMicros
         self.connectMicros = connectMicros
@@ -45,6 +48,7 @@ public struct CurlTimingFacts: Sendable, Equatable {
         self.isTLS = isTLS
         self.fetchStart = fetchStart
         self.prereqAt = prereqAt
+        self.connectingAt = connectingAt
         self.firstHeaderAt = firstHeaderAt
         self.lastByteAt = lastByteAt
         self.lastBodyByteSentAt = lastBodyByteSentAt

@@ -6,7 +6,8 @@ import Foundation
 /// 1. Find `startsingle` (S), the instant curl left its connection queue, which 7.88 does not
 ///    report (no `QUEUE_TIME_T` before 8.6):
 ///    `firstHeaderAt − STARTTRANSFER`, else `prereqAt − max(NAMELOOKUP, CONNECT, APPCONNECT)`,
-///    else `doneAt − TOTAL` (≈ curl's progress start: queueing cannot be told apart, so the
+///    else `connectingAt` (the engine saw the hop start to resolve or open a socket), else
+///    `doneAt − TOTAL` (≈ curl's progress start: queueing cannot be told apart, so the
 ///    queue end is then *absent*). S is clamped to `fetchStart ... doneAt`.
 /// 2. Every other date is S + a curl offset, or an engine timestamp; offsets of 0 mean
 ///    "not reached" and become nil, never a zero-length phase.
@@ -15,7 +16,7 @@ import Foundation
 public enum MetricsTranslation {
     /// Which fact gave `startsingle`.
     public enum Anchor: String, Sendable, Equatable {
-        case firstHeader, prereq, doneMinusTotal
+        case firstHeader, prereq, connecting, doneMinusTotal
     }
 
     public static func phaseDates(_ f: CurlTimingFacts) -> TransactionPhaseDates {
@@ -49,6 +50,10 @@ public enum MetricsTranslation {
         } else if let p = f.prereqAt {
             let connected = max(f.namelookupMicros, f.connectMicros, f.appconnectMicros)
             (raw, anchor) = (p - connected, .prereq)
+        } else if let c = f.connectingAt {
+            // A hop that failed or was cancelled while connecting: TOTAL (from curl's progress
+            // start, which includes the queue) cannot tell the queue from the connect.
+            (raw, anchor) = (c, .connecting)
         } else {
             (raw, anchor) = (f.doneAt - f.totalMicros, .doneMinusTotal)
         }
