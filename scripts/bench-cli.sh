@@ -162,6 +162,7 @@ if [[ " $CLI_CASES " == *" climonitor "* ]]; then
         log "tmux missing: climonitor skipped"
     fi
 fi
+[[ " $CLI_CASES " == *" cliphases "* ]] && . "$ROOT/scripts/bench-phases.sh"
 # "median p99" of column 3 of the lines of kind $1 (frame or key), optionally only frames
 # that showed at least $2 tasks.
 monitor_stats() {
@@ -202,6 +203,7 @@ cli_table() {
             read -r m p < <(monitor_stats key); echo "| key latency (to the end of the next frame) | $m | $p |"
         fi
     } > "$table"
+    [[ " $CLI_CASES " == *" cliphases "* ]] && phases_table "$table"
     echo
     echo "CLI: transfertop vs curl vs aria2c (medians of $RUNS alternating runs; speed = curl wall / wall)"
     cat "$table"
@@ -215,6 +217,7 @@ cli_table() {
         echo "- versions: transfertop $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet || echo '+changes'), $(curl --version | head -1 | cut -d' ' -f1-2), $(aria2c --version | head -1), $($NGINX -v 2>&1 | sed 's|.*/||;s|^|nginx |'), $(swift --version 2>&1 | grep -o 'Swift version [0-9.]*')"
         echo "- server: nginx on loopback, HTTP/1.1, sendfile; $RUNS run(s) per point, clients alternating"
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
+        [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
         echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
         echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
