@@ -130,10 +130,11 @@ static inline int tk_msg_is_done(CURLMsg *_Nonnull m) { return m->msg == CURLMSG
 
 // MARK: TLS facts, read while the connection is attached (libcurl forgets them after DONE)
 
-/// Writes the negotiated TLS version and cipher names into the buffers. Returns 1 when the
-/// handle has a live OpenSSL connection, 0 otherwise.
+/// Writes the negotiated TLS version and cipher names into the buffers, and whether the
+/// handshake resumed an earlier TLS session. Returns 1 when the handle has a live OpenSSL
+/// connection, 0 otherwise.
 static inline int tk_tls_info(CURL *_Nonnull h, char *_Nonnull version, size_t vlen,
-                              char *_Nonnull cipher, size_t clen) {
+                              char *_Nonnull cipher, size_t clen, int *_Nonnull resumed) {
     struct curl_tlssessioninfo *info = NULL;
     if (curl_easy_getinfo(h, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return 0;
     if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return 0;
@@ -143,6 +144,7 @@ static inline int tk_tls_info(CURL *_Nonnull h, char *_Nonnull version, size_t v
     if (v == NULL || c == NULL) return 0;
     strncpy(version, v, vlen - 1); version[vlen - 1] = 0;
     strncpy(cipher, c, clen - 1); cipher[clen - 1] = 0;
+    *resumed = SSL_session_reused(ssl) ? 1 : 0;
     return 1;
 }
 

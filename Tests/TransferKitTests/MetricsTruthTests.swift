@@ -178,4 +178,27 @@ import Testing
             #expect(row[header.firstIndex(of: column)!] != "", "\(column) empty in \(row)")
         }
     }
+
+    /// A session's later connections to a host resume the TLS session of an earlier one (the
+    /// share handle keeps the tickets, in memory): the server closes the first connection
+    /// (`Connection: close`), so the second request needs a new one.
+    @Test func aLaterConnectionResumesTheTLSSession() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
+        defer { session.finishTasksAndInvalidate() }
+        var resumed: [Bool?] = []
+        for _ in 0..<2 {
+            var request = TransferRequest(url: url(server.httpsBase + "/bytes/10"))
+            request.headers.append(HTTPHeader("Connection", "close"))
+            let box = Box<TransferResponse?>()
+            let task = session.dataTask(with: request) { _, r, _ in box.set(r) }
+            task.resume()
+            _ = try await box.wait()
+            try await waitUntil("metrics") { task.state == .completed }
+            let m = try #require(task.metrics.transactionMetrics.first)
+            #expect(!m.isReusedConnection)
+            resumed.append(m.isTLSSessionResumed)
+        }
+        #expect(resumed == [false, true])
+    }
 }

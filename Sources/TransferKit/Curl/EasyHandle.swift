@@ -65,13 +65,21 @@ final class EasyHandle {
         return String(cString: p)
     }
 
-    /// Negotiated TLS version and cipher; only while the connection is attached (A3).
-    func tlsInfo() -> (version: String, cipher: String)? {
+    /// Negotiated TLS version and cipher, and whether the handshake resumed a TLS session;
+    /// only while the connection is attached (A3).
+    func tlsInfo() -> TLSFacts? {
         var v = [CChar](repeating: 0, count: 64)
         var c = [CChar](repeating: 0, count: 128)
-        guard tk_tls_info(raw, &v, v.count, &c, c.count) == 1 else { return nil }
-        return (String(cString: v), String(cString: c))
+        var resumed: Int32 = 0
+        guard tk_tls_info(raw, &v, v.count, &c, c.count, &resumed) == 1 else { return nil }
+        return TLSFacts(version: String(cString: v), cipher: String(cString: c), resumed: resumed == 1)
     }
+}
+
+struct TLSFacts {
+    var version: String
+    var cipher: String
+    var resumed: Bool
 }
 
 /// A `curl_easy_setopt` that libcurl refused: a programming or build error, never ignored.

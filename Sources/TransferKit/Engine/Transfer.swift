@@ -91,7 +91,7 @@ final class Transfer {
     var firstHeaderAt: UInt64?
     var lastByteAt: UInt64?
     var lastBodySentAt: UInt64?
-    var tls: (version: String, cipher: String)?
+    var tls: TLSFacts?
     /// The request head as libcurl reports it, which may come in pieces (a partial send):
     /// parsed once it is whole (TransferEngine+Trace.swift).
     var headOut = ""

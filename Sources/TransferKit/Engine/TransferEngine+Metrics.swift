@@ -29,6 +29,7 @@ extension TransferEngine {
             m.isProxyConnection = configuration.proxy != nil
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
+            m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))

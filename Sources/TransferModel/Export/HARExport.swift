@@ -50,6 +50,7 @@ public enum HARExport {
             ("_resumeOffset", task.resumeOffset.map { .int($0) } ?? .null),
             ("_tlsVersion", m.tlsProtocolVersion.map(JSONValue.string) ?? .null),
             ("_cipher", m.tlsCipherSuite.map(JSONValue.string) ?? .null),
+            ("_tlsResumed", m.isTLSSessionResumed.map(JSONValue.bool) ?? .null),
             ("_error", error.map { .string(Redaction.redactText($0)) } ?? .null),
         ]
         return .object(fields)
