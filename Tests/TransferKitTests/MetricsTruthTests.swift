@@ -201,4 +201,22 @@ import Testing
         }
         #expect(resumed == [false, true])
     }
+
+    /// The fetch starts when `resume()` asks, not when the transfer thread gets to it: the
+    /// second task of a new session waits while the first one's set-up loads the trust store,
+    /// and that wait is its queue time (it was lost before its fetch start).
+    @Test func fetchStartIsWhenResumeAsked() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let first = session.dataTask(with: TransferRequest(url: url(server.httpsBase + "/bytes/10?a")))
+        let second = session.dataTask(with: TransferRequest(url: url(server.httpsBase + "/bytes/10?b")))
+        first.resume()
+        second.resume()
+        let asked = Date()
+        try await waitUntil("both done") { first.state == .completed && second.state == .completed }
+        let start = try #require(second.metrics.transactionMetrics.first?.fetchStartDate)
+        // 2 ms for the monotonic-to-wall mapping; set-up work on the thread took 10-50 ms here.
+        #expect(start.timeIntervalSince(asked) < 0.002, "fetch start \(start.timeIntervalSince(asked) * 1000) ms after resume()")
+    }
 }

@@ -79,7 +79,7 @@ final class Transfer {
     var totalReceivedBeforeHop: Int64 = 0
     var published: (received: Int64, sent: Int64) = (0, 0)
     var lastProgressEvent: UInt64 = 0
-    let taskStart: UInt64
+    var taskStart: UInt64
     var lastActivity: UInt64
     var suspendedSince: UInt64?
     var suspendedTotal: UInt64 = 0

@@ -4,13 +4,18 @@ import Foundation
 extension TransferEngine {
     // MARK: start
 
-    func start(_ task: TransferTask) {
+    func start(_ task: TransferTask, requestedAt: UInt64) {
         let sink = sinkKind(for: task)
         guard let placeholder = EasyHandle() else {
             task.fail(TransferError(.unknown, "libcurl could not create a handle"))
             return
         }
         let t = Transfer(task: task, engine: self, easy: placeholder, sink: sink)
+        // The fetch starts when the task asked, not when this thread got to it: a wait behind
+        // earlier set-up work (a long list's bounded turns, the trust store of the session's
+        // first https request) is queue time, visible in `queued`, not lost before it.
+        t.hopStart = min(requestedAt, t.hopStart)
+        t.taskStart = t.hopStart
         transfers[ObjectIdentifier(task)] = t
         do {
             // A new download's file is created when its first body bytes outgrow the small

@@ -12,7 +12,8 @@ final class TransferEngine: @unchecked Sendable {
     // touched only on the transfer thread (set up in `run`, torn down before it returns).
 
     enum Command: Sendable {
-        case start(TransferTask)
+        /// `requestedAt`: when `resume()` asked for it, the task's fetch start (`Monotonic`).
+        case start(TransferTask, requestedAt: UInt64)
         case suspend(TransferTask)
         case resume(TransferTask)
         case cancel(TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?)
@@ -24,7 +25,7 @@ final class TransferEngine: @unchecked Sendable {
 
         var task: TransferTask? {
             switch self {
-            case .start(let t), .suspend(let t), .resume(let t), .cancel(let t, _, _),
+            case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
                  .disposition(let t, _), .redirect(let t, _), .drained(let t): return t
             case .shutdown: return nil
             }
@@ -174,7 +175,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func handle(_ command: Command) {
         switch command {
-        case .start(let task): start(task)
+        case .start(let task, let requestedAt): start(task, requestedAt: requestedAt)
         case .suspend(let task): transfers[ObjectIdentifier(task)].map(suspend)
         case .resume(let task): transfers[ObjectIdentifier(task)].map(resume)
         case .cancel(let task, let rd, let reply): cancel(task, byProducingResumeData: rd, reply: reply)

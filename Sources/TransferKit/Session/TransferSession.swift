@@ -177,11 +177,11 @@ public final class TransferSession: @unchecked Sendable {
 
     /// Sends a command to the transfer thread; if the engine is gone the task fails at once.
     func engineSend(_ command: TransferEngine.Command) {
-        if case .start(let task) = command, let rejection = task.rejection {
+        if case .start(let task, _) = command, let rejection = task.rejection {
             task.fail(rejection)
             return
         }
-        if case .start(let task) = command, !core.withLock({ $0.liveTaskIDs.contains(task.taskIdentifier) }) {
+        if case .start(let task, _) = command, !core.withLock({ $0.liveTaskIDs.contains(task.taskIdentifier) }) {
             task.fail(TransferError(.sessionInvalidated, "the session was invalidated; it accepts no new tasks"))
             return
         }

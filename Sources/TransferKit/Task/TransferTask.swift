@@ -68,7 +68,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
             (c.machine.handle(event), c.machine.state)
         }
         switch action {
-        case .startTransfer: session.engineSend(.start(self))
+        case .startTransfer: session.engineSend(.start(self, requestedAt: Monotonic.now()))
         case .pauseTransfer: session.engineSend(.suspend(self))
         case .unpauseTransfer: session.engineSend(.resume(self))
         case .cancelTransfer(let rd): session.engineSend(.cancel(self, byProducingResumeData: rd, reply: resumeDataReply))
