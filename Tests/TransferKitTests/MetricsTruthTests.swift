@@ -50,17 +50,20 @@ import Testing
     }
 
     /// Interleaved pairs of the same fresh request over HTTP/1.1 until, for every phase, the
-    /// fastest of ours and the fastest of curl's agree within max(0.5 ms, 10 %): at least 5
-    /// pairs, at most 60.
+    /// lower fifth of ours and the lower fifth of curl's agree within max(0.5 ms, 10 %): at
+    /// least 5 pairs, at most 60.
     ///
-    /// The fastest, not the median: a busy machine (the rest of this suite runs beside it, maybe
-    /// a second suite too) only ever adds time to a phase, so each side's minimum tends to the
-    /// cost of the phase itself, the sooner the quieter the machine. Sampling on until they
-    /// meet is therefore sound: work of ours inside a phase is in every one of our samples and
-    /// keeps our minimum above curl's however many pairs are taken, and a phase we cut short
-    /// keeps it below. (Medians of 7 pairs, with two compilers running, differed by 0.9 ms in
-    /// TLS while the minima were 2.30 and 2.32 ms.) The server is this test's own, so the
-    /// suite's other requests do not queue in front of these.
+    /// The lower fifth (20th percentile), not the median: a busy machine (the rest of this suite
+    /// runs beside it, maybe a second suite too) only ever adds time to a phase, so the low end
+    /// of each side's samples is the cost of the phase itself, the sooner the quieter the
+    /// machine; and not the minimum, which one lucky sample sets (with a load of 7, curl's TTFB
+    /// had two samples at 3.8 ms among sixty around 6.6, ours none below 4.4: no bias, the
+    /// minima still 0.6 ms apart). Sampling on until they meet is sound: work of ours inside a
+    /// phase is in every one of our samples and keeps our low end above curl's however many
+    /// pairs are taken, and a phase we cut short keeps it below. The server is this test's own,
+    /// so the suite's other requests do not queue in front of these.
+    static func lowerFifth(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 5] }
+
     @Test(arguments: ["http", "https"])
     func phasesAgreeWithCurlWriteOut(_ scheme: String) async throws {
         let server = try await LoopbackServer.start()
@@ -71,7 +74,7 @@ import Testing
         func disagreements() -> [String] {
             a[0].all.indices.compactMap { i in
                 let (name, _) = a[0].all[i]
-                let mine = a.map { $0.all[i].1 }.min()!, theirs = b.map { $0.all[i].1 }.min()!
+                let mine = Self.lowerFifth(a.map { $0.all[i].1 }), theirs = Self.lowerFifth(b.map { $0.all[i].1 })
                 let tolerance = max(0.5, 0.1 * theirs)
                 return abs(mine - theirs) <= tolerance ? nil
                     : "\(name): ours \(mine) ms, curl \(theirs) ms (±\(tolerance)); ours \(a.map { $0.all[i].1 }), curl \(b.map { $0.all[i].1 })"
@@ -87,7 +90,8 @@ import Testing
     /// The trust store is parsed once per session: a second TLS connection (another host name
     /// for the same server, so no connection or TLS session to reuse) is at most 5 ms on
     /// loopback. It was 21-47 ms when libcurl parsed the CA bundle inside every handshake.
-    /// The fastest of seven sessions, for the reason given above (a busy machine only adds).
+    /// The fastest of seven sessions: a busy machine only adds time, and one fast handshake
+    /// shows the parsing is gone (it would be in every one).
     @Test func secondTLSConnectionOfASessionIsAHandshakeOnly() async throws {
         let server = try await TestServer.get()
         let hosts = [server.httpsBase, server.httpsBase.replacingOccurrences(of: "localhost", with: "127.0.0.1")]
