@@ -1,0 +1,48 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+/// Details where TransferKit now does what URLSession does (issue 17's API review).
+@Suite struct URLSessionParityTests {
+    @Test func allTasksListsOnlyUnfinishedTasks() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.invalidateAndCancel() }
+        _ = try await session.data(from: url("\(server.httpBase)/bytes/10"))
+        let waiting = session.downloadTask(with: url("\(server.httpBase)/bytes/10"))
+        let upload = session.uploadTask(with: TransferRequest(url: url("\(server.httpBase)/echo"), httpMethod: "PUT"), from: Data([1]))
+        let data = session.dataTask(with: url("\(server.httpBase)/bytes/10"))
+        #expect(session.allTasks.map(\.taskIdentifier) == [waiting, upload, data].map(\.taskIdentifier))
+        #expect(session.heldTasks.count == 4, "the completed task is still held for snapshots")
+        let listed = Box<[Int]>()
+        session.getAllTasks { listed.set($0.map(\.taskIdentifier)) }
+        #expect(try await listed.wait() == [waiting, upload, data].map(\.taskIdentifier))
+        let kinds = Box<([Int], [Int], [Int])>()
+        session.getTasksWithCompletionHandler { d, u, dl in
+            kinds.set((d.map(\.taskIdentifier), u.map(\.taskIdentifier), dl.map(\.taskIdentifier)))
+        }
+        let (d, u, dl) = try await kinds.wait()
+        #expect(d == [data.taskIdentifier])
+        #expect(u == [upload.taskIdentifier])
+        #expect(dl == [waiting.taskIdentifier])
+    }
+
+    @Test func pipeliningIsOffByDefaultAndHTTP2StillMultiplexes() async throws {
+        #expect(TransferConfiguration.default.httpShouldUsePipelining == false)
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let gate = UUID().uuidString
+        let a = Box<TransferResponse?>(), b = Box<TransferResponse?>()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpsBase)/bytes/10?headGate=\(gate)"))) { _, r, _ in a.set(r) }.resume()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpsBase)/bytes/10?headGate=\(gate)"))) { _, r, _ in b.set(r) }.resume()
+        // Both requests reached the server before either was answered: they ran at once.
+        try await server.waitForGate(gate, arrivals: 2)
+        server.openGate(gate)
+        let (ra, rb) = (try #require(try await a.wait()), try #require(try await b.wait()))
+        #expect(ra.networkProtocolName == "h2" && rb.networkProtocolName == "h2")
+        #expect(ra.value(forHTTPHeaderField: "X-Connection-ID") == rb.value(forHTTPHeaderField: "X-Connection-ID"),
+                "two concurrent h2 requests share one connection")
+    }
+}
