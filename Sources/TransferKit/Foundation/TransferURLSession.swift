@@ -165,6 +165,14 @@ public final class TransferURLSession: Sendable {
         downloadTask(with: URLRequest(url: url), completionHandler: completionHandler)
     }
 
+    /// Continues a download from resume data; the file is deleted when the handler returns.
+    public func downloadTask(withResumeData resumeData: Data,
+                             completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> TransferDownloadTask {
+        session.downloadTask(withResumeData: resumeData) { file, response, error in
+            completionHandler(file, response?.httpURLResponse, error?.urlError)
+        }
+    }
+
     /// A request without a URL cannot be refused here (Apple's methods do not throw): it
     /// becomes one that fails with `.unsupportedURL` when resumed.
     static func requestOrInvalid(_ r: URLRequest) -> TransferRequest {
