@@ -48,54 +48,45 @@ public final class TransferURLSession: Sendable {
 
     // MARK: async, as URLSession's
 
+    /// TransferKit's answer in Foundation's types: the response as `HTTPURLResponse`, a
+    /// failure as `URLError`.
+    private func foundation<T>(_ call: () async throws(TransferError) -> (T, TransferResponse)) async throws -> (T, URLResponse) {
+        do {
+            let (value, response) = try await call()
+            return (value, response.httpURLResponse)
+        } catch { throw error.urlError }
+    }
+
     /// A request with a body (`httpBody` or `httpBodyStream`) is sent as an upload of it.
     public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
         let r = try Self.request(request)
-        do {
-            let (data, response) = if let body = r.httpBody {
-                try await session.upload(for: r, from: body)
-            } else {
-                try await session.data(for: r)
-            }
-            return (data, response.httpURLResponse)
-        } catch { throw error.urlError }
+        if let body = r.httpBody { return try await foundation { () async throws(TransferError) in try await session.upload(for: r, from: body) } }
+        return try await foundation { () async throws(TransferError) in try await session.data(for: r) }
     }
 
     public func data(from url: URL) async throws -> (Data, URLResponse) { try await data(for: URLRequest(url: url)) }
 
     public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
         let r = try Self.request(request)
-        do {
-            let (data, response) = try await session.upload(for: r, from: bodyData)
-            return (data, response.httpURLResponse)
-        } catch { throw error.urlError }
+        return try await foundation { () async throws(TransferError) in try await session.upload(for: r, from: bodyData) }
     }
 
     public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
         let r = try Self.request(request)
-        do {
-            let (data, response) = try await session.upload(for: r, fromFile: fileURL)
-            return (data, response.httpURLResponse)
-        } catch { throw error.urlError }
+        return try await foundation { () async throws(TransferError) in try await session.upload(for: r, fromFile: fileURL) }
     }
 
     /// The file belongs to the caller, as Apple's: move it or remove it.
     public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
         let r = try Self.request(request)
-        do {
-            let (file, response) = try await session.download(for: r)
-            return (file, response.httpURLResponse)
-        } catch { throw error.urlError }
+        return try await foundation { () async throws(TransferError) in try await session.download(for: r) }
     }
 
     public func download(from url: URL) async throws -> (URL, URLResponse) { try await download(for: URLRequest(url: url)) }
 
     /// Continues from the `downloadTaskResumeData` of a failed download's `URLError`.
     public func download(resumeFrom resumeData: Data) async throws -> (URL, URLResponse) {
-        do {
-            let (file, response) = try await session.download(resumeFrom: resumeData)
-            return (file, response.httpURLResponse)
-        } catch { throw error.urlError }
+        try await foundation { () async throws(TransferError) in try await session.download(resumeFrom: resumeData) }
     }
 
     /// The response head as soon as it arrives, and the body as an async sequence of bytes

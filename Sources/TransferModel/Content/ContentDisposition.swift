@@ -79,7 +79,7 @@ public struct ContentDisposition: Sendable, Equatable {
         while let b = utf8.first {
             utf8 = utf8.dropFirst()
             if b == UInt8(ascii: "%") {
-                guard utf8.count >= 2, let hi = hexValue(utf8[utf8.startIndex]), let lo = hexValue(utf8[utf8.startIndex + 1])
+                guard utf8.count >= 2, let hi = HexDigit.value(utf8[utf8.startIndex]), let lo = HexDigit.value(utf8[utf8.startIndex + 1])
                 else { return nil }
                 bytes.append(hi << 4 | lo)
                 utf8 = utf8.dropFirst(2)
@@ -105,15 +105,6 @@ public struct ContentDisposition: Sendable, Equatable {
             return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
         default:
             return nil
-        }
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 
