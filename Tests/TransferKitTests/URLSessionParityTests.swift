@@ -46,3 +46,31 @@ import Testing
                 "two concurrent h2 requests share one connection")
     }
 }
+
+@Suite struct TaskProgressTests {
+    @Test func progressFollowsTheBytesAndEndsWhole() async throws {
+        let server = try await TestServer.get()
+        let name = "progress-\(UUID().uuidString.prefix(6)).bin"
+        server.setFile(name, size: 300_000, seed: 6)
+        let gate = UUID().uuidString
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=100000"))
+        #expect(task.progress.totalUnitCount == -1)
+        task.resume()
+        try await server.waitForGate(gate)
+        try await waitUntil("100,000 bytes counted") { task.countOfBytesReceived == 100_000 }
+        let mid = task.progress
+        #expect(mid.totalUnitCount == 300_000)
+        #expect(mid.completedUnitCount == 100_000)
+        #expect(abs(mid.fractionCompleted - 1.0 / 3) < 0.001)
+        #expect((mid.userInfo[.throughputKey] as? NSNumber).map { $0.intValue > 0 } == true)
+        #expect(mid.userInfo[.estimatedTimeRemainingKey] != nil)
+        server.openGate(gate)
+        try await rec.waitForCompletion()
+        #expect(task.progress === mid, "one object per task")
+        #expect(task.progress.fractionCompleted == 1)
+        #expect(task.progress.completedUnitCount == 300_000)
+    }
+}
