@@ -77,6 +77,24 @@ import TransferKit
         #expect(files(root) == ["disposition"])
     }
 
+    /// A rerun finds the file under the name the server gave it: skipped by the default
+    /// already-complete check and by --no-clobber, never saved again as `name (1)`.
+    @Test func aRerunFindsTheContentDispositionName() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let header = query("attachment; filename=\"kept.bin\"")
+        let link = "\(server.httpBase)/disposition?size=100&value=\(header)"
+        let root = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let env = ["XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config"]
+        let first = try await Run.binary(["--no-tui", "-o", root + "/out", link], environment: env)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let again = try await Run.binary(["--no-tui", "--no-clobber", "-o", root + "/out", link], environment: env)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect((again.stdout + again.stderr).contains("kept.bin' exists (--no-clobber)"), "\(again.stdout)\(again.stderr)")
+        #expect(files(root) == ["kept.bin"])
+    }
+
     @Test func twoDownloadsProposingOneNameAreKeptApart() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
