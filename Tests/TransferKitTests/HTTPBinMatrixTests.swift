@@ -112,3 +112,28 @@ import TransferKit
         #expect(response.suggestedFilename == suggested)
     }
 }
+
+@Suite struct PerRequestCookieTests {
+    @Test func httpShouldHandleCookiesFalseSendsAndStoresNone() async throws {
+        let server = try await TestServer.get()
+        let s = TransferURLSession(transferConfiguration: ephemeralConfig())
+        defer { s.finishTasksAndInvalidate() }
+        func cookies() async throws -> [String: String]? {
+            var request = URLRequest(url: URL(string: "\(server.httpBase)/cookies")!)
+            request.httpShouldHandleCookies = false
+            let (without, _) = try await s.data(for: request)
+            let json = try #require(try JSONSerialization.jsonObject(with: without) as? [String: Any])
+            return json["cookies"] as? [String: String]
+        }
+        // Not stored when the request handles no cookies.
+        var quiet = URLRequest(url: URL(string: "\(server.httpBase)/cookies/set?ignored=1")!)
+        quiet.httpShouldHandleCookies = false
+        _ = try await s.data(for: quiet)
+        _ = try await s.data(from: URL(string: "\(server.httpBase)/cookies/set?kept=2")!)
+        let (with, _) = try await s.data(from: URL(string: "\(server.httpBase)/cookies")!)
+        let json = try #require(try JSONSerialization.jsonObject(with: with) as? [String: Any])
+        #expect((json["cookies"] as? [String: String]) == ["kept": "2"])
+        // Not sent either.
+        #expect(try await cookies() == [:])
+    }
+}

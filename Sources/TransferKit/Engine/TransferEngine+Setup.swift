@@ -22,7 +22,7 @@ extension TransferEngine {
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy)
-            try configureCookies(easy)
+            if t.request.httpShouldHandleCookies { try configureCookies(easy) }
             try configureTrace(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
@@ -109,6 +109,9 @@ extension TransferEngine {
         try e.set(CURLOPT_PROXY, configuration.proxy ?? "")
     }
 
+    /// libcurl sends and stores cookies only on a handle whose cookie engine is on (a
+    /// COOKIEFILE set): a request that handles no cookies gets none, though the handle shares
+    /// the session's cookie store.
     private func configureCookies(_ e: EasyHandle) throws(CurlSetupError) {
         guard configuration.httpShouldSetCookies else { return }
         // Ephemeral sessions keep cookies in memory only (their share handle); default ones

@@ -19,9 +19,8 @@ extension URLError {
 extension TransferRequest {
     /// A request from Foundation's: URL, method, header fields, body (a body stream is read
     /// into memory), and the timeout when it differs from URLRequest's default of 60 s (the
-    /// session's `timeoutIntervalForRequest` applies otherwise, as on Apple's platforms).
-    /// `cachePolicy` has no meaning here (TransferKit keeps no cache) and
-    /// `httpShouldHandleCookies` is not per request (see docs/urlsession-parity.md).
+    /// session's `timeoutIntervalForRequest` applies otherwise, as on Apple's platforms),
+    /// `httpShouldHandleCookies`. `cachePolicy` has no meaning here (TransferKit keeps no cache).
     public init(_ request: URLRequest) throws(TransferError) {
         guard let url = request.url else { throw TransferError(.badURL, "the URLRequest has no URL") }
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
@@ -29,6 +28,7 @@ extension TransferRequest {
         if body == nil, let stream = request.httpBodyStream { body = Self.read(stream) }
         self.init(url: url, httpMethod: request.httpMethod ?? "GET", headers: fields.map { HTTPHeader($0.key, $0.value) },
                   httpBody: body, timeoutInterval: request.timeoutInterval == 60 ? nil : request.timeoutInterval)
+        httpShouldHandleCookies = request.httpShouldHandleCookies
     }
 
     private static func read(_ stream: InputStream) -> Data {
@@ -51,6 +51,7 @@ extension TransferRequest {
         for h in headers { r.addValue(h.value, forHTTPHeaderField: h.name) }
         r.httpBody = httpBody
         if let timeoutInterval { r.timeoutInterval = timeoutInterval }
+        r.httpShouldHandleCookies = httpShouldHandleCookies
         return r
     }
 }

@@ -10,6 +10,10 @@ public struct TransferRequest: Sendable, Equatable {
     public var httpBody: Data?
     /// Overrides the session's `timeoutIntervalForRequest` when set.
     public var timeoutInterval: TimeInterval?
+    /// false: this request neither sends the session's cookies nor stores the ones it gets
+    /// (URLRequest's `httpShouldHandleCookies`). Without effect when the session's
+    /// `httpShouldSetCookies` is false.
+    public var httpShouldHandleCookies = true
 
     public init(url: URL, httpMethod: String = "GET", headers: [HTTPHeader] = [],
                 httpBody: Data? = nil, timeoutInterval: TimeInterval? = nil) {
