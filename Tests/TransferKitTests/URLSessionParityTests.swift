@@ -74,3 +74,33 @@ import Testing
         #expect(task.progress.completedUnitCount == 300_000)
     }
 }
+
+@Suite struct MetricsOrderTests {
+    /// Every date of a task, across its hops, in time order: the task interval holds every
+    /// transaction, each transaction's phases are non-decreasing, and a hop starts after the
+    /// one before it ended (issue 17: dates were out of order by microseconds).
+    @Test(arguments: ["http", "https"])
+    func datesAreInOrderAcrossHops(scheme: String) async throws {
+        let server = try await TestServer.get()
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+        defer { session.finishTasksAndInvalidate() }
+        let base = scheme == "http" ? server.httpBase : server.httpsBase
+        session.dataTask(with: url("\(base)/redirect/3?status=307")).resume()
+        try await rec.waitForCompletion()
+        let m = try #require(rec.state.withLock { $0.metrics })
+        #expect(m.transactionMetrics.count == 4)
+        var floor = m.taskIntervalStart
+        for t in m.transactionMetrics {
+            let dates = [t.fetchStartDate, t.queueEndDate, t.domainLookupStartDate, t.domainLookupEndDate, t.connectStartDate,
+                         t.secureConnectionStartDate, t.secureConnectionEndDate, t.connectEndDate, t.requestStartDate,
+                         t.responseStartDate, t.responseEndDate].compactMap { $0 }
+            for d in dates {
+                #expect(d >= floor, "\(d.timeIntervalSince(floor) * 1e6) µs before the date before it")
+                floor = max(floor, d)
+            }
+            if let end = t.requestEndDate { #expect(end >= t.requestStartDate ?? end) }
+        }
+        #expect(try #require(m.taskIntervalEnd) >= floor)
+    }
+}
