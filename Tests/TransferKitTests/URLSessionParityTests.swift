@@ -104,3 +104,48 @@ import Testing
         #expect(try #require(m.taskIntervalEnd) >= floor)
     }
 }
+
+@Suite struct OperationQueueDeliveryTests {
+    final class QueueCheck: TransferDataDelegate, @unchecked Sendable {
+        // @unchecked: `onQueue` is written on the delegate queue only, read after completion.
+        let queue: DispatchQueue
+        let done = Locked(false)
+        nonisolated(unsafe) var onQueue = true
+        init(_ queue: DispatchQueue) { self.queue = queue }
+        func check() { if onQueue { onQueue = DispatchQueue.getSpecific(key: queueMark) == queue.label } }
+        func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
+                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+            check()
+            completionHandler(.allow)
+        }
+        func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data) { check() }
+        func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
+            check()
+            done.withLock { $0 = true }
+        }
+    }
+
+    @Test func callbacksRunOnTheOperationQueuesUnderlyingQueue() async throws {
+        let server = try await TestServer.get()
+        let operations = OperationQueue()
+        operations.maxConcurrentOperationCount = 1
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: nil, operationQueue: operations)
+        defer { session.finishTasksAndInvalidate() }
+        let underlying = try #require(operations.underlyingQueue)
+        #expect(session.delegateQueue === underlying)
+        underlying.setSpecific(key: queueMark, value: underlying.label)
+        let check = QueueCheck(underlying)
+        let checked = TransferSession(configuration: ephemeralConfig(), delegate: check, operationQueue: operations)
+        defer { checked.finishTasksAndInvalidate() }
+        checked.dataTask(with: url("\(server.httpBase)/bytes/200000")).resume()
+        try await waitUntil { check.done.withLock { $0 } }
+        #expect(check.onQueue)
+        // The queue's own operations run on the same serial queue.
+        let ran = Box<Bool>()
+        operations.addOperation { ran.set(DispatchQueue.getSpecific(key: queueMark) == underlying.label) }
+        #expect(try await ran.wait())
+    }
+}
+
+/// Marks a queue so a callback can tell it runs there.
+private let queueMark = DispatchSpecificKey<String>()
