@@ -116,9 +116,39 @@ enum Router {
             guard let file = core.file(segments[1]) else { return notFound() }
             return fileResponse(file, head: head, query: query, flag: flag, int: int)
 
+        case ("gzip", 1), ("deflate", 1), ("brotli", 1), ("zstd", 1), ("encoded", 2):
+            guard let coding = ContentCoding(routeName: segments.last!) else { return notFound() }
+            return encodedResponse(coding, size: max(0, min(int("size") ?? 1024, 8 << 20)), seed: seed,
+                                   fixture: flag("fixture"))
+
+        case ("disposition", 1):
+            // The header value exactly as the test wrote it (percent-decoded from the query).
+            var plan = ResponsePlan.pattern(.ok, count: max(0, int("size") ?? 16), seed: seed)
+            for (name, value) in queryItems where name == "value" {
+                plan.headers.add(name: "Content-Disposition", value: value)
+            }
+            return plan
+
         default:
             return notFound()
         }
+    }
+
+    /// An encoded body, always (as httpbin's `/gzip`): the client's Accept-Encoding is not
+    /// consulted, so a test can check that a client that did not ask keeps the raw bytes.
+    private static func encodedResponse(_ coding: ContentCoding, size: Int, seed: UInt8, fixture: Bool) -> ResponsePlan {
+        var plan = ResponsePlan(status: .ok)
+        if fixture && coding == .gzip {
+            plan.literal = ContentCoding.gzipFixture
+            plan.headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        } else {
+            plan.literal = coding.encode(LoopbackServer.body(size: size, seed: seed))
+            plan.headers.add(name: "Content-Type", value: "application/octet-stream")
+        }
+        plan.framing = .length(plan.literal.count)
+        plan.headers.add(name: "Content-Encoding", value: coding.rawValue)
+        plan.headers.add(name: "Vary", value: "Accept-Encoding")
+        return plan
     }
 
     private static func fileResponse(_ file: FileEntry, head: HTTPRequestHead, query: [String: String],

@@ -61,7 +61,7 @@ import Testing
         #expect(rec.events == ["response 200", "didBecomeDownloadTask", "didWriteData", "didFinishDownloading", "metrics", "complete"])
         #expect(rec.state.withLock { $0.downloaded }.map(sha256) == sha256(expectedBody(3_000_000)))
         #expect(dataTask.state == .completed)
-        let download = try #require(session.allTasks.last as? TransferDownloadTask)
+        let download = try #require(session.heldTasks.last as? TransferDownloadTask)
         #expect(download.taskIdentifier != dataTask.taskIdentifier)
         #expect(download.countOfBytesReceived == 3_000_000)
         session.finishTasksAndInvalidate()

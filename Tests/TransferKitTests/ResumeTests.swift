@@ -94,6 +94,7 @@ import Testing
         let file = try await finish(second, resume, rec: resumed)
         #expect(file.map(sha256) == sha256(expectedBody(size, seed: 3)))
         #expect(resumed.state.withLock { $0.resumedAt } == [3_000_000])
+        #expect(resumeCameFirst(resumed), "\(resumed.events)")
         session.finishTasksAndInvalidate()
         second.finishTasksAndInvalidate()
     }
@@ -147,6 +148,7 @@ import Testing
         let file = try await finish(second, resume, rec: rec)
         #expect(file.map(sha256) == sha256(expectedBody(size, seed: 2)))
         #expect(rec.state.withLock { $0.resumedAt } == [0])
+        #expect(resumeCameFirst(rec), "\(rec.events)")
         session.finishTasksAndInvalidate()
         second.finishTasksAndInvalidate()
     }
@@ -177,6 +179,7 @@ import Testing
         #expect(rec.error == nil)
         #expect(file.map(sha256) == sha256(expectedBody(size, seed: 9)), "the file is whole and never spliced")
         #expect(rec.state.withLock { $0.resumedAt }.first == 0)
+        #expect(resumeCameFirst(rec), "\(rec.events)")
         #expect(rec.state.withLock { $0.metrics?.redirectCount } == 0, "a resume restart is not a redirect")
         session.finishTasksAndInvalidate()
         second.finishTasksAndInvalidate()
@@ -200,6 +203,7 @@ import Testing
         #expect(rec.error == nil)
         #expect(file.map(sha256) == sha256(expectedBody(size, seed: 4)))
         #expect(rec.state.withLock { $0.resumedAt } == [Int64(size)])
+        #expect(resumeCameFirst(rec), "\(rec.events)")
         session.finishTasksAndInvalidate()
     }
 
@@ -229,4 +233,9 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: "/etc/passwd"))
         session.finishTasksAndInvalidate()
     }
+}
+
+/// Apple's order on a resumed download: didResumeAtOffset before any didWriteData (issue 17).
+func resumeCameFirst(_ rec: Recorder) -> Bool {
+    rec.events.first { $0.hasPrefix("didResumeAtOffset") || $0 == "didWriteData" }?.hasPrefix("didResumeAtOffset") == true
 }

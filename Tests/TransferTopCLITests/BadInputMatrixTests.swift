@@ -109,6 +109,9 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--no-clobber=1", url], fragment: "option '--no-clobber' takes no value"),
         BadInput(args: ["--location-trusted=1", url], fragment: "option '--location-trusted' takes no value"),
         BadInput(args: ["--force=1", url], fragment: "option '--force' takes no value"),
+        BadInput(args: ["--compressed=gzip", url], fragment: "option '--compressed' takes no value"),
+        BadInput(args: ["--content-disposition=1", url], fragment: "option '--content-disposition' takes no value"),
+        BadInput(args: ["--no-content-disposition=0", url], fragment: "option '--no-content-disposition' takes no value"),
         // -A: a User-Agent that would split the request.
         BadInput(args: ["-A", "x\r\nX-Evil: 1", url], fragment: "bad --user-agent: the value of header 'User-Agent' contains CR, LF or NUL"),
         // argument-parser reads -abc as -a -b -c: the h of a glued password must not ask for help.

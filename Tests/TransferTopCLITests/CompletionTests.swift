@@ -40,7 +40,8 @@ import Testing
     }
 
     @Test func bashCompletesOptionsSubcommandsAndValues() async throws {
-        #expect(try await completions(["transfertop", "--no-c"]) == ["--no-clobber"])
+        #expect(try await completions(["transfertop", "--no-cl"]) == ["--no-clobber"])
+        #expect(try await completions(["transfertop", "--no-c"]).sorted() == ["--no-clobber", "--no-content-disposition"])
         #expect(try await completions(["transfertop", "--user-a"]) == ["--user-agent"])
         #expect(try await completions(["transfertop", "de"]) == ["demo"])
         #expect(try await completions(["transfertop", "--session", ""]).sorted() == ["default", "ephemeral"])

@@ -67,7 +67,7 @@ import Testing
         runner.setEventSink { session, event in
             lineSink(session, event)
             if case .taskStateChanged(.completed) = event.kind, event.taskIdentifier.map({ $0 % 1000 == 0 }) == true {
-                let held = session.allTasks.count
+                let held = session.heldTasks.count
                 mostHeld.withLock { $0 = max($0, held) }
             }
         }

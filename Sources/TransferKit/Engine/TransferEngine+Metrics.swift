@@ -26,7 +26,8 @@ extension TransferEngine {
             m.remotePort = Self.nonZero(e.long(CURLINFO_PRIMARY_PORT))
             m.localAddress = e.string(CURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
             m.localPort = Self.nonZero(e.long(CURLINFO_LOCAL_PORT))
-            m.isProxyConnection = configuration.proxy != nil
+            m.isProxyConnection = ProxyConnection.isProxyConnection(proxy: configuration.proxy, remoteAddress: m.remoteAddress,
+                                                                    remotePort: m.remotePort)
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }

@@ -6,8 +6,9 @@ extension TransferEngine {
 
     func responseHeadComplete(_ t: Transfer) {
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
-        let response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
+        var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)
+        response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
         t.response = response
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,

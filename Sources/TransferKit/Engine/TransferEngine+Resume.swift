@@ -87,6 +87,10 @@ extension TransferEngine {
         t.fileURL = URL(fileURLWithPath: r.partialFilePath)
         t.fileOffset = r.bytesReceived
         t.resumeOffset = r.bytesReceived
+        // The bytes already in the file are not news: counted as published, the timer scan
+        // before the response cannot report them as didWriteData ahead of didResumeAtOffset
+        // (Apple: the offset first, then writes counted from it; issue 17).
+        t.published.received = r.bytesReceived
         t.request.headers = ResumeRequestPlan(r).headers
     }
 
@@ -126,6 +130,7 @@ extension TransferEngine {
         t.smallBody = Data()
         t.fileOffset = 0
         t.resumeOffset = 0
+        t.published.received = 0
     }
 
     /// A bad 206 or an inconclusive 416: fetch the whole resource again with a plain GET.

@@ -22,7 +22,7 @@ extension TransferEngine {
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy, isTLS: scheme == "https")
-            try configureCookies(easy)
+            if t.request.httpShouldHandleCookies { try configureCookies(easy) }
             try configureTrace(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
@@ -43,8 +43,7 @@ extension TransferEngine {
         // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
         // 7.88 makes a second request wait for the first connection to finish and reuses it,
         // serialising requests that should run on parallel connections.
-        if configuration.httpShouldUsePipelining && configuration.allowsHTTP2
-            && t.request.url.scheme?.lowercased() == "https" {
+        if configuration.allowsHTTP2 && t.request.url.scheme?.lowercased() == "https" {
             try e.set(CURLOPT_PIPEWAIT, true)
         }
         if let share { try e.set(CURLOPT_SHARE, pointer: share.raw) }
@@ -58,8 +57,7 @@ extension TransferEngine {
         try e.set(CURLOPT_RESOLVER_START_DATA, pointer: t.opaque)
         try check(tk_easy_setopt_sockopt_cb(e.raw, TransferCallbacks.sockopt))
         try e.set(CURLOPT_SOCKOPTDATA, pointer: t.opaque)
-        // Byte ranges address encoded bytes, so downloads never ask for a content coding (A4).
-        if t.task.kind != .download { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
+        if decodesContent(t) { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
     }
 
     private func configureMethodAndBody(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
@@ -122,6 +120,9 @@ extension TransferEngine {
         }
     }
 
+    /// libcurl sends and stores cookies only on a handle whose cookie engine is on (a
+    /// COOKIEFILE set): a request that handles no cookies gets none, though the handle shares
+    /// the session's cookie store.
     private func configureCookies(_ e: EasyHandle) throws(CurlSetupError) {
         guard configuration.httpShouldSetCookies else { return }
         // Ephemeral sessions keep cookies in memory only (their share handle); default ones

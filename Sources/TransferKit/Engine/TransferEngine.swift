@@ -83,7 +83,7 @@ final class TransferEngine: @unchecked Sendable {
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
-        multi.setLong(CURLMOPT_PIPELINING, configuration.httpShouldUsePipelining ? Int(CURLPIPE_MULTIPLEX) : 0)
+        multi.setLong(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     }
 
     /// Queues a command for the transfer thread. False when the engine has shut down.

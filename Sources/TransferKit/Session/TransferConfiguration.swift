@@ -16,9 +16,17 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// other origins (curl's `--location-trusted`); never from https to http. Default false.
     public var redirectsKeepCredentials = false
     public var httpShouldSetCookies = true
-    /// HTTP/2 multiplexing of several tasks on one connection (URLSession's
-    /// `httpShouldUsePipelining`, which on HTTP/2 means multiplexing).
-    public var httpShouldUsePipelining = true
+    /// HTTP/1.1 pipelining, as URLSession's property: false by default, as Apple's. libcurl
+    /// removed HTTP/1.1 pipelining in 7.62, so true changes nothing; HTTP/2 multiplexing of
+    /// several tasks on one connection does not depend on it (Apple's neither).
+    public var httpShouldUsePipelining = false
+    /// Content coding as URLSession does it: every request that is not a byte range sends
+    /// `Accept-Encoding` with each coding this libcurl decodes (Debian's 7.88: deflate, gzip,
+    /// br, zstd) and the body is handed over decoded; such a response's
+    /// `expectedContentLength` is -1 and a decoded download is not resumable. false: no
+    /// `Accept-Encoding` unless the request sets one, and the body as it came (curl's default;
+    /// the CLI without `--compressed`).
+    public var httpAcceptsContentEncoding = true
     /// Prefer HTTP/2 over TLS when the server offers it (ALPN).
     public var allowsHTTP2 = true
     public var tlsMinimumSupportedProtocolVersion: TLSVersion = .v1_2

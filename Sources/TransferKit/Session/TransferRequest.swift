@@ -10,6 +10,10 @@ public struct TransferRequest: Sendable, Equatable {
     public var httpBody: Data?
     /// Overrides the session's `timeoutIntervalForRequest` when set.
     public var timeoutInterval: TimeInterval?
+    /// false: this request neither sends the session's cookies nor stores the ones it gets
+    /// (URLRequest's `httpShouldHandleCookies`). Without effect when the session's
+    /// `httpShouldSetCookies` is false.
+    public var httpShouldHandleCookies = true
 
     public init(url: URL, httpMethod: String = "GET", headers: [HTTPHeader] = [],
                 httpBody: Data? = nil, timeoutInterval: TimeInterval? = nil) {
@@ -46,9 +50,38 @@ public struct TransferResponse: Sendable, Equatable {
 
     public func value(forHTTPHeaderField name: String) -> String? { headers.first(named: name) }
 
-    /// Content-Length, or -1 when the server did not say.
+    /// True when the body was handed over decoded (`Content-Encoding` gzip, br, …, and the
+    /// configuration's `httpAcceptsContentEncoding`).
+    public var isContentDecoded = false
+
+    /// Content-Length, or -1 when the server did not say or the body is decoded (the length
+    /// on the wire says nothing about the decoded bytes; URLSession answers -1 too).
     public var expectedContentLength: Int64 {
-        value(forHTTPHeaderField: "Content-Length").flatMap { Int64(String(decoding: HeaderLine.trimmed($0.utf8), as: UTF8.self)) } ?? -1
+        if isContentDecoded { return -1 }
+        return value(forHTTPHeaderField: "Content-Length").flatMap { Int64(String(decoding: HeaderLine.trimmed($0.utf8), as: UTF8.self)) } ?? -1
+    }
+
+    /// The `charset` parameter of Content-Type, lower-cased and unquoted (`textEncodingName`).
+    public var textEncodingName: String? {
+        guard let type = value(forHTTPHeaderField: "Content-Type") else { return nil }
+        for parameter in type.split(separator: ";").dropFirst() {
+            let kv = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard kv.count == 2, kv[0].lowercased() == "charset" else { continue }
+            let value = kv[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return value.isEmpty ? nil : value.lowercased()
+        }
+        return nil
+    }
+
+    /// The safe name from `Content-Disposition` (RFC 6266, `filename*` preferred), nil without one.
+    public var contentDispositionFilename: String? {
+        value(forHTTPHeaderField: "Content-Disposition").flatMap(ContentDisposition.safeFilename(fromHeader:))
+    }
+
+    /// As URLSession: the Content-Disposition name, else the URL's last path component, made
+    /// safe as one file name (no path, control or bidi characters; `index.html` for none).
+    public var suggestedFilename: String {
+        contentDispositionFilename ?? PartialFileName.baseName(for: url)
     }
 
     public var mimeType: String? {

@@ -54,10 +54,33 @@ public final class TransferSession: @unchecked Sendable {
     public var state: SessionState { core.withLock { $0.state } }
     public var delegate: (any TransferSessionDelegate)? { core.withLock { $0.delegate } }
 
-    /// Every task this session made, in creation order.
-    public var allTasks: [TransferTask] { core.withLock { $0.tasks } }
+    /// The tasks that have not completed, in creation order (URLSession's `allTasks` /
+    /// `getAllTasks`: a completed task is not listed).
+    public var allTasks: [TransferTask] { heldTasks.filter { $0.state != .completed } }
 
-    /// Lets go of a completed task: `allTasks` and `snapshot()` no longer list it. For owners
+    /// Every task this session still holds, completed ones included, in creation order (what
+    /// `snapshot()` lists; see `forgetCompletedTask`).
+    public var heldTasks: [TransferTask] { core.withLock { $0.tasks } }
+
+    /// URLSession's `getAllTasks(completionHandler:)`: the unfinished tasks, on the delegate queue.
+    public func getAllTasks(completionHandler: @escaping @Sendable ([TransferTask]) -> Void) {
+        let tasks = allTasks
+        delegateQueue.async { completionHandler(tasks) }
+    }
+
+    /// URLSession's `getTasksWithCompletionHandler`: unfinished data (not upload), upload and
+    /// download tasks, on the delegate queue.
+    public func getTasksWithCompletionHandler(
+        _ completionHandler: @escaping @Sendable ([TransferDataTask], [TransferUploadTask], [TransferDownloadTask]) -> Void
+    ) {
+        let tasks = allTasks
+        let uploads = tasks.compactMap { $0 as? TransferUploadTask }
+        let data = tasks.compactMap { $0 as? TransferDataTask }.filter { !($0 is TransferUploadTask) }
+        let downloads = tasks.compactMap { $0 as? TransferDownloadTask }
+        delegateQueue.async { completionHandler(data, uploads, downloads) }
+    }
+
+    /// Lets go of a completed task: `heldTasks` and `snapshot()` no longer list it. For owners
     /// that keep what they need of finished tasks themselves and run more tasks than they
     /// want held in memory (the CLI's long URL lists, issue 8). Ignored unless completed.
     public func forgetCompletedTask(_ task: TransferTask) {

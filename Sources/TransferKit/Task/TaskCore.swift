@@ -29,6 +29,8 @@ struct TaskCore {
     var producedResumeData: Data?
     /// Resume data for after a crash, made when the partial file is created (issue 8).
     var crashRecoveryResumeData: Data?
+    /// `progress`, made on first use (most tasks never need one).
+    var progress: Progress?
 }
 
 /// The completion handler of a task made with one. With a handler, the delegate's response

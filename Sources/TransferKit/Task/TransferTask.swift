@@ -26,7 +26,10 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
         self.upload = upload
         self.uploadLength = upload?.expectedLength ?? -1
         self.resumeFrom = resumeFrom
-        var c = TaskCore(currentRequest: request, metrics: TaskMetrics(taskIntervalStart: Date()))
+        // From the engine's anchored monotonic clock, as every hop date and the interval's end:
+        // a wall-clock `Date()` here could land microseconds after the first fetchStart.
+        let start = session.engine.clock.date(Monotonic.now())
+        var c = TaskCore(currentRequest: request, metrics: TaskMetrics(taskIntervalStart: start))
         c.completion = completion
         c.countOfBytesExpectedToSend = uploadLength
         c.resumeOffset = resumeFrom?.bytesReceived

@@ -80,9 +80,5 @@ public enum ResumeResponseDecision: Sendable, Equatable {
         return nil
     }
 
-    static func transformingEncoding(_ h: [HTTPHeader]) -> String? {
-        guard let enc = h.first(named: "Content-Encoding")?.trimmedSpacesTabs.lowercased(), !enc.isEmpty,
-              enc != "identity" else { return nil }
-        return enc
-    }
+    static func transformingEncoding(_ h: [HTTPHeader]) -> String? { ContentCodingPolicy.transformingEncoding(h) }
 }

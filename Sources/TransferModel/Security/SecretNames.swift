@@ -62,7 +62,7 @@ enum SecretNames {
         var i = 0
         while i < utf8.count {
             if utf8[i] == UInt8(ascii: "%"), i + 2 < utf8.count,
-               let hi = hexValue(utf8[i + 1]), let lo = hexValue(utf8[i + 2]) {
+               let hi = HexDigit.value(utf8[i + 1]), let lo = HexDigit.value(utf8[i + 2]) {
                 bytes.append(hi << 4 | lo)
                 i += 3
             } else {
@@ -71,14 +71,5 @@ enum SecretNames {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -22,6 +22,10 @@ public struct Options: Sendable, Equatable {
     public var noTUI = false
     /// `--location-trusted`: credential headers follow redirects to other hosts (not to http).
     public var locationTrusted = false
+    /// `--compressed`: ask for content codings and save the decoded body (curl's flag).
+    public var compressed = false
+    /// `--[no-]content-disposition`: name downloads after the server's proposed name.
+    public var contentDisposition = true
     /// `--force`: `--csv`/`--har` may replace an existing file.
     public var force = false
     /// `--clobber` / `--no-clobber` (the last one given wins).

@@ -40,6 +40,12 @@ struct TransferOptions: ParsableArguments {
             help: ArgumentHelp("User-Agent header to send (default: transfertop/VERSION libcurl/VERSION; '' sends none).", valueName: "TEXT"))
     var userAgent: String?
 
+    @Flag(help: "Ask for gzip, deflate, br or zstd and save the decoded body. Without it, as curl, none is asked for and a body is saved as it came (a server that compresses anyway gives compressed bytes).")
+    var compressed = false
+
+    @Flag(inversion: .prefixedNo, help: "Name a download after the server's Content-Disposition file name (made safe) when it sends one, as aria2 does; otherwise after the URL.")
+    var contentDisposition = true
+
     @Flag(help: "Send Authorization/Cookie headers to other hosts a redirect names too (never from https to http).")
     var locationTrusted = false
 
@@ -103,6 +109,8 @@ struct TransferOptions: ParsableArguments {
         o.headers = headers
         if let v = userAgent { o.userAgent = try OptionValues.userAgent(v) }
         o.locationTrusted = locationTrusted
+        o.compressed = compressed
+        o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         if let v = job { o.job = try OptionValues.nonEmpty(v, "--job") }

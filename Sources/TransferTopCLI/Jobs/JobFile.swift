@@ -24,6 +24,7 @@ public enum JobFile {
             let sessions = try parse(text, file: path, baseDirectory: base.isEmpty ? "." : base, defaults: defaults)
             var plan = RunPlan(sessions: sessions, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
             plan.existingFiles = defaults.existingFiles
+            plan.usesContentDisposition = defaults.contentDisposition
             return plan
         } catch {
             throw UsageError("\(error)")
@@ -84,6 +85,7 @@ struct JobReader {
         s.resourceTimeout = defaults.resourceTimeout
         s.caFile = defaults.caCertificate
         s.locationTrusted = defaults.locationTrusted
+        s.compressed = defaults.compressed
         for key in table.keys {
             let value = table[key]!
             let fail = { (m: String) in self.fail(path + "." + key, key, m) }

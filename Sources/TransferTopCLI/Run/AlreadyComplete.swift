@@ -67,7 +67,13 @@ enum AlreadyComplete {
         case .replace:
             return .run
         case .skip:
-            let path = plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: url)
+            // The name this command gave the URL's file before (a Content-Disposition name is
+            // known only from a response), else the URL's. Hashing for the journal only when
+            // it holds records: a first run of a long list looks nothing up (decision 41).
+            let recorded = store.flatMap { s in
+                s.hasRecords(outputDirectory: plan.outputDirectory) ? s.load(url: url.absoluteString, outputDirectory: plan.outputDirectory)?.name : nil
+            }
+            let path = plan.outputDirectory + "/" + (recorded ?? OutputNaming.sanitizedName(for: url))
             guard FileManager.default.fileExists(atPath: path) else { return .run }
             return .skip("skipped \(Redaction.redactURL(url.absoluteString)): '\(path)' exists (--no-clobber)")
         case .keepBoth:

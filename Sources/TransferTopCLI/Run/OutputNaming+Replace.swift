@@ -5,7 +5,12 @@ extension OutputNaming {
     /// name atomically (`rename`), so a reader sees the old file or the new one, never a mix.
     /// Across file systems the bytes are copied to a hidden temporary name in `directory` first.
     public static func replace(_ source: URL, for url: URL, in directory: String) throws -> String {
-        let target = directory + "/" + sanitizedName(for: url)
+        try replace(source, named: sanitizedName(for: url), in: directory)
+    }
+
+    /// `replace(_:for:in:)` with the name already chosen (and safe).
+    public static func replace(_ source: URL, named name: String, in directory: String) throws -> String {
+        let target = directory + "/" + name
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: target, isDirectory: &isDir), isDir.boolValue {
             throw CLIError("cannot replace '\(target)': it is a directory")

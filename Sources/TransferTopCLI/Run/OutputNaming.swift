@@ -32,8 +32,20 @@ public enum OutputNaming {
     /// respect to other names: `link`+`unlink` never replaces an existing file (rename would),
     /// and across file systems the bytes are copied to a private temporary name first.
     public static func place(_ source: URL, for url: URL, in directory: String) throws -> String {
+        try place(source, named: sanitizedName(for: url), in: directory)
+    }
+
+    /// The name of a finished download: the server's Content-Disposition name when it sent one
+    /// and `contentDisposition` (aria2's default; wget's `--content-disposition`), made safe by
+    /// `ContentDisposition.safeFilename`; otherwise the URL's last path component.
+    public static func name(for url: URL, response: TransferResponse?, contentDisposition: Bool) -> String {
+        if contentDisposition, let proposed = response?.contentDispositionFilename { return proposed }
+        return sanitizedName(for: url)
+    }
+
+    /// `place(_:for:in:)` with the name already chosen (and safe).
+    public static func place(_ source: URL, named base: String, in directory: String) throws -> String {
         let fm = FileManager.default
-        let base = sanitizedName(for: url)
         for attempt in 0..<1000 {
             // The plain name is tried without looking first (the rename refuses to replace),
             // one lookup less per file in the common case (issue 8).

@@ -12,6 +12,8 @@ public struct RunPlan: Sendable, Equatable {
     public var replaceExports = false
     /// `--clobber` / `--no-clobber`; by default complete files are skipped, others kept apart.
     public var existingFiles: ExistingFiles = .keepBoth
+    /// `--[no-]content-disposition`: a finished download takes the server's proposed name.
+    public var usesContentDisposition = true
 
     public init(sessions: [SessionPlan], outputDirectory: String, csv: String? = nil, har: String? = nil) {
         self.sessions = sessions
@@ -31,6 +33,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var caFile: String? = nil
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
+    /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
+    public var compressed = false
     public var tasks: [TaskPlan] = []
     /// More downloads, after `tasks`: URLs of `--input-file`, already validated, kept as text
     /// and made into tasks only when they start (a URL value costs several times its text;
@@ -47,6 +51,7 @@ public struct SessionPlan: Sendable, Equatable {
         c.httpAdditionalHeaders = headers
         c.additionalTrustedCAFile = caFile
         c.redirectsKeepCredentials = locationTrusted
+        c.httpAcceptsContentEncoding = compressed
         return c
     }
 }
@@ -81,9 +86,11 @@ extension RunPlan {
         s.headers = try o.headers.map(HeaderParsing.parse)
         s.caFile = o.caCertificate
         s.locationTrusted = o.locationTrusted
+        s.compressed = o.compressed
         s.tasks = urls.map { o.upload == nil ? TaskPlan(kind: .download, url: $0) : TaskPlan(kind: .upload, url: $0, file: o.upload) }
         var plan = RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
         plan.existingFiles = o.existingFiles
+        plan.usesContentDisposition = o.contentDisposition
         return plan
     }
 }

@@ -193,10 +193,11 @@ extension Runner {
         guard let status = task.response?.statusCode, (200..<300).contains(status) else { return }
         let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
         let url = task.response?.url ?? task.currentRequest.url
+        let name = OutputNaming.name(for: url, response: task.response, contentDisposition: plan.usesContentDisposition)
         do {
             let path = plan.existingFiles == .replace
-                ? try OutputNaming.replace(location, for: url, in: plan.outputDirectory)
-                : try OutputNaming.place(location, for: url, in: plan.outputDirectory)
+                ? try OutputNaming.replace(location, named: name, in: plan.outputDirectory)
+                : try OutputNaming.place(location, named: name, in: plan.outputDirectory)
             FileModes.applyUmask(to: path)
             recordCompletion(task, path: path)
             task.setOutputPath(path)
