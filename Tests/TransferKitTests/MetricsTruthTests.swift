@@ -84,9 +84,9 @@ import Testing
             a.append(try await ours(u))
             b.append(try await curls(u))
         } while a.count < 5 || (!Sanitizer.isActive && a.count < 60 && !disagreements().isEmpty)
-        // Any build: every phase measured, and TTFB covers the connection it waited for.
-        for p in a + b {
-            #expect(p.all.allSatisfy { $0.1 >= 0 } && p.ttfb >= p.dns + p.connect + p.tls, "\(p.all)")
+        // Any build: every phase of ours measured, and TTFB covers the connection it waited for.
+        for p in a {
+            #expect(p.all.allSatisfy { $0.1 >= 0 } && p.ttfb >= p.dns + p.connect + p.tls, "ours: \(p.all)")
         }
         // Durations of an instrumented build are the instrumentation's (`Sanitizer`).
         if !Sanitizer.isActive {
