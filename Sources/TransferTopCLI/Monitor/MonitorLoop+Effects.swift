@@ -79,6 +79,8 @@ extension MonitorLoop {
         let result = ThemeLoader.load(name, locator: locator)
         screen.apply(result.theme.resolved(depth: screen.depth))
         model.themeName = result.warning == nil ? name : "default"
+        // Without colour only glyphs tell the phases apart (NO_COLOR, TERM=dumb-ish, monochrome).
+        model.monochrome = screen.depth == .none || model.themeName == "monochrome"
         if let w = result.warning { model.statusMessage = w }
     }
 

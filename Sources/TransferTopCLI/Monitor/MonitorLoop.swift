@@ -33,6 +33,7 @@ final class MonitorLoop {
                                currentDirectory: FileManager.default.currentDirectoryPath)
         screen = CursesScreen(environment: environment, inputIsTerminal: isatty(STDIN_FILENO) == 1)
         model.utf8 = Self.isUTF8(environment)
+        model.debug = options.debug
         model.utcOffsetSeconds = TimeZone.current.secondsFromGMT()
         model.themeNames = ThemeLoader.availableNames(locator: locator)
         loadBindings()

@@ -56,6 +56,7 @@ extension Reducer {
     static func finished(_ state: DisplayState) -> String {
         switch state {
         case .failed: return "failed"
+        case .httpError: return "completed with an HTTP error"
         case .cancelled: return "been cancelled"
         default: return "completed"
         }

@@ -50,6 +50,11 @@ public struct MonitorModel: Sendable {
     /// Themes the `t` key cycles through.
     public var themeNames = ["default", "light", "high-contrast", "monochrome"]
     public var utf8 = true
+    /// No colour reaches the terminal (NO_COLOR, no colour support, the monochrome theme):
+    /// glyphs then carry what colour would (waterfall phases get a letter each).
+    public var monochrome = false
+    /// `--debug`: the header also shows how long each frame took.
+    public var debug = false
     /// Animation frame counter, advanced by the app's timer.
     public var frame = 0
     public var now = Date(timeIntervalSince1970: 0)

@@ -16,13 +16,15 @@ extension ScreenRenderer {
         let states = DisplayState.allCases.filter { counts[$0] > 0 }
             .map { "\($0.symbol(utf8: model.utf8))\(counts[$0])" }.joined(separator: " ")
         let arrows = model.utf8 ? ("↓", "↑") : ("v", "^")
-        return [
+        var pieces = [
             "transfertop",
-            "\(counts.total) tasks" + (states.isEmpty ? "" : " " + states),
+            Units.count(counts.total, "task") + (states.isEmpty ? "" : " " + states),
             "\(arrows.0)\(Units.speed(model.rates.down.bytesPerSecond)) \(arrows.1)\(Units.speed(model.rates.up.bytesPerSecond))",
-            "\(model.sessions.count) sessions",
-            "frame \(frameTime(model.frameTimeMs))",
+            Units.count(model.sessions.count, "session"),
         ]
+        // The frame time is for whoever tunes the renderer, not for users (`--debug`).
+        if model.debug { pieces.append("frame \(frameTime(model.frameTimeMs))") }
+        return pieces
     }
 
     static func frameTime(_ ms: Double) -> String {

@@ -24,7 +24,7 @@ public enum ScreenRenderer {
         if let rows = layout.events { drawEvents(&grid, model, rows) }
         drawStatus(&grid, model, row: layout.statusRow, list: list)
         drawFooter(&grid, model, row: layout.footerRow, bindings: bindings)
-        if model.helpShown { drawHelp(&grid, bindings: bindings, rows: 1..<layout.statusRow, scroll: model.helpScroll, utf8: model.utf8) }
+        if model.helpShown { drawHelp(&grid, bindings: bindings, rows: 1..<layout.statusRow, scroll: model.helpScroll, utf8: model.utf8, monochrome: model.monochrome) }
         return grid
     }
 

@@ -45,7 +45,8 @@ public struct TaskList {
 
     static func matches(_ t: TaskSnapshot, _ needle: [UInt8]) -> Bool {
         contains(t.currentURL, needle) || t.taskDescription.map { contains($0, needle) } == true
-            || contains(DisplayState(t).label, needle)
+            || contains(DisplayState.text(t), needle) || contains(t.id.description, needle)
+            || t.statusCode.map { contains(String($0), needle) } == true
     }
 
     /// Substring search folding ASCII case only, on UTF-8 bytes without allocating: the filter
