@@ -154,3 +154,35 @@ import TransferModel
         }
     }
 }
+
+@Suite struct CancelingTests {
+    /// `d` on a running download: after the task completes it still shows canceling until its
+    /// resume data arrives, and never longer than the patience.
+    @Test func cancelingLastsUntilTheResumeDataArrives() {
+        var m = Fixtures.model(width: 120, height: 40)
+        let id = TaskID(session: 1, task: 1)
+        m.selectedTask = id
+        (m, _) = Reducer.reduce(m, .cancelWithResumeData)
+        #expect(m.awaitingResumeData.keys.contains(id))
+        var sessions = Fixtures.sessions()
+        sessions[0].tasks[0].state = .completed
+        sessions[0].tasks[0].error = TransferError(.cancelled, "cancelled")
+        m.apply(sessions, at: 2)
+        #expect(DisplayState(m.selectedTaskSnapshot!) == .canceling)
+        m.now = m.now.addingTimeInterval(1)
+        m.apply(sessions, at: 3)
+        #expect(DisplayState(m.selectedTaskSnapshot!) == .canceling)
+        m.resumeDataAvailable = [id]
+        m.apply(sessions, at: 4)
+        #expect(DisplayState(m.selectedTaskSnapshot!) == .cancelled && m.awaitingResumeData.isEmpty)
+
+        // No resume data ever: canceling ends after the patience.
+        var n = Fixtures.model(width: 120, height: 40)
+        n.selectedTask = id
+        (n, _) = Reducer.reduce(n, .cancelWithResumeData)
+        n.apply(sessions, at: 2)
+        n.now = n.now.addingTimeInterval(MonitorModel.resumeDataPatience + 0.5)
+        n.apply(sessions, at: 3)
+        #expect(DisplayState(n.selectedTaskSnapshot!) == .cancelled)
+    }
+}

@@ -82,9 +82,9 @@ final class MonitorLoop {
         model.height = h
         model.now = Date()
         model.frame += 1
+        model.resumeDataAvailable = runner.resumeDataTaskIDs  // before apply: it ends "canceling"
         model.apply(runner.snapshots(), at: seconds(clock.now - start))
         model.append(ring.drain())
-        model.resumeDataAvailable = runner.resumeDataTaskIDs
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
         let grid = ScreenRenderer.render(model, bindings: bindings)
         screen.flush(grid)

@@ -13,6 +13,7 @@ extension Reducer {
             m.statusMessage = why
             return (m, nil)
         }
+        if action == .cancelWithResumeData { m.awaitingResumeData.updateValue(nil, forKey: task.id) }
         return (m, effect(action, task.id))
     }
 

@@ -68,6 +68,9 @@ public struct MonitorModel: Sendable {
     public var eventScroll = 0
     /// Tasks whose resume data the app holds (after `d`), so `R` knows it can continue them.
     public var resumeDataAvailable: Set<TaskID> = []
+    /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
+    /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
+    public var awaitingResumeData: [TaskID: Date?] = [:]
 
     public init() {}
 
@@ -75,6 +78,7 @@ public struct MonitorModel: Sendable {
     /// the selection on a task and session that still exist.
     public mutating func apply(_ snapshots: [SessionSnapshot], at time: Double) {
         sessions = snapshots
+        holdCancelingWhileResumeDataIsMade()
         rates.record(snapshots, at: time)
         normalizeSelection()
     }
