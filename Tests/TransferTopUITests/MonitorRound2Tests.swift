@@ -186,3 +186,46 @@ import TransferModel
         #expect(DisplayState(n.selectedTaskSnapshot!) == .cancelled)
     }
 }
+
+@Suite struct CalmNumbersTests {
+    /// 64 KiB chunks every half second, sampled every 0.1 s: once the window is full the
+    /// speed stays within a few percent of 128 KiB/s (it flipped between two values before).
+    @Test func speedHoldsStillUnderChunkyArrivals() {
+        var m = SpeedMeter()
+        var speeds: [Double] = []
+        for step in 0...200 {
+            let t = Double(step) / 10
+            m.record(bytes: Int64(step / 5) * 65536, at: t)
+            if t >= 6 { speeds.append(m.bytesPerSecond) }
+        }
+        let (lo, hi) = (speeds.min()!, speeds.max()!)
+        #expect(hi / lo < 1.15, "\(lo) ... \(hi)")
+        #expect(abs(speeds.last! - 131_072) / 131_072 < 0.1)
+    }
+
+    /// A task resumed after a pause finds data buffered in the socket: no spike.
+    @Test func noSpikeAfterResume() {
+        var rates = TransferRates()
+        var s = Fixtures.sessions()
+        let i = 0  // task 1.1
+        var bytes: Int64 = 0
+        func record(_ state: TaskState, _ t: Double) {
+            s[0].tasks[i].state = state
+            s[0].tasks[i].countOfBytesReceived = bytes
+            rates.record(s, at: t)
+        }
+        for step in 0...50 { bytes += 10_000; record(.running, Double(step) / 10) }  // 100 KB/s
+        for step in 51...100 { record(.suspended, Double(step) / 10) }
+        bytes += 2_000_000  // buffered during the pause, read at once on resume
+        record(.running, 10.1)
+        for step in 102...110 { bytes += 10_000; record(.running, Double(step) / 10) }
+        #expect(rates.speed(of: TaskID(session: 1, task: 1)) < 600_000)
+    }
+
+    @Test func headerHasTheOverallProgress() {
+        let m = Fixtures.model(width: 200, height: 60)
+        let header = ScreenRenderer.render(m).rowText(0)
+        #expect(header.contains("of") || header.contains("%"), "\(header)")
+        #expect(header.contains("ETA"), "\(header)")
+    }
+}

@@ -20,11 +20,33 @@ extension ScreenRenderer {
             "transfertop",
             Units.count(counts.total, "task") + (states.isEmpty ? "" : " " + states),
             "\(arrows.0)\(Units.speed(model.rates.down.bytesPerSecond)) \(arrows.1)\(Units.speed(model.rates.up.bytesPerSecond))",
+            overall(model),
             Units.count(model.sessions.count, "session"),
-        ]
+        ].filter { !$0.isEmpty }
         // The frame time is for whoever tunes the renderer, not for users (`--debug`).
         if model.debug { pieces.append("frame \(frameTime(model.frameTimeMs))") }
         return pieces
+    }
+
+    /// `12.0 MiB/48.0 MiB 25% ETA 1m05s`: every task of known size together, the ETA at the
+    /// aggregate speed (the same moving average as the per-task speeds); empty when no task
+    /// has a known size.
+    static func overall(_ model: MonitorModel) -> String {
+        var done: Int64 = 0, total: Int64 = 0, remaining: Int64 = 0
+        for s in model.sessions {
+            for t in s.tasks {
+                let (d, e) = TransferRates.progress(t)
+                guard e > 0 else { continue }
+                done += Swift.min(d, e)
+                total += e
+                if t.state == .running || t.state == .suspended { remaining += Swift.max(0, e - d) }
+            }
+        }
+        guard total > 0 else { return "" }
+        let speed = model.rates.down.bytesPerSecond + model.rates.up.bytesPerSecond
+        let eta = remaining == 0 ? "" : " ETA " + Units.eta(speed > 0 ? Double(remaining) / speed : nil)
+        let percent = ProgressBar.percent(Double(done) / Double(total)).trimmingCharacters(in: .whitespaces)
+        return "\(Units.bytes(done))/\(Units.bytes(total)) \(percent)\(eta)"
     }
 
     static func frameTime(_ ms: Double) -> String {

@@ -10,8 +10,10 @@ public struct TransferRates: Sendable, Equatable {
     public private(set) var sessions: [Int: SpeedMeter] = [:]
     public private(set) var down = SpeedMeter()
     public private(set) var up = SpeedMeter()
+    /// Tasks that were not running at the last record, to spot a resume.
+    private var paused: Set<TaskID> = []
 
-    public init(window: Double = 3) {
+    public init(window: Double = 5) {
         self.window = window
         down = SpeedMeter(window: window)
         up = SpeedMeter(window: window)
@@ -24,6 +26,12 @@ public struct TransferRates: Sendable, Equatable {
             var sessionBytes: Int64 = 0
             for task in session.tasks {
                 let bytes = Self.progressBytes(task)
+                if task.state == .running {
+                    // A resume: what arrives first was buffered during the pause; no spike.
+                    if !paused.isEmpty, paused.remove(task.id) != nil { tasks[task.id]?.restartCalmly() }
+                } else if task.state == .suspended {
+                    paused.insert(task.id)
+                }
                 tasks[task.id, default: SpeedMeter(window: window)].record(bytes: bytes, at: time)
                 count += 1
                 sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
@@ -42,6 +50,7 @@ public struct TransferRates: Sendable, Equatable {
     private mutating func forget(keeping snapshots: [SessionSnapshot]) {
         let live = Set(snapshots.lazy.flatMap(\.tasks).map(\.id))
         tasks = tasks.filter { live.contains($0.key) }
+        paused = paused.filter { live.contains($0) }
         let sessionIDs = Set(snapshots.map(\.id))
         sessions = sessions.filter { sessionIDs.contains($0.key) }
     }
