@@ -219,6 +219,10 @@ struct Tmux: Sendable {
         screen = try await tmux.waitFor() { $0.contains("invalidating") }
         #expect(screen.contains("invalidating"), "\(screen)")
         try await tmux.keys("X")
+        // X asks first (issue 11); y confirms.
+        screen = try await tmux.waitFor() { $0.contains("and invalidate it?") }
+        #expect(screen.contains("cancel 1 task of session 1 and invalidate it?"), "\(screen)")
+        try await tmux.keys("y")
         screen = try await tmux.waitFor() { $0.contains("invalidated") || Tmux.row($0, "1.2")?.contains("cancelled") == true }
         #expect(Tmux.row(screen, "1.2")?.contains("cancelled") == true, "\(screen)")
         try await tmux.keys("q")

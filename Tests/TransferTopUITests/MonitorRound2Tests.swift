@@ -229,3 +229,46 @@ import TransferModel
         #expect(header.contains("ETA"), "\(header)")
     }
 }
+
+@Suite struct ConfirmationTests {
+    func model(selecting id: TaskID) -> MonitorModel {
+        var m = Fixtures.model(width: 120, height: 40)
+        m.selectedTask = id
+        return m
+    }
+
+    @Test func cancelAsksFirstAndYPerformsIt() {
+        let id = TaskID(session: 1, task: 4)  // running, not resumable
+        var (m, effect) = Reducer.handleKey(model(selecting: id), .char("c"))
+        #expect(effect == nil)
+        #expect(m.confirmation?.question.hasPrefix("cancel task 1.4? Its progress is lost.") == true)
+        Golden.check(ScreenRenderer.render(m).rowText(m.height - 2), "confirm-cancel-status")
+        (m, effect) = Reducer.handleKey(m, .char("y"))
+        #expect(effect == .cancel(id) && m.confirmation == nil)
+    }
+
+    @Test func anyOtherKeySaysNo() {
+        var (m, _) = Reducer.handleKey(model(selecting: TaskID(session: 1, task: 4)), .char("c"))
+        var effect: Effect?
+        (m, effect) = Reducer.handleKey(m, .char("n"))
+        #expect(effect == nil && m.confirmation == nil && m.statusMessage == "nothing done")
+    }
+
+    @Test func yesFlagSkipsTheQuestion() {
+        var m = model(selecting: TaskID(session: 1, task: 4))
+        m.confirmDestructive = false
+        let (_, effect) = Reducer.handleKey(m, .char("c"))
+        #expect(effect == .cancel(TaskID(session: 1, task: 4)))
+    }
+
+    @Test func quitAsksOnlyWhenWorkWouldBeLost() {
+        let (m, effect) = Reducer.handleKey(model(selecting: TaskID(session: 1, task: 1)), .char("q"))
+        #expect(effect == nil)
+        // 1.2 (suspended), 1.4, 1.6 (not resumable) and the queued 3.2 (nothing to keep yet).
+        #expect(m.confirmation?.question.hasPrefix("quit? 4 tasks cannot be resumed and are lost") == true, "\(String(describing: m.confirmation))")
+        var only = Fixtures.model(width: 120, height: 40)
+        only.apply([SessionSnapshot(id: 1, name: "d", kind: .default, state: .active, maxConnectionsPerHost: 6,
+                                    tasks: [Fixtures.sessions()[0].tasks[0]])], at: 2)
+        #expect(Reducer.handleKey(only, .char("q")).1 == .quit)  // a resumable download keeps its data
+    }
+}

@@ -75,6 +75,9 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Monitor frame rate cap, 1-120 (default: 10).", valueName: "N"))
     var fps: String?
 
+    @Flag(help: "Do not ask before destructive monitor keys (cancel, cancel a session, quit losing work).")
+    var yes = false
+
     @Flag(help: "Show the monitor's frame time in its header (for tuning the renderer).")
     var debug = false
 
@@ -116,6 +119,7 @@ struct TransferOptions: ParsableArguments {
         o.noTUI = noTUI
         if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: 1...120) }
         o.debug = debug
+        o.yes = yes
         if let v = logFile { o.logFile = try OptionValues.nonEmpty(v, "--log-file") }
         if let v = logLevel { o.logLevel = try OptionValues.logLevel(v) }
         o.trace = trace

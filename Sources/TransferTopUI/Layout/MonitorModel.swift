@@ -55,6 +55,10 @@ public struct MonitorModel: Sendable {
     public var monochrome = false
     /// `--debug`: the header also shows how long each frame took.
     public var debug = false
+    /// Destructive keys ask first (`--yes` turns this off).
+    public var confirmDestructive = true
+    /// The question on the status line, with the effect `y` performs.
+    public var confirmation: Confirmation?
     /// Animation frame counter, advanced by the app's timer.
     public var frame = 0
     public var now = Date(timeIntervalSince1970: 0)

@@ -5,6 +5,8 @@ extension ScreenRenderer {
             let label = promptLabel(prompt.purpose)
             let x = grid.write(label, column: 0, row: row, role: .keyHint)
             grid.write(prompt.text + (model.utf8 ? "▏" : "_"), column: x, row: row, role: .statusLine)
+        } else if let c = model.confirmation {
+            grid.write(c.question, column: 0, row: row, role: .error)
         } else if let message = model.statusMessage {
             grid.write(message, column: 0, row: row, role: .statusLine)
         } else if !model.filter.isEmpty {
