@@ -163,8 +163,11 @@ struct Tmux: Sendable {
             #expect(rows.count >= 2 && rows.allSatisfy { $0.count == rows[0].count })
         }
 
-        // q: cancel with resume data, exit, terminal restored.
+        // q: cancel with resume data, exit, terminal restored. A download the server made not
+        // resumable would be lost, so q asks first (issue 11); y confirms.
         try await tmux.keys("q")
+        screen = try await tmux.waitFor() { $0.contains("TT-EXITED") || $0.contains("quit?") }
+        if screen.contains("quit?") { try await tmux.keys("y") }
         screen = try await tmux.waitFor() { $0.contains("TT-EXITED") }
         #expect(screen.contains("TT-EXITED 1"), "\(screen)")
         #expect(!screen.contains("━ Tasks"))

@@ -29,7 +29,7 @@ extension Reducer {
                 ($0.state == .running || $0.state == .suspended) && !($0.kind == .download && $0.isResumable)
             }.count
             guard lost > 0 else { return nil }
-            return "quit? \(Units.count(lost, "task")) cannot be resumed and \(lost == 1 ? "is" : "are") lost; downloads that can keep resume data."
+            return "quit? \(Units.count(lost, "task")) cannot be resumed and \(lost == 1 ? "is" : "are") lost (resumable downloads keep their data)."
         default:
             return nil
         }
