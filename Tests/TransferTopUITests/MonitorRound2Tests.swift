@@ -272,3 +272,28 @@ import TransferModel
         #expect(Reducer.handleKey(only, .char("q")).1 == .quit)  // a resumable download keeps its data
     }
 }
+
+@Suite struct SortTests {
+    @Test func sortCyclesAndTheSelectionFollowsItsTask() {
+        var m = Fixtures.model(width: 120, height: 40)
+        m.selectedTask = TaskID(session: 2, task: 2)
+        func order(_ m: MonitorModel) -> [String] { let l = TaskList(m); return (0..<l.count).map { l[$0].id.description } }
+        (m, _) = Reducer.handleKey(m, .char("o"))
+        #expect(m.sort == .state)
+        #expect(order(m) == ["3.2", "1.1", "1.4", "1.6", "1.2", "2.1", "1.3", "2.2", "2.3", "3.1"])
+        #expect(m.selectedTask == TaskID(session: 2, task: 2))
+        (m, _) = Reducer.handleKey(m, .function(6))
+        #expect(m.sort == .progress && order(m).first == "1.3")
+        (m, _) = Reducer.handleKey(m, .char("o"))
+        #expect(m.sort == .speed && order(m).first == "1.1")
+        (m, _) = Reducer.handleKey(m, .char("o"))
+        #expect(m.sort == .ttfb && order(m).first == "1.6")  // still waiting: 250 ms and counting
+        (m, _) = Reducer.handleKey(m, .char("o"))
+        #expect(m.sort == .name)
+        m.filter = "completed"
+        #expect(order(m) == ["3.1", "2.2", "1.3", "2.3"])  // big.bin, missing, small.json, nowhere
+        Golden.check(ScreenRenderer.render(m).render(), "round2-120x40-sorted-filtered")
+        (m, _) = Reducer.handleKey(m, .char("o"))
+        #expect(m.sort == .none)
+    }
+}

@@ -20,6 +20,7 @@ public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case exportCSV = "export-csv"
     case nextTheme = "next-theme"
     case filter
+    case sort
     case help
     case quit
 }
@@ -54,6 +55,7 @@ public enum ActionTable {
         ActionInfo(action: .selectLast, defaultKeys: [.end, .char("G")], help: "select the last row", group: "Navigate"),
         ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, event log", group: "Navigate"),
         ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate", hint: "detail"),
+        ActionInfo(action: .sort, defaultKeys: [.char("o"), .function(6)], help: "sort tasks: state, progress, speed, TTFB, name, none", group: "Navigate", hint: "sort"),
         ActionInfo(action: .filter, defaultKeys: [.char("/"), .function(3)], help: "filter tasks by URL, state, ID, status or session", group: "Navigate", hint: "filter"),
         ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks", hint: "suspend"),
         ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks", hint: "resume"),

@@ -35,6 +35,10 @@ public enum Reducer {
         case .nextPane: m.focus = m.nextPane()
         case .toggleDetail: m.detailShown.toggle(); m.keepSelectionVisible()
         case .filter: m.prompt = Prompt(.filter, text: m.filter)
+        case .sort:
+            m.sort = m.sort.next
+            m.statusMessage = m.sort == .none ? "tasks in identifier order" : "tasks sorted by \(m.sort.rawValue)"
+            m.keepSelectionVisible()
         case .help: m.helpShown.toggle(); m.helpScroll = 0
         case .nextTheme: return nextTheme(m)
         case .newTask: return newTask(m)

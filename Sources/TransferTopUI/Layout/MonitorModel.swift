@@ -41,6 +41,8 @@ public struct MonitorModel: Sendable {
     public var helpScroll = 0
     /// Case-insensitive text matched against URL, description, state and session name.
     public var filter = ""
+    /// The task table's order (`o`/F6).
+    public var sort: TaskSort = .none
     public var prompt: Prompt?
     /// A one-line message: why an action was refused, where a CSV went, a theme error.
     public var statusMessage: String?

@@ -49,7 +49,7 @@ extension ScreenRenderer {
     /// Help and quit first so they are never cut off, then the task and session actions.
     static let footerOrder: [Action] = [
         .help, .quit, .suspend, .resume, .cancel, .cancelWithResumeData, .resumeFromResumeData, .newTask,
-        .finishAndInvalidate, .invalidateAndCancel, .exportCSV, .filter, .toggleDetail, .nextTheme,
+        .finishAndInvalidate, .invalidateAndCancel, .exportCSV, .filter, .sort, .toggleDetail, .nextTheme,
     ]
 
     /// The generated help over everything between the header and the status line; when it

@@ -23,6 +23,7 @@ extension ScreenRenderer {
     static func taskTitle(_ model: MonitorModel, _ list: TaskList, top: Int, shown: Int) -> [Span] {
         var title = [Span("Tasks \(list.count)", .title)]
         if !model.filter.isEmpty { title.append(Span(" filter: \(model.filter)", .statusLine)) }
+        if model.sort != .none { title.append(Span(" sort: \(model.sort.rawValue)", .statusLine)) }
         if shown > 0, shown < list.count { title.append(Span(" \(top + 1)-\(top + shown) of \(list.count)", .dim)) }
         return title
     }
