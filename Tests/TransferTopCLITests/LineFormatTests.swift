@@ -35,6 +35,13 @@ import TransferKit
         #expect(lines[4] == "3 tasks: 1 succeeded, 2 did not (ok 1, HTTP error 1, error 0, cancelled 1)")
     }
 
+    /// The monitor's `n` takes a URL without a scheme as curl does.
+    @Test func newTaskURLWithoutScheme() throws {
+        #expect(URLCheck.withDefaultScheme(" example.org/x ") == "http://example.org/x")
+        #expect(URLCheck.withDefaultScheme("https://h/y") == "https://h/y")
+        #expect(try URLCheck.checkURL(URLCheck.withDefaultScheme("127.0.0.1:8080/a")).absoluteString == "http://127.0.0.1:8080/a")
+    }
+
     /// Issue 11: no escape codes into pipes, with NO_COLOR, or on TERM=dumb (or no TERM).
     @Test func colourOnlyOnColourTerminals() {
         #expect(LineMode.usesColor(isTerminal: true, environment: ["TERM": "xterm"]))
