@@ -297,3 +297,23 @@ import TransferModel
         #expect(m.sort == .none)
     }
 }
+
+@Suite struct SparklineTests {
+    @Test func sparklineScalesToItsLargestValue() {
+        #expect(Sparkline.text([0, 1, 2, 4, 8], width: 5, utf8: true) == "▁▂▃▅█")
+        #expect(Sparkline.text([0, 1, 2, 4, 8], width: 3, utf8: false) == ":=#")
+        #expect(Sparkline.text([], width: 4, utf8: true) == "")
+    }
+
+    @Test func sessionsHaveASpeedHistoryOncePerSecond() {
+        var rates = TransferRates()
+        var s = Fixtures.sessions()
+        for step in 0...40 {
+            s[0].tasks[0].countOfBytesReceived = Int64(step * step) * 1000
+            rates.record(s, at: Double(step) / 4)
+        }
+        #expect(rates.sessionHistory[1]?.count == 11)  // 0 s ... 10 s
+        let history = rates.sessionHistory[1]!
+        #expect(history.last! > history[2])  // accelerating
+    }
+}

@@ -73,7 +73,13 @@ extension ScreenRenderer {
         var x = grid.write(TextFit.pad("\(s.id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.state.rawValue, 12) + " ", column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
-        grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
+        let countsEnd = grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
+        // The speed history beside the speed, as wide as the row leaves room for (up to 30).
+        let room = Swift.min(30, speedColumn - Swift.max(countsEnd, x + 20) - 1)
+        if room >= 8, let history = model.rates.sessionHistory[s.id] {
+            let line = Sparkline.text(history, width: room, utf8: model.utf8)
+            grid.write(line, column: speedColumn - DisplayWidth.of(line), row: y, role: .phaseReceive)
+        }
         if speedColumn > x { grid.write(TextFit.padLeft(speed, 11), column: speedColumn, row: y) }
     }
 

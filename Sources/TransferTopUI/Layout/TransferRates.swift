@@ -10,6 +10,11 @@ public struct TransferRates: Sendable, Equatable {
     public private(set) var sessions: [Int: SpeedMeter] = [:]
     public private(set) var down = SpeedMeter()
     public private(set) var up = SpeedMeter()
+    /// Each session's speed once a second, the newest last, at most `historyLength` (for the
+    /// sparkline in the sessions pane).
+    public private(set) var sessionHistory: [Int: [Double]] = [:]
+    public static let historyLength = 60
+    private var lastTick: Double?
     /// Tasks that were not running at the last record, to spot a resume.
     private var paused: Set<TaskID> = []
 
@@ -45,6 +50,15 @@ public struct TransferRates: Sendable, Equatable {
         if tasks.count > count { forget(keeping: snapshots) }
         down.record(bytes: received, at: time)
         up.record(bytes: sent, at: time)
+        if lastTick.map({ time - $0 >= 1 }) ?? true {
+            lastTick = time
+            for session in snapshots {
+                var h = sessionHistory[session.id, default: []]
+                h.append(speed(ofSession: session.id))
+                if h.count > Self.historyLength { h.removeFirst(h.count - Self.historyLength) }
+                sessionHistory[session.id] = h
+            }
+        }
     }
 
     private mutating func forget(keeping snapshots: [SessionSnapshot]) {
@@ -53,6 +67,7 @@ public struct TransferRates: Sendable, Equatable {
         paused = paused.filter { live.contains($0) }
         let sessionIDs = Set(snapshots.map(\.id))
         sessions = sessions.filter { sessionIDs.contains($0.key) }
+        sessionHistory = sessionHistory.filter { sessionIDs.contains($0.key) }
     }
 
     public func speed(of task: TaskID) -> Double { tasks[task]?.bytesPerSecond ?? 0 }
