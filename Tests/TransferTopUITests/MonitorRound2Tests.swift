@@ -317,3 +317,20 @@ import TransferModel
         #expect(history.last! > history[2])  // accelerating
     }
 }
+
+@Suite struct StatusExpiryTests {
+    @Test func aStatusMessageGoesAfterItsLifetime() {
+        var m = Fixtures.model(width: 80, height: 24)
+        m.statusMessage = "theme: light"
+        m.expireStatusMessage()
+        m.now = m.now.addingTimeInterval(MonitorModel.statusLifetime - 1)
+        m.expireStatusMessage()
+        #expect(m.statusMessage == "theme: light")
+        m.now = m.now.addingTimeInterval(2)
+        m.expireStatusMessage()
+        #expect(m.statusMessage == nil)
+        m.statusMessage = "task 1.1 added"  // a new message starts its own lifetime
+        m.expireStatusMessage()
+        #expect(m.statusMessage == "task 1.1 added")
+    }
+}

@@ -87,6 +87,7 @@ final class MonitorLoop {
         model.apply(runner.snapshots(), at: seconds(clock.now - start))
         model.append(ring.drain())
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
+        model.expireStatusMessage()
         let grid = ScreenRenderer.render(model, bindings: bindings)
         screen.flush(grid)
         let ended = clock.now

@@ -61,6 +61,8 @@ public struct MonitorModel: Sendable {
     public var confirmDestructive = true
     /// The question on the status line, with the effect `y` performs.
     public var confirmation: Confirmation?
+    /// The status message as last seen by `expireStatusMessage`, and since when.
+    var statusShown: (text: String?, since: Date) = (nil, Date(timeIntervalSince1970: 0))
     /// Animation frame counter, advanced by the app's timer.
     public var frame = 0
     public var now = Date(timeIntervalSince1970: 0)
