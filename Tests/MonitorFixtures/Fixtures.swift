@@ -34,6 +34,46 @@ public enum Fixtures {
                            transactionMetrics: [hop1, hop2, hop3])
     }
 
+    /// One finished (or, with `until`, cut short) hop starting at `start` ms: dns, connect,
+    /// tls, request, wait, receive of the given lengths; a nil length ends the hop before it.
+    public static func hop(_ url: String, start: Double, status: Int?, tls: Bool = true, phases: [Double?],
+                           error: String? = nil) -> TaskMetrics {
+        var t = TransactionMetrics(method: "GET", url: url, fetchStartDate: at(start), queueEndDate: at(start))
+        var cursor = start
+        func next(_ i: Int) -> (Date, Date)? {
+            guard i < phases.count, let ms = phases[i] else { return nil }
+            defer { cursor += ms }
+            return (at(cursor), at(cursor + ms))
+        }
+        if let (s, e) = next(0) { (t.domainLookupStartDate, t.domainLookupEndDate) = (s, e) }
+        if let (s, e) = next(1) { (t.connectStartDate, t.connectEndDate) = (s, e) }
+        if tls, let (s, e) = next(2) { (t.secureConnectionStartDate, t.secureConnectionEndDate) = (s, e); t.connectEndDate = e }
+        if let (s, e) = next(3) { (t.requestStartDate, t.requestEndDate) = (s, e) }
+        if let (_, e) = next(4) { t.responseStartDate = e }
+        if let (_, e) = next(5) { t.responseEndDate = e }
+        t.statusCode = status
+        t.networkProtocolName = "http/1.1"
+        t.currentPhase = .done
+        t.errorDescription = error
+        return TaskMetrics(taskIntervalStart: at(start), taskIntervalEnd: at(cursor), redirectCount: 0, transactionMetrics: [t])
+    }
+
+    /// A live hop: connected earlier, request sent at 100 ms, waiting for the first byte.
+    public static func waitingMetrics() -> TaskMetrics {
+        var t = TransactionMetrics(method: "GET", url: "https://example.test/api/report", fetchStartDate: at(0), queueEndDate: at(0),
+                                   domainLookupStartDate: at(0), domainLookupEndDate: at(15), connectStartDate: at(15),
+                                   connectEndDate: at(40), secureConnectionStartDate: at(40), secureConnectionEndDate: at(95),
+                                   requestStartDate: at(100), currentPhase: .wait)
+        t.networkProtocolName = "h2"
+        return TaskMetrics(taskIntervalStart: t0, taskIntervalEnd: nil, redirectCount: 0, transactionMetrics: [t])
+    }
+
+    /// Waiting for a connection since 50 ms (the session allows one per host).
+    public static func queuedMetrics() -> TaskMetrics {
+        let t = TransactionMetrics(method: "GET", url: "https://example.test/next.bin", fetchStartDate: at(50), currentPhase: .queued)
+        return TaskMetrics(taskIntervalStart: at(50), taskIntervalEnd: nil, redirectCount: 0, transactionMetrics: [t])
+    }
+
     public static func task(_ session: Int, _ id: Int, _ state: TaskState, url: String, kind: TaskKind = .download,
                      received: Int64 = 0, expected: Int64 = -1, status: Int? = nil, proto: String? = nil,
                      error: TransferError? = nil, resumable: Bool = false, metrics: TaskMetrics? = nil) -> TaskSnapshot {
@@ -66,16 +106,23 @@ public enum Fixtures {
                 task(1, 2, .suspended, url: "https://example.test/slow", received: 3 * mib, expected: 12 * mib, status: 200, proto: "http/1.1"),
                 task(1, 3, .completed, url: "https://example.test/small.json", kind: .data, received: 2048, expected: 2048, status: 200, proto: "h2"),
                 task(1, 4, .running, url: "https://example.test/stream", received: 5 * mib, status: 200, proto: "http/1.1"),
+                task(1, 6, .running, url: "https://example.test/api/report", kind: .data, metrics: waitingMetrics()),
             ]),
             SessionSnapshot(id: 2, name: "ephemeral-api", kind: .ephemeral, state: .invalidating, maxConnectionsPerHost: 6, tasks: [
                 task(2, 1, .canceling, url: "https://user:pw@example.test/private", kind: .data, received: 100, expected: 1000),
-                task(2, 2, .completed, url: "https://example.test/missing", kind: .data, status: 404, proto: "http/1.1"),
+                task(2, 2, .completed, url: "https://example.test/missing", kind: .data, status: 404, proto: "http/1.1",
+                     metrics: hop("https://example.test/missing", start: 0, status: 404, phases: [4, 12, 30, 1, 45, 2])),
                 task(2, 3, .completed, url: "https://nowhere.invalid/", kind: .data,
-                     error: TransferError(.cannotFindHost, "cannot find host nowhere.invalid")),
+                     error: TransferError(.cannotFindHost, "cannot find host nowhere.invalid"),
+                     metrics: hop("https://nowhere.invalid/", start: 0, status: nil, phases: [38],
+                                  error: "cannot find host nowhere.invalid")),
             ]),
             SessionSnapshot(id: 3, name: "limited", kind: .default, state: .invalidated, maxConnectionsPerHost: 1, tasks: [
                 task(3, 1, .completed, url: "https://example.test/big.bin", received: 7 * mib, expected: 20 * mib,
-                     error: TransferError(.cancelled, "cancelled"), resumable: true),
+                     error: TransferError(.cancelled, "cancelled"), resumable: true,
+                     metrics: hop("https://example.test/big.bin", start: 0, status: 200, phases: [3, 9, 21, 1, 60, 250],
+                                  error: "cancelled")),
+                task(3, 2, .running, url: "https://example.test/next.bin", metrics: queuedMetrics()),
             ]),
         ]
     }

@@ -94,7 +94,8 @@ import TransferTopUI
 
         // Only the selected task's bytes (1 MiB -> 4 MiB of 8: its bar and percentage, beside
         // its wide URL, and the detail pane's totals at 80 columns).
-        model.sessions[0].tasks[4].countOfBytesReceived = 4 * Fixtures.mib
+        let wide = model.sessions[0].tasks.firstIndex { $0.id == Fixtures.wideTask }!
+        model.sessions[0].tasks[wide].countOfBytesReceived = 4 * Fixtures.mib
         let second = ScreenRenderer.render(model)
         let runs = second.diff(from: first)
         #expect(!runs.isEmpty && runs.count < height, "a small change must be a few runs, got \(runs.count)")

@@ -279,7 +279,7 @@ import TransferKit
         let r = try await Run.binary(["--no-tui", "-o", dir + "/out", u, "-i", dir + "/list"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("note: 2 URL(s) listed more than once"), "\(r.stdout)")
-        #expect(r.stdout.contains("2 task(s): 2 succeeded"), "\(r.stdout)")
+        #expect(r.stdout.contains("2 tasks: 2 succeeded"), "\(r.stdout)")
         #expect(server.stats.requests.filter { $0.path.hasPrefix("/bytes/3000") }.count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").sorted() == ["10", "3000"])
     }

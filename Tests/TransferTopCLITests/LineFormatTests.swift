@@ -16,7 +16,7 @@ import TransferKit
         let line = LineFormat.line(task(1, .completed, status: 200, bytes: 2048, out: "/o/f1"), at: Date(), color: false)
         #expect(!line.contains("\u{1B}"))
         #expect(!line.contains("secret"))
-        #expect(line.hasSuffix(" default 1.1 done http://user:***@h/f1 2.0 KiB 200 -> /o/f1") || line.contains(" done "))
+        #expect(line.hasSuffix(" default 1.1 completed ok http://***:***@h/f1 2.0 KiB 200 -> /o/f1"))
         #expect(LineFormat.line(task(1, .running, status: nil, bytes: 0), at: Date(), color: true).contains("\u{1B}[36m"))
     }
 
@@ -27,10 +27,27 @@ import TransferKit
         let text = LineFormat.summary(tasks) { $0.statusCode == 200 }
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 5)
-        #expect(lines[0].hasPrefix("ID   SESSION  STATE      STATUS  BYTES  TIME"))
-        #expect(lines[1].hasPrefix("1.1  default  done       200     10 B"))
+        #expect(lines[0].hasPrefix("ID   SESSION  STATE                STATUS  BYTES  TIME"))
+        #expect(lines[1].hasPrefix("1.1  default  completed ok         200     10 B"))
+        #expect(lines[2].contains("completed HTTP 404"))
         #expect(lines[1].hasSuffix("/o/f1"))
         #expect(lines[3].contains("cancelled"))
-        #expect(lines[4] == "3 task(s): 1 succeeded, 2 did not (done 2, failed 0, cancelled 1)")
+        #expect(lines[4] == "3 tasks: 1 succeeded, 2 did not (ok 1, HTTP error 1, error 0, cancelled 1)")
+    }
+
+    /// The monitor's `n` takes a URL without a scheme as curl does.
+    @Test func newTaskURLWithoutScheme() throws {
+        #expect(URLCheck.withDefaultScheme(" example.org/x ") == "http://example.org/x")
+        #expect(URLCheck.withDefaultScheme("https://h/y") == "https://h/y")
+        #expect(try URLCheck.checkURL(URLCheck.withDefaultScheme("127.0.0.1:8080/a")).absoluteString == "http://127.0.0.1:8080/a")
+    }
+
+    /// Issue 11: no escape codes into pipes, with NO_COLOR, or on TERM=dumb (or no TERM).
+    @Test func colourOnlyOnColourTerminals() {
+        #expect(LineMode.usesColor(isTerminal: true, environment: ["TERM": "xterm"]))
+        #expect(!LineMode.usesColor(isTerminal: false, environment: ["TERM": "xterm"]))
+        #expect(!LineMode.usesColor(isTerminal: true, environment: ["TERM": "dumb"]))
+        #expect(!LineMode.usesColor(isTerminal: true, environment: [:]))
+        #expect(!LineMode.usesColor(isTerminal: true, environment: ["TERM": "xterm", "NO_COLOR": "1"]))
     }
 }

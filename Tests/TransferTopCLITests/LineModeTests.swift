@@ -26,7 +26,7 @@ import Testing
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(!r.stdout.contains("\u{1B}"))
         #expect(r.stdout.contains(" running "))
-        #expect(r.stdout.contains("2 task(s): 2 succeeded, 0 did not"))
+        #expect(r.stdout.contains("2 tasks: 2 succeeded, 0 did not"))
         // The existing file is untouched; the new one gets " (1)".
         #expect(try String(contentsOfFile: dir + "/100000", encoding: .utf8) == "old")
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/100000 (1)"))
@@ -52,12 +52,12 @@ import Testing
         let r = try await Run.binary(["--no-tui", "-o", dir, "\(server.httpBase)/status/404", "\(server.httpBase)/bytes/10"],
                                environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 1)
-        #expect(r.stdout.contains("2 task(s): 1 succeeded, 1 did not"))
+        #expect(r.stdout.contains("2 tasks: 1 succeeded, 1 did not"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/404"))
         let refused = try await Run.binary(["--no-tui", "--request-timeout", "2", "-o", dir, "http://127.0.0.1:1/x"],
                                      environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(refused.status == 1)
-        #expect(refused.stdout.contains("failed"))
+        #expect(refused.stdout.contains("completed error"))
     }
 
     @Test func unwritableOutputDirectory() async throws {

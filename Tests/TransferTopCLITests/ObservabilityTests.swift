@@ -90,7 +90,7 @@ import TransferKit
         let outPath = run.outPath
         let output: @Sendable () -> String = { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
         try await waitFor("the metrics address and the first task done") {
-            output().contains(" done ") && output().contains("/metrics")
+            output().contains(" completed ok ") && output().contains("/metrics")
         }
         let line = try #require(output().split(separator: "\n").first { $0.contains("/metrics") })
         let address = String(line.split(separator: " ").last ?? "")

@@ -110,7 +110,7 @@ struct Tmux: Sendable {
         let url = "\(server.httpBase)/bytes/100000000?gate=\(first),\(last)&holdAfter=1000000,50000000"
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
             + "\(binary) -o \(dir) '\(url)'; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", command])
 
         try await server.waitForGate(first)
         var screen = try await tmux.waitFor { Self.done($0)?.hasPrefix("977 KiB/") == true }
@@ -129,11 +129,11 @@ struct Tmux: Sendable {
         try await tmux.keys("s")
         screen = try await tmux.waitFor { $0.contains("already suspended") }
         let before = Self.done(screen)
-        try await tmux.run(["resize-window", "-t", "t", "-x", "101", "-y", "30"])
-        screen = try await tmux.waitFor { $0.split(separator: "\n").contains { $0.count == 101 } }
+        try await tmux.run(["resize-window", "-t", "t", "-x", "201", "-y", "30"])
+        screen = try await tmux.waitFor { $0.split(separator: "\n").contains { $0.count == 201 } }
         let after = Self.done(screen)
         #expect(before != nil && before == after, "\(String(describing: before)) then \(String(describing: after))")
-        try await tmux.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
+        try await tmux.run(["resize-window", "-t", "t", "-x", "200", "-y", "30"])
 
         // r: running again, bytes move.
         try await tmux.keys("r")
@@ -148,7 +148,7 @@ struct Tmux: Sendable {
         try await tmux.run(["resize-window", "-t", "t", "-x", "30", "-y", "8"])
         screen = try await tmux.waitFor() { $0.contains("too small") }
         #expect(screen.contains("too small"), "\(screen)")
-        try await tmux.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
+        try await tmux.run(["resize-window", "-t", "t", "-x", "200", "-y", "30"])
         screen = try await tmux.waitFor() { $0.contains("Sessions") && $0.contains("1.1") }
         #expect(screen.contains("Sessions"), "\(screen)")
 
@@ -163,13 +163,16 @@ struct Tmux: Sendable {
             #expect(rows.count >= 2 && rows.allSatisfy { $0.count == rows[0].count })
         }
 
-        // q: cancel with resume data, exit, terminal restored.
+        // q: cancel with resume data, exit, terminal restored. A download the server made not
+        // resumable would be lost, so q asks first (issue 11); y confirms.
         try await tmux.keys("q")
+        screen = try await tmux.waitFor() { $0.contains("TT-EXITED") || $0.contains("quit?") }
+        if screen.contains("quit?") { try await tmux.keys("y") }
         screen = try await tmux.waitFor() { $0.contains("TT-EXITED") }
         #expect(screen.contains("TT-EXITED 1"), "\(screen)")
         #expect(!screen.contains("━ Tasks"))
         #expect(try await tmux.run(["display-message", "-p", "-t", "t", "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-        #expect(screen.contains("1 task(s): 0 succeeded"))
+        #expect(screen.contains("1 task: 0 succeeded"))
     }
 
     /// d keeps resume data, R continues it as a new task byte-exact, f and X invalidate.
@@ -189,7 +192,7 @@ struct Tmux: Sendable {
             + "\(binary) -o \(dir) '\(server.httpBase)/files/r.bin?gate=\(gate)&holdAfter=300000' "
             + "'\(server.httpBase)/bytes/3000000?gate=\(UUID().uuidString)&holdAfter=65536'"
             + "; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", command])
         try await server.waitForGate(gate)
         // The server sent exactly 300,000 bytes (293 KiB) before its gate: wait until the
         // monitor shows them all (so the response head, with its validators, is surely in).
@@ -209,8 +212,8 @@ struct Tmux: Sendable {
             if Tmux.row(screen, "1.3") != nil { break }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        screen = try await tmux.waitFor { Tmux.row($0, "1.3")?.contains("done") == true }
-        #expect(Tmux.row(screen, "1.3")?.contains("done") == true, "\(screen)")
+        screen = try await tmux.waitFor { Tmux.row($0, "1.3")?.contains("completed") == true }
+        #expect(Tmux.row(screen, "1.3")?.contains("completed") == true, "\(screen)")
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.bin"))
         #expect(data == Data(LoopbackServer.body(size: size, seed: 5)))
         #expect(server.stats.requests.contains { $0.header("Range") != nil })
@@ -219,6 +222,10 @@ struct Tmux: Sendable {
         screen = try await tmux.waitFor() { $0.contains("invalidating") }
         #expect(screen.contains("invalidating"), "\(screen)")
         try await tmux.keys("X")
+        // X asks first (issue 11); y confirms.
+        screen = try await tmux.waitFor() { $0.contains("and invalidate it?") }
+        #expect(screen.contains("cancel 1 task of session 1 and invalidate it?"), "\(screen)")
+        try await tmux.keys("y")
         screen = try await tmux.waitFor() { $0.contains("invalidated") || Tmux.row($0, "1.2")?.contains("cancelled") == true }
         #expect(Tmux.row(screen, "1.2")?.contains("cancelled") == true, "\(screen)")
         try await tmux.keys("q")

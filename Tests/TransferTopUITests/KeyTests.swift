@@ -47,7 +47,7 @@ import Testing
         #expect(b.action(for: .ctrl("q")) == .quit)
         #expect(b.action(for: .char("q")) == .quit)  // defaults stay unless rebound
         #expect(b.action(for: .char("#")) == .help)
-        #expect(b.keys(for: .cancel) == [.char("x")])
+        #expect(b.keys(for: .cancel) == [.function(9), .char("x")])  // F9 is a default too (htop)
         let none: (String) -> Bool = { _ in false }
         #expect(KeyBindingParser.configPath(environment: ["HOME": "/h"], exists: none) == "/h/.config/transfertop/keys.toml")
         #expect(KeyBindingParser.configPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"], exists: none) == "/x/transfertop/keys.toml")
@@ -81,7 +81,7 @@ import Testing
         custom.bind(.char("x"), to: .cancel)
         custom.bind(.char("c"), to: nil)
         let row = HelpScreen.lines(bindings: custom).map { $0.map(\.text).joined() }.first { $0.contains(" cancel ") }
-        #expect(row?.hasPrefix("  x ") == true)
+        #expect(row?.hasPrefix("  f9 x ") == true)
     }
 
     @Test func helpOverlayGolden() {

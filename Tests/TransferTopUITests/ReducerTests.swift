@@ -111,10 +111,18 @@ import TransferModel
         (m, _) = Reducer.handleKey(m, .enter)
         #expect(m.prompt == nil && m.filter == "missing")
         (m, _) = Reducer.handleKey(m, .escape)
-        #expect(m.filter == "" && TaskList(m).count == 8)
+        #expect(m.filter == "" && TaskList(m).count == 10)
         (m, _) = Reducer.handleKey(m, .char("/"))
-        for c in "failed" { (m, _) = Reducer.handleKey(m, .char(c)) }
-        #expect(TaskList(m).count == 1)
+        for c in "error" { (m, _) = Reducer.handleKey(m, .char(c)) }
+        #expect(TaskList(m).count == 1)  // "completed error"; "HTTP 404" is not an error word
+        (m, _) = Reducer.handleKey(m, .escape)
+        (m, _) = Reducer.handleKey(m, .char("/"))
+        for c in "404" { (m, _) = Reducer.handleKey(m, .char(c)) }
+        #expect(TaskList(m).count == 1)  // the status code
+        (m, _) = Reducer.handleKey(m, .escape)
+        (m, _) = Reducer.handleKey(m, .char("/"))
+        for c in "3.2" { (m, _) = Reducer.handleKey(m, .char(c)) }
+        #expect(TaskList(m).count == 1)  // the task ID
     }
 
     @Test func navigation() {
@@ -125,7 +133,7 @@ import TransferModel
         (m, _) = Reducer.reduce(m, .selectDown)
         #expect(m.selectedTask == doneData)
         (m, _) = Reducer.reduce(m, .selectLast)
-        #expect(m.selectedTask == cancelled && m.selectedSession == 3)
+        #expect(m.selectedTask == TaskID(session: 3, task: 2) && m.selectedSession == 3)  // the queued task
         (m, _) = Reducer.reduce(m, .nextPane)
         #expect(m.focus == .sessions)  // at 80x24 with the detail shown there is no event log
         m.detailShown = false

@@ -31,6 +31,10 @@ public struct Options: Sendable, Equatable {
     /// `--clobber` / `--no-clobber` (the last one given wins).
     public var existingFiles: ExistingFiles = .keepBoth
     public var fps = 10
+    /// `--debug`: the monitor's header shows the frame time.
+    public var debug = false
+    /// `--yes`: the monitor's destructive keys act without asking.
+    public var yes = false
     /// `-A`/`--user-agent`: nil sends the default (`transfertop/VERSION libcurl/X.Y.Z`), an
     /// empty text sends none (as curl). A `-H 'User-Agent: …'` wins over both.
     public var userAgent: String? = nil

@@ -7,6 +7,14 @@ enum URLCheck {
     /// A URL we can fetch today. The message quotes a short, redacted, escaped part of the
     /// text: it may be a line of a file given by mistake (`-i /etc/shadow`) or hold a password.
     @discardableResult
+    /// What the monitor's `n` prompt was given, with `http://` in front when it names no scheme
+    /// (`example.org/x`), as curl does (issue 11).
+    static func withDefaultScheme(_ text: String) -> String {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        guard !t.isEmpty, !t.contains("://") else { return t }
+        return "http://" + t
+    }
+
     static func checkURL(_ text: String, quoteLimit: Int = 60) throws(UsageError) -> URL {
         // The quote is built only for an error: this runs once per line of a long list.
         var shown: String { SafeQuote.quote(text, limit: quoteLimit) }

@@ -21,10 +21,14 @@ struct CleanCommand: ParsableCommand, CommandPlanning {
 
     func command() throws(UsageError) -> Command {
         // The root reads transfer options wherever they stand; here they would mean nothing.
-        if try root.transfer.options(urls: []) != Options() {
+        // `--yes` is also the monitor's "do not ask" flag, which the root reads first.
+        var options = try root.transfer.options(urls: [])
+        let yes = options.yes
+        options.yes = false
+        if options != Options() {
             throw UsageError("'clean' takes no transfer options (usage: transfertop clean [DIR] [--yes])")
         }
-        return .clean(directory: directory, delete: delete)
+        return .clean(directory: directory, delete: delete || yes)
     }
 
     static func execute(directory: String?, delete: Bool) -> Int32 {

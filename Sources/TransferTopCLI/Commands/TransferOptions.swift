@@ -81,6 +81,12 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Monitor frame rate cap, 1-120 (default: 10).", valueName: "N"))
     var fps: String?
 
+    @Flag(help: "Do not ask before destructive monitor keys (cancel, cancel a session, quit losing work).")
+    var yes = false
+
+    @Flag(help: "Show the monitor's frame time in its header (for tuning the renderer).")
+    var debug = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Append diagnostics to FILE (mode 0600; secrets redacted).", valueName: "FILE"),
             completion: .file())
     var logFile: String?
@@ -120,6 +126,8 @@ struct TransferOptions: ParsableArguments {
         if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
         o.noTUI = noTUI
         if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: 1...120) }
+        o.debug = debug
+        o.yes = yes
         if let v = logFile { o.logFile = try OptionValues.nonEmpty(v, "--log-file") }
         if let v = logLevel { o.logLevel = try OptionValues.logLevel(v) }
         o.trace = trace

@@ -47,11 +47,13 @@ final class CursesScreen {
         _ = keypad(tt_stdscr(), true)
         _ = curs_set(0)
         set_escdelay(25)
-        depth = Self.colorDepth(environment)
-        if depth != .none {
+        // COLORS is 0 until start_color(): reading the depth first gave every terminal 16
+        // colours at most and TERM=xterm none (issue 11). Start colour unless NO_COLOR says no.
+        if has_colors(), ColorDepth.effective(supported: .ansi16, environment: environment) != .none {
             start_color()
             use_default_colors()
         }
+        depth = Self.colorDepth(environment)
     }
 
     /// An off-screen terminal for tests (STYLE 10): ncurses draws for `terminal` into /dev/null

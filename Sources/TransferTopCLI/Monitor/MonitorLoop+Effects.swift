@@ -45,7 +45,7 @@ extension MonitorLoop {
     }
 
     func newTask(_ text: String, _ sid: Int) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = URLCheck.withDefaultScheme(text)
         let url: URL
         do { url = try URLCheck.checkURL(trimmed) } catch {
             model.statusMessage = error.reason
@@ -53,7 +53,10 @@ extension MonitorLoop {
         }
         withSession(sid) { session in
             let task = runner.addTask(TaskPlan(kind: .download, url: url), to: session)
-            model.statusMessage = "task \(sid).\(task.taskIdentifier) added"
+            // The new task is selected so it is on screen (unless the filter hides it).
+            let id = TaskID(session: sid, task: task.taskIdentifier)
+            model.selectedTask = id
+            model.statusMessage = "task \(id) added" + (model.filter.isEmpty ? "" : " (clear the filter with esc if it is not shown)")
         }
     }
 
@@ -79,6 +82,8 @@ extension MonitorLoop {
         let result = ThemeLoader.load(name, locator: locator)
         screen.apply(result.theme.resolved(depth: screen.depth))
         model.themeName = result.warning == nil ? name : "default"
+        // Without colour only glyphs tell the phases apart (NO_COLOR, TERM=dumb-ish, monochrome).
+        model.monochrome = screen.depth == .none || model.themeName == "monochrome"
         if let w = result.warning { model.statusMessage = w }
     }
 

@@ -33,6 +33,8 @@ final class MonitorLoop {
                                currentDirectory: FileManager.default.currentDirectoryPath)
         screen = CursesScreen(environment: environment, inputIsTerminal: isatty(STDIN_FILENO) == 1)
         model.utf8 = Self.isUTF8(environment)
+        model.debug = options.debug
+        model.confirmDestructive = !options.yes
         model.utcOffsetSeconds = TimeZone.current.secondsFromGMT()
         model.themeNames = ThemeLoader.availableNames(locator: locator)
         loadBindings()
@@ -81,10 +83,11 @@ final class MonitorLoop {
         model.height = h
         model.now = Date()
         model.frame += 1
+        model.resumeDataAvailable = runner.resumeDataTaskIDs  // before apply: it ends "canceling"
         model.apply(runner.snapshots(), at: seconds(clock.now - start))
         model.append(ring.drain())
-        model.resumeDataAvailable = runner.resumeDataTaskIDs
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
+        model.expireStatusMessage()
         let grid = ScreenRenderer.render(model, bindings: bindings)
         screen.flush(grid)
         let ended = clock.now

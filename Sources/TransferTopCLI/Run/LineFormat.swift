@@ -7,7 +7,7 @@ public enum LineFormat {
     /// `12:03:04.567 default 1.2 running http://host/x 1.5 MiB 200` (+ ` error: …` when failed).
     public static func line(_ t: TaskSnapshot, at date: Date, color: Bool) -> String {
         let state = DisplayState(t)
-        var fields = [timestamp(date), t.sessionName, t.id.description, paint(state.label, state, color),
+        var fields = [timestamp(date), t.sessionName, t.id.description, paint(DisplayState.text(t), state, color),
                       Redaction.redactURL(t.currentURL), Units.bytes(TransferRates.progressBytes(t)),
                       t.statusCode.map(String.init) ?? "-"]
         if let e = t.error, state != .cancelled { fields.append("error: \(Redaction.redactText(e.message))") }
@@ -33,11 +33,12 @@ public enum LineFormat {
         guard color else { return text }
         let code: String
         switch state {
+        case .queued: code = "2"
         case .running: code = "36"
         case .suspended: code = "33"
         case .canceling, .cancelled: code = "35"
-        case .done: code = "32"
-        case .failed: code = "31"
+        case .completed: code = "32"
+        case .httpError, .failed: code = "31"
         }
         return "\u{1B}[\(code)m\(text)\u{1B}[0m"
     }
@@ -67,13 +68,13 @@ public enum LineFormat {
             if succeeded(t) { ok += 1 }
         }
         let counts = StateCounts(tasks)
-        emit("\(tasks.count) task(s): \(ok) succeeded, \(tasks.count - ok) did not"
-            + " (done \(counts[.done]), failed \(counts[.failed]), cancelled \(counts[.cancelled]))")
+        emit("\(Units.count(tasks.count, "task")): \(ok) succeeded, \(tasks.count - ok) did not"
+            + " (ok \(counts[.completed]), HTTP error \(counts[.httpError]), error \(counts[.failed]), cancelled \(counts[.cancelled]))")
     }
 
     static func row(_ t: TaskSnapshot) -> [String] {
         let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
-        return [t.id.description, t.sessionName, DisplayState(t).label, t.statusCode.map(String.init) ?? "-",
+        return [t.id.description, t.sessionName, DisplayState.text(t), t.statusCode.map(String.init) ?? "-",
                 Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-",
                 t.outputPath ?? Redaction.redactURL(t.currentURL)]
     }

@@ -5,7 +5,7 @@ import TransferKit
 /// `--no-tui` and piped runs (SPEC T7): a line per state change, a summary, an exit status.
 public enum LineMode {
     public static func run(_ runner: Runner, environment: [String: String]) async -> Int32 {
-        let color = isatty(STDOUT_FILENO) == 1 && (environment["NO_COLOR"] ?? "").isEmpty
+        let color = usesColor(isTerminal: isatty(STDOUT_FILENO) == 1, environment: environment)
         let out = Output.shared
         runner.keepsCompletedTasks = false  // a long list holds only its window (issue 8)
         let lines = LineBuffer(out)
@@ -21,6 +21,13 @@ public enum LineMode {
         signals.cancel()
         lines.close()
         return finish(runner, out: out)
+    }
+
+    /// Colour codes only for a terminal that has colour: never into a pipe, never with
+    /// NO_COLOR, never for TERM=dumb or an unset TERM (issue 11: dumb terminals got codes).
+    public static func usesColor(isTerminal: Bool, environment: [String: String]) -> Bool {
+        let term = environment["TERM"] ?? ""
+        return isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && !term.isEmpty && term != "dumb"
     }
 
     /// The engine-event handler: a line per state change, then any pending notices. Constant

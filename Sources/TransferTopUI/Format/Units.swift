@@ -47,6 +47,11 @@ public enum Units {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
+    /// `1 task`, `3 tasks`: a count with its noun, plural when it is not one.
+    public static func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+
     static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }
 
@@ -64,19 +69,36 @@ public enum TextFit {
         return String(repeating: " ", count: Swift.max(0, width - DisplayWidth.of(fitted))) + fitted
     }
 
+    /// At most `width` columns, cut in the middle so both ends survive: a URL keeps its host
+    /// and its file name (`example.test/a…/big.iso`). The tail gets the larger half.
+    public static func middle(_ text: String, _ width: Int, ellipsis: String = "…") -> String {
+        guard width > 0 else { return "" }
+        guard DisplayWidth.of(text) > width else { return text }
+        let room = width - DisplayWidth.of(ellipsis)
+        guard room >= 2 else { return truncate(text, width, ellipsis: ellipsis) }
+        let head = prefix(text, room / 2)
+        let tail = String(prefix(String(text.reversed()), room - DisplayWidth.of(head)).reversed())
+        return head + ellipsis + tail
+    }
+
+    /// The longest start of `text` that fits in `width` columns.
+    static func prefix(_ text: String, _ width: Int) -> String {
+        var out = ""
+        var used = 0
+        for c in text {
+            let w = DisplayWidth.of(c)
+            if used + w > width { break }
+            out.append(c)
+            used += w
+        }
+        return out
+    }
+
     /// At most `width` columns; when cut, the last column is the ellipsis.
     public static func truncate(_ text: String, _ width: Int, ellipsis: String = "…") -> String {
         guard width > 0 else { return "" }
         guard DisplayWidth.of(text) > width else { return text }
         let room = width - DisplayWidth.of(ellipsis)
-        var out = ""
-        var used = 0
-        for c in text {
-            let w = DisplayWidth.of(c)
-            if used + w > room { break }
-            out.append(c)
-            used += w
-        }
-        return out + (room >= 0 ? ellipsis : "")
+        return prefix(text, room) + (room >= 0 ? ellipsis : "")
     }
 }

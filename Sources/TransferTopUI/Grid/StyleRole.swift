@@ -4,8 +4,8 @@
 /// The raw value is the key used in `.theme` files.
 public enum StyleRole: String, Sendable, Equatable, Hashable, CaseIterable, Codable {
     case text, dim, header, border, title, selection, statusLine, keyHint, error, logText
-    case stateRunning, stateSuspended, stateCanceling, stateCompleted, stateFailed
-    case barFill, barEmpty, barIndeterminate
+    case stateQueued, stateRunning, stateSuspended, stateCanceling, stateCompleted, stateFailed, stateCancelled
+    case barFill, barEmpty, barIndeterminate, barError
     case phaseQueued, phaseDNS, phaseConnect, phaseTLS, phaseRequest, phaseWait, phaseReceive
     case phaseMark, secret, httpSuccess, httpRedirect, httpError
 

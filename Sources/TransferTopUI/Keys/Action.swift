@@ -20,6 +20,7 @@ public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case exportCSV = "export-csv"
     case nextTheme = "next-theme"
     case filter
+    case sort
     case help
     case quit
 }
@@ -54,10 +55,11 @@ public enum ActionTable {
         ActionInfo(action: .selectLast, defaultKeys: [.end, .char("G")], help: "select the last row", group: "Navigate"),
         ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, event log", group: "Navigate"),
         ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate", hint: "detail"),
-        ActionInfo(action: .filter, defaultKeys: [.char("/")], help: "filter tasks by URL, state or session", group: "Navigate", hint: "filter"),
+        ActionInfo(action: .sort, defaultKeys: [.char("o"), .function(6)], help: "sort tasks: state, progress, speed, TTFB, name, none", group: "Navigate", hint: "sort"),
+        ActionInfo(action: .filter, defaultKeys: [.char("/"), .function(3)], help: "filter tasks by URL, state, ID, status or session", group: "Navigate", hint: "filter"),
         ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks", hint: "suspend"),
         ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks", hint: "resume"),
-        ActionInfo(action: .cancel, defaultKeys: [.char("c")], help: "cancel the selected task", group: "Tasks", hint: "cancel"),
+        ActionInfo(action: .cancel, defaultKeys: [.char("c"), .function(9)], help: "cancel the selected task", group: "Tasks", hint: "cancel"),
         ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks", hint: "stop+keep"),
         ActionInfo(action: .resumeFromResumeData, defaultKeys: [.char("R")], help: "continue from resume data (as a new task)", group: "Tasks", hint: "continue"),
         ActionInfo(action: .newTask, defaultKeys: [.char("n")], help: "add a task to the session (asks for a URL)", group: "Tasks", hint: "new"),
@@ -67,7 +69,7 @@ public enum ActionTable {
         ActionInfo(action: .exportCSV, defaultKeys: [.char("e")], help: "export per-transaction metrics as CSV", group: "Monitor", hint: "csv"),
         ActionInfo(action: .nextTheme, defaultKeys: [.char("t")], help: "switch to the next colour theme", group: "Monitor", hint: "theme"),
         ActionInfo(action: .help, defaultKeys: [.char("?"), .function(1)], help: "show or hide this help", group: "Monitor", hint: "help"),
-        ActionInfo(action: .quit, defaultKeys: [.char("q")], help: "quit (downloads keep resume data)", group: "Monitor", hint: "quit"),
+        ActionInfo(action: .quit, defaultKeys: [.char("q"), .function(10)], help: "quit (downloads keep resume data)", group: "Monitor", hint: "quit"),
     ]
 
     public static func info(_ action: Action) -> ActionInfo {

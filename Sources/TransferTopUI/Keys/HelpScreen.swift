@@ -1,7 +1,8 @@
-/// The help screen, generated from the action table and the current bindings (STYLE 11).
+/// The help screen, generated from the action table and the current bindings (STYLE 11),
+/// followed by the legend of state symbols and waterfall phases (issue 11).
 public enum HelpScreen {
     /// Lines of spans: a title, then per group a heading and `keys  action  help` rows.
-    public static func lines(bindings: KeyBindings) -> [[Span]] {
+    public static func lines(bindings: KeyBindings, utf8: Bool = true, monochrome: Bool = false) -> [[Span]] {
         var out: [[Span]] = [[Span("transfertop keys", .title), Span("   (any key closes this help)", .dim)], []]
         var group = ""
         for entry in ActionTable.entries {
@@ -12,7 +13,7 @@ public enum HelpScreen {
             }
             out.append(row(entry, bindings: bindings))
         }
-        return out
+        return out + [[]] + legend(utf8: utf8, monochrome: monochrome)
     }
 
     static func row(_ entry: ActionInfo, bindings: KeyBindings) -> [Span] {
@@ -20,5 +21,45 @@ public enum HelpScreen {
         return [Span("  " + TextFit.pad(keys.isEmpty ? "(unbound)" : keys, 10), .keyHint),
                 Span(TextFit.pad(entry.action.rawValue, 24), .text),
                 Span(entry.help, .dim)]
+    }
+
+    /// What the header's symbols, the STATE and RESULT columns and the waterfall glyphs mean.
+    public static func legend(utf8: Bool, monochrome: Bool) -> [[Span]] {
+        var out: [[Span]] = [[Span("States", .title), Span("   (header counts use the symbols)", .dim)]]
+        for state in DisplayState.allCases {
+            out.append([Span("  " + TextFit.pad(state.symbol(utf8: utf8), 2), state.role),
+                        Span(TextFit.pad(state.label, 10), state.role), Span(stateHelp(state), .dim)])
+        }
+        out += [[], [Span("Phases", .title), Span("   (waterfall, DNS CONN TLS TTFB columns, in ms)", .dim)]]
+        for phase in WaterfallPhase.allCases {
+            out.append([Span("  " + String(repeating: WaterfallView.glyph(phase, utf8: utf8, monochrome: monochrome), count: 2) + " ", phase.role),
+                        Span(TextFit.pad(phase.label, 6), phase.role), Span(phaseHelp(phase), .dim)])
+        }
+        return out
+    }
+
+    static func stateHelp(_ s: DisplayState) -> String {
+        switch s {
+        case .queued: return "started, waiting for a connection (the per-host limit)"
+        case .running: return "transferring; RESULT shows the phase it is in"
+        case .suspended: return "paused (r resumes)"
+        case .canceling: return "cancel under way (d also writes resume data)"
+        case .completed: return "RESULT ok: finished with a status below 400"
+        case .httpError: return "RESULT HTTP nnn: the server answered 4xx or 5xx"
+        case .failed: return "RESULT error: the transfer failed (detail pane says why)"
+        case .cancelled: return "RESULT cancelled: stopped by c, d or X"
+        }
+    }
+
+    static func phaseHelp(_ p: WaterfallPhase) -> String {
+        switch p {
+        case .queued: return "waiting for a free connection"
+        case .dns: return "name lookup (DNS column)"
+        case .connect: return "TCP connect (CONN column; reused: no new connection)"
+        case .tls: return "TLS handshake (TLS column)"
+        case .request: return "sending the request"
+        case .wait: return "waiting for the first byte (TTFB column)"
+        case .receive: return "receiving the response"
+        }
     }
 }

@@ -13,6 +13,7 @@ extension Reducer {
             m.statusMessage = why
             return (m, nil)
         }
+        if action == .cancelWithResumeData { m.awaitingResumeData.updateValue(nil, forKey: task.id) }
         return (m, effect(action, task.id))
     }
 
@@ -56,6 +57,7 @@ extension Reducer {
     static func finished(_ state: DisplayState) -> String {
         switch state {
         case .failed: return "failed"
+        case .httpError: return "completed with an HTTP error"
         case .cancelled: return "been cancelled"
         default: return "completed"
         }

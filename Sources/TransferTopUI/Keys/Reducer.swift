@@ -6,6 +6,7 @@ public enum Reducer {
     /// Routes a key: to the prompt being typed, to closing help, or through the bindings.
     public static func handleKey(_ model: MonitorModel, _ key: Key, bindings: KeyBindings = .defaults) -> (MonitorModel, Effect?) {
         if model.prompt != nil { return handlePromptKey(model, key) }
+        if model.confirmation != nil { return answer(model, key) }
         var m = model
         if m.helpShown { return (helpKey(m, bindings.action(for: key)), nil) }
         if key == .escape {
@@ -17,7 +18,8 @@ public enum Reducer {
             m.statusMessage = "\(key) is not bound; press ? for help"
             return (m, nil)
         }
-        return reduce(m, action)
+        let (next, effect) = reduce(m, action)
+        return confirmIfDestructive(next, effect)
     }
 
     public static func reduce(_ model: MonitorModel, _ action: Action) -> (MonitorModel, Effect?) {
@@ -33,6 +35,10 @@ public enum Reducer {
         case .nextPane: m.focus = m.nextPane()
         case .toggleDetail: m.detailShown.toggle(); m.keepSelectionVisible()
         case .filter: m.prompt = Prompt(.filter, text: m.filter)
+        case .sort:
+            m.sort = m.sort.next
+            m.statusMessage = m.sort == .none ? "tasks in identifier order" : "tasks sorted by \(m.sort.rawValue)"
+            m.keepSelectionVisible()
         case .help: m.helpShown.toggle(); m.helpScroll = 0
         case .nextTheme: return nextTheme(m)
         case .newTask: return newTask(m)

@@ -1,40 +1,84 @@
 import TransferModel
 
-/// A task's state as the monitor shows it: `completed` split by how it ended.
+/// A task's state as the monitor shows it, in the mission's words (issue 11): `queued`,
+/// `running`, `suspended`, `canceling`, and `completed` split by its outcome (ok, an HTTP
+/// error status, a transfer error, or cancellation) so each outcome has its own colour.
 public enum DisplayState: String, Sendable, Equatable, CaseIterable {
-    case running, suspended, canceling, done, failed, cancelled
+    /// Running in URLSession's terms but waiting for a connection (the per-host limit).
+    case queued
+    case running, suspended, canceling
+    /// Completed without an error and with a status below 400 (or no HTTP at all).
+    case completed
+    /// Completed without a transfer error but with a 4xx or 5xx status.
+    case httpError
+    case failed, cancelled
 
     public init(_ task: TaskSnapshot) {
         switch task.state {
-        case .running: self = .running
+        case .running:
+            self = task.metrics.transactionMetrics.last?.currentPhase == .queued ? .queued : .running
         case .suspended: self = .suspended
         case .canceling: self = .canceling
         case .completed:
-            guard let error = task.error else { self = .done; return }
-            self = error.code == .cancelled ? .cancelled : .failed
+            if let error = task.error {
+                self = error.code == .cancelled ? .cancelled : .failed
+            } else {
+                self = (task.statusCode ?? 0) >= 400 ? .httpError : .completed
+            }
         }
     }
 
-    public var label: String { rawValue }
+    /// The state's name: one of the mission's five, `completed` for every outcome.
+    public var label: String {
+        switch self {
+        case .completed, .httpError, .failed, .cancelled: return "completed"
+        default: return rawValue
+        }
+    }
+
+    /// How a completed task ended (`ok`, `HTTP 404`, `error`, `cancelled`); nil before then.
+    public func outcome(_ task: TaskSnapshot) -> String? {
+        switch self {
+        case .completed: return "ok"
+        case .httpError: return "HTTP \(task.statusCode ?? 0)"
+        case .failed: return "error"
+        case .cancelled: return "cancelled"
+        default: return nil
+        }
+    }
+
+    /// `completed ok`, `completed HTTP 404`, `running`: the label with the outcome, for
+    /// line mode and the filter.
+    public static func text(_ task: TaskSnapshot) -> String {
+        let s = DisplayState(task)
+        return s.outcome(task).map { "\(s.label) \($0)" } ?? s.label
+    }
+
+    /// Whether it ended badly (an HTTP error status or a transfer error): drawn as an error.
+    public var isError: Bool { self == .httpError || self == .failed }
 
     public var role: StyleRole {
         switch self {
+        case .queued: return .stateQueued
         case .running: return .stateRunning
         case .suspended: return .stateSuspended
-        case .canceling, .cancelled: return .stateCanceling
-        case .done: return .stateCompleted
-        case .failed: return .stateFailed
+        case .canceling: return .stateCanceling
+        case .completed: return .stateCompleted
+        case .httpError, .failed: return .stateFailed
+        case .cancelled: return .stateCancelled
         }
     }
 
-    /// A one-column symbol for compact counts (ASCII: the first letter).
+    /// A one-column symbol for compact counts (ASCII: a letter or sign).
     public func symbol(utf8: Bool) -> String {
         guard utf8 else { return asciiSymbol }
         switch self {
+        case .queued: return "◌"
         case .running: return "▶"
         case .suspended: return "‖"
         case .canceling: return "⊘"
-        case .done: return "✓"
+        case .completed: return "✓"
+        case .httpError: return "!"
         case .failed: return "✗"
         case .cancelled: return "∅"
         }
@@ -42,12 +86,24 @@ public enum DisplayState: String, Sendable, Equatable, CaseIterable {
 
     var asciiSymbol: String {
         switch self {
+        case .queued: return "Q"
         case .running: return "R"
         case .suspended: return "S"
         case .canceling: return "C"
-        case .done: return "D"
-        case .failed: return "F"
+        case .completed: return "+"
+        case .httpError: return "!"
+        case .failed: return "E"
         case .cancelled: return "X"
+        }
+    }
+
+    /// What the symbol means, for the legend in the help and the footer.
+    public var legendWord: String {
+        switch self {
+        case .completed: return "ok"
+        case .httpError: return "HTTP error"
+        case .failed: return "error"
+        default: return rawValue
         }
     }
 }

@@ -3,7 +3,8 @@ import TransferModel
 extension MonitorModel {
     /// The layout this model would be drawn with (for page sizes and scrolling).
     var layout: ScreenLayout {
-        ScreenLayout(width: width, height: height, detailShown: detailShown, sessionCount: sessions.count)
+        ScreenLayout(width: width, height: height, detailShown: detailShown, sessionCount: sessions.count,
+                     taskCount: TaskList(sessions: sessions, filter: filter).count)
     }
 
     /// Rows a page key moves: the rows the focused pane shows, at least one.

@@ -41,6 +41,8 @@ public struct MonitorModel: Sendable {
     public var helpScroll = 0
     /// Case-insensitive text matched against URL, description, state and session name.
     public var filter = ""
+    /// The task table's order (`o`/F6).
+    public var sort: TaskSort = .none
     public var prompt: Prompt?
     /// A one-line message: why an action was refused, where a CSV went, a theme error.
     public var statusMessage: String?
@@ -50,6 +52,17 @@ public struct MonitorModel: Sendable {
     /// Themes the `t` key cycles through.
     public var themeNames = ["default", "light", "high-contrast", "monochrome"]
     public var utf8 = true
+    /// No colour reaches the terminal (NO_COLOR, no colour support, the monochrome theme):
+    /// glyphs then carry what colour would (waterfall phases get a letter each).
+    public var monochrome = false
+    /// `--debug`: the header also shows how long each frame took.
+    public var debug = false
+    /// Destructive keys ask first (`--yes` turns this off).
+    public var confirmDestructive = true
+    /// The question on the status line, with the effect `y` performs.
+    public var confirmation: Confirmation?
+    /// The status message as last seen by `expireStatusMessage`, and since when.
+    var statusShown: (text: String?, since: Date) = (nil, Date(timeIntervalSince1970: 0))
     /// Animation frame counter, advanced by the app's timer.
     public var frame = 0
     public var now = Date(timeIntervalSince1970: 0)
@@ -63,6 +76,9 @@ public struct MonitorModel: Sendable {
     public var eventScroll = 0
     /// Tasks whose resume data the app holds (after `d`), so `R` knows it can continue them.
     public var resumeDataAvailable: Set<TaskID> = []
+    /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
+    /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
+    public var awaitingResumeData: [TaskID: Date?] = [:]
 
     public init() {}
 
@@ -70,6 +86,7 @@ public struct MonitorModel: Sendable {
     /// the selection on a task and session that still exist.
     public mutating func apply(_ snapshots: [SessionSnapshot], at time: Double) {
         sessions = snapshots
+        holdCancelingWhileResumeDataIsMade()
         rates.record(snapshots, at: time)
         normalizeSelection()
     }

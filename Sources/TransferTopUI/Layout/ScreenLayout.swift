@@ -27,15 +27,23 @@ public struct ScreenLayout: Sendable, Equatable {
     /// Task rows that fit under the title and the column headings.
     public var visibleTaskRows: Int { Swift.max(0, tasks.height - 2) }
 
-    public init(width: Int, height: Int, detailShown: Bool, sessionCount: Int) {
+    /// `taskCount`: the rows the task table has to show; rows it would leave blank go to the
+    /// event log when there is one (issue 11: no wasted blank rows).
+    public init(width: Int, height: Int, detailShown: Bool, sessionCount: Int, taskCount: Int? = nil) {
         self.width = width
         self.height = height
         let body = Swift.max(0, height - 3)  // header, status line, footer
         let tall = height >= 30
         let sessionRows = height >= 20 ? 1 + Swift.min(Swift.max(1, sessionCount), tall ? Swift.max(3, body / 6) : 3) : 0
-        let eventRows = tall ? 1 + Swift.max(3, body / 6) : (height >= 20 && !detailShown ? 4 : 0)
-        let rest = body - sessionRows - eventRows
+        var eventRows = tall ? 1 + Swift.max(3, body / 6) : (height >= 20 && !detailShown ? 4 : 0)
+        var rest = body - sessionRows - eventRows
         let detailRows = detailShown ? Self.detailHeight(rest: rest) : 0
+        if eventRows > 0, let taskCount {
+            // The table keeps its title, headings and at least one row.
+            let spare = Swift.max(0, rest - detailRows - 2 - Swift.max(1, taskCount))
+            eventRows += spare
+            rest -= spare
+        }
         var y = 1
         sessions = sessionRows > 0 ? Rows(top: y, height: sessionRows) : nil
         y += sessionRows

@@ -19,8 +19,9 @@ extension ScreenRenderer {
     /// All the detail lines; the pane shows as many as fit, most important first.
     public static func detailLines(_ task: TaskSnapshot, model: MonitorModel, width: Int) -> [[Span]] {
         var lines = [summary(task, utf8: model.utf8)]
+        lines.append(stateLine(task, model: model))
         if let error = task.error { lines.append([Span("error: \(error.message)", .error)]) }
-        lines += WaterfallView.lines(task.metrics, now: model.now, width: width - 2, utf8: model.utf8)
+        lines += WaterfallView.lines(task.metrics, now: model.now, width: width - 2, utf8: model.utf8, monochrome: model.monochrome)
         if let last = task.metrics.transactionMetrics.last {
             lines += headerLines(request: last.requestHeaders, response: last.responseHeaders,
                                  width: width - 2, utf8: model.utf8)
@@ -37,6 +38,24 @@ extension ScreenRenderer {
         if t.metrics.redirectCount > 0 { spans.append(Span("  \(t.metrics.redirectCount) redirects", .dim)) }
         if let offset = t.resumeOffset { spans.append(Span("  resumed at \(Units.bytes(offset))", .dim)) }
         if t.isResumable { spans.append(Span("  resumable", .dim)) }
+        return spans
+    }
+
+    /// `state: queued (waiting for a connection to example.test: 6 per host)`, `state: running,
+    /// wait`, `state: completed, HTTP 404`: the state in the mission's words with its detail.
+    static func stateLine(_ t: TaskSnapshot, model: MonitorModel) -> [Span] {
+        let state = DisplayState(t)
+        var spans = [Span("state: ", .dim), Span(state.label, state.role)]
+        if let outcome = state.outcome(t) {
+            spans.append(Span(", \(outcome)", state.role))
+        } else if state == .queued {
+            let limit = model.session(t.sessionID).map { " (\($0.maxConnectionsPerHost) per host)" } ?? ""
+            spans.append(Span(", waiting for a connection to \(URLText.url(t.currentURL)?.host ?? "the host")\(limit)", .stateQueued))
+        } else if state == .canceling {
+            spans.append(Span(", stopping the transfer", .dim))
+        } else if let phase = Waterfall.hops(t.metrics, now: model.now).last?.currentPhase {
+            spans.append(Span(", \(phase.label)", phase.role))
+        }
         return spans
     }
 

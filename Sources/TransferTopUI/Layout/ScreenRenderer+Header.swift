@@ -16,13 +16,37 @@ extension ScreenRenderer {
         let states = DisplayState.allCases.filter { counts[$0] > 0 }
             .map { "\($0.symbol(utf8: model.utf8))\(counts[$0])" }.joined(separator: " ")
         let arrows = model.utf8 ? ("↓", "↑") : ("v", "^")
-        return [
+        var pieces = [
             "transfertop",
-            "\(counts.total) tasks" + (states.isEmpty ? "" : " " + states),
+            Units.count(counts.total, "task") + (states.isEmpty ? "" : " " + states),
             "\(arrows.0)\(Units.speed(model.rates.down.bytesPerSecond)) \(arrows.1)\(Units.speed(model.rates.up.bytesPerSecond))",
-            "\(model.sessions.count) sessions",
-            "frame \(frameTime(model.frameTimeMs))",
-        ]
+            overall(model),
+            Units.count(model.sessions.count, "session"),
+        ].filter { !$0.isEmpty }
+        // The frame time is for whoever tunes the renderer, not for users (`--debug`).
+        if model.debug { pieces.append("frame \(frameTime(model.frameTimeMs))") }
+        return pieces
+    }
+
+    /// `12.0 MiB/48.0 MiB 25% ETA 1m05s`: every task of known size together, the ETA at the
+    /// aggregate speed (the same moving average as the per-task speeds); empty when no task
+    /// has a known size.
+    static func overall(_ model: MonitorModel) -> String {
+        var done: Int64 = 0, total: Int64 = 0, remaining: Int64 = 0
+        for s in model.sessions {
+            for t in s.tasks {
+                let (d, e) = TransferRates.progress(t)
+                guard e > 0 else { continue }
+                done += Swift.min(d, e)
+                total += e
+                if t.state == .running || t.state == .suspended { remaining += Swift.max(0, e - d) }
+            }
+        }
+        guard total > 0 else { return "" }
+        let speed = model.rates.down.bytesPerSecond + model.rates.up.bytesPerSecond
+        let eta = remaining == 0 ? "" : " ETA " + Units.eta(speed > 0 ? Double(remaining) / speed : nil)
+        let percent = ProgressBar.percent(Double(done) / Double(total)).trimmingCharacters(in: .whitespaces)
+        return "\(Units.bytes(done))/\(Units.bytes(total)) \(percent)\(eta)"
     }
 
     static func frameTime(_ ms: Double) -> String {
@@ -49,7 +73,13 @@ extension ScreenRenderer {
         var x = grid.write(TextFit.pad("\(s.id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.state.rawValue, 12) + " ", column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
-        grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
+        let countsEnd = grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
+        // The speed history beside the speed, as wide as the row leaves room for (up to 30).
+        let room = Swift.min(30, speedColumn - Swift.max(countsEnd, x + 20) - 1)
+        if room >= 8, let history = model.rates.sessionHistory[s.id] {
+            let line = Sparkline.text(history, width: room, utf8: model.utf8)
+            grid.write(line, column: speedColumn - DisplayWidth.of(line), row: y, role: .phaseReceive)
+        }
         if speedColumn > x { grid.write(TextFit.padLeft(speed, 11), column: speedColumn, row: y) }
     }
 

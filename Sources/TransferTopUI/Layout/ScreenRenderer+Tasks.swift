@@ -23,6 +23,7 @@ extension ScreenRenderer {
     static func taskTitle(_ model: MonitorModel, _ list: TaskList, top: Int, shown: Int) -> [Span] {
         var title = [Span("Tasks \(list.count)", .title)]
         if !model.filter.isEmpty { title.append(Span(" filter: \(model.filter)", .statusLine)) }
+        if model.sort != .none { title.append(Span(" sort: \(model.sort.rawValue)", .statusLine)) }
         if shown > 0, shown < list.count { title.append(Span(" \(top + 1)-\(top + shown) of \(list.count)", .dim)) }
         return title
     }
@@ -37,8 +38,9 @@ extension ScreenRenderer {
 
     static func drawTaskRow(_ grid: inout CellGrid, _ task: TaskSnapshot, model: MonitorModel, columns: TaskColumns, row y: Int) {
         var x = 1
+        let hops = Waterfall.hops(task.metrics, now: model.now)
         for (column, width) in columns.columns {
-            let spans = cell(column, task, model: model, width: width, barWidth: columns.barWidth)
+            let spans = cell(column, task, model: model, width: width, columns: columns, hops: hops)
             let used = DisplayWidth.of(spans.map(\.text).joined())
             let start = column.rightAligned ? x + Swift.max(0, width - used) : x
             grid.write(spans, column: start, row: y, limit: x + width)
@@ -47,30 +49,51 @@ extension ScreenRenderer {
     }
 
     /// One cell's content; `cell(_:)` never needs more than `width` columns, the grid clips.
-    static func cell(_ column: TaskColumns.Column, _ t: TaskSnapshot, model: MonitorModel, width: Int, barWidth: Int) -> [Span] {
+    static func cell(_ column: TaskColumns.Column, _ t: TaskSnapshot, model: MonitorModel, width: Int,
+                     columns: TaskColumns, hops: [WaterfallHop]) -> [Span] {
         let running = t.state == .running
         switch column {
         case .id: return [Span(t.id.description)]
         case .kind: return [Span(kindLabel(t.kind), .dim)]
         case .state: return [Span(DisplayState(t).label, DisplayState(t).role)]
-        case .url: return [Span(TextFit.truncate(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
-        case .progress: return progressCell(t, model: model, barWidth: barWidth)
+        case .url: return [Span(TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
+        case .progress: return progressCell(t, model: model, barWidth: columns.barWidth)
+        case .result: return resultCell(t, hops: hops)
+        case .dns: return TaskPhases.cell(.dns, hops: hops)
+        case .connect: return TaskPhases.cell(.connect, hops: hops)
+        case .tls: return TaskPhases.cell(.tls, hops: hops)
+        case .ttfb: return TaskPhases.cell(.wait, hops: hops)
+        case .waterfall: return TaskPhases.miniWaterfall(t.metrics, hops: hops, now: model.now, width: width, utf8: model.utf8, monochrome: model.monochrome)
         case .size: return [Span(sizeLabel(t))]
-        case .speed: return running ? [Span(Units.speed(model.rates.speed(of: t.id)))] : []
-        case .eta: return running ? [Span(Units.eta(eta(t, model)), .dim)] : []
-        case .status: return t.statusCode.map { [Span(String($0), httpRole($0))] } ?? []
+        case .speed: return running && DisplayState(t) != .queued ? [Span(Units.speed(model.rates.speed(of: t.id)))] : []
+        case .eta: return running && DisplayState(t) != .queued ? [Span(Units.eta(eta(t, model)), .dim)] : []
         case .proto: return [Span(t.networkProtocolName ?? "", .dim)]
         }
     }
 
+    /// A completed task's outcome (`ok`, `HTTP 404`, `error`, `cancelled`); a queued task's
+    /// reason; a running task's live phase (`wait` while waiting for the first byte).
+    static func resultCell(_ t: TaskSnapshot, hops: [WaterfallHop]) -> [Span] {
+        let state = DisplayState(t)
+        if let outcome = state.outcome(t) { return [Span(outcome, state.role)] }
+        if state == .queued { return [Span("per-host", .stateQueued)] }
+        guard state == .running || state == .canceling, let phase = TaskPhases.livePhase(hops: hops) else { return [] }
+        return [Span(phase.label, phase.role)]
+    }
+
     static func progressCell(_ t: TaskSnapshot, model: MonitorModel, barWidth: Int) -> [Span] {
         let (done, expected) = TransferRates.progress(t)
+        let state = DisplayState(t)
         var fraction = ProgressBar.fraction(done: done, expected: expected)
-        if fraction == nil, DisplayState(t) == .done { fraction = 1 }
-        // Only a running task of unknown size animates; a stopped one shows an empty bar.
-        let still = fraction == nil && t.state != .running
-        let bar = ProgressBar.spans(fraction: still ? 0 : fraction, width: barWidth, utf8: model.utf8, frame: model.frame)
-        return bar + [Span((barWidth > 0 ? " " : "") + (still ? "   -" : ProgressBar.percent(fraction)))]
+        // An unknown size that completed (well or badly) is a full bar; an error's is red.
+        let sizeUnknownAndOver = fraction == nil && (state == .completed || state.isError)
+        if sizeUnknownAndOver { fraction = 1 }
+        // Only a running task of unknown size animates; a stopped or queued one shows an empty bar.
+        let still = fraction == nil && state != .running
+        var bar = ProgressBar.spans(fraction: still ? 0 : fraction, width: barWidth, utf8: model.utf8, frame: model.frame)
+        if state.isError { bar = bar.map { $0.role == .barFill ? Span($0.text, .barError) : $0 } }
+        let percent = still || (sizeUnknownAndOver && state.isError) ? "   -" : ProgressBar.percent(fraction)
+        return bar + [Span((barWidth > 0 ? " " : "") + percent, state.isError ? .barError : .text)]
     }
 
     static func eta(_ t: TaskSnapshot, _ model: MonitorModel) -> Double? {

@@ -10,13 +10,13 @@ public enum ScreenRenderer {
 
     public static func render(_ model: MonitorModel, bindings: KeyBindings = .defaults) -> CellGrid {
         var grid = CellGrid(width: model.width, height: model.height)
+        let list = TaskList(model)
         let layout = ScreenLayout(width: grid.width, height: grid.height, detailShown: model.detailShown,
-                                  sessionCount: model.sessions.count)
+                                  sessionCount: model.sessions.count, taskCount: list.count)
         guard !layout.isTooSmall else {
             drawTooSmall(&grid)
             return grid
         }
-        let list = TaskList(model)
         drawHeader(&grid, model)
         if let rows = layout.sessions { drawSessions(&grid, model, rows) }
         drawTasks(&grid, model, layout.tasks, list)
@@ -24,7 +24,7 @@ public enum ScreenRenderer {
         if let rows = layout.events { drawEvents(&grid, model, rows) }
         drawStatus(&grid, model, row: layout.statusRow, list: list)
         drawFooter(&grid, model, row: layout.footerRow, bindings: bindings)
-        if model.helpShown { drawHelp(&grid, bindings: bindings, rows: 1..<layout.statusRow, scroll: model.helpScroll, utf8: model.utf8) }
+        if model.helpShown { drawHelp(&grid, bindings: bindings, rows: 1..<layout.statusRow, scroll: model.helpScroll, utf8: model.utf8, monochrome: model.monochrome) }
         return grid
     }
 

@@ -8,13 +8,17 @@ import TransferModel
 public struct TaskList {
     let sessions: [SessionSnapshot]
     /// Filtered rows as (session index, task index); nil when unfiltered.
-    let filtered: [(Int, Int)]?
+    var filtered: [(Int, Int)]?
     /// Unfiltered: index of the first row of each session.
     let offsets: [Int]
     public let count: Int
 
     public init(_ model: MonitorModel) {
         self.init(sessions: model.sessions, filter: model.filter)
+        guard model.sort != .none else { return }
+        // Sorting needs every row: only then is the per-task array built.
+        let rows = filtered ?? sessions.indices.flatMap { s in sessions[s].tasks.indices.map { (s, $0) } }
+        filtered = model.sort.sorted(rows, sessions, rates: model.rates, now: model.now)
     }
 
     public init(sessions: [SessionSnapshot], filter: String) {
@@ -45,7 +49,8 @@ public struct TaskList {
 
     static func matches(_ t: TaskSnapshot, _ needle: [UInt8]) -> Bool {
         contains(t.currentURL, needle) || t.taskDescription.map { contains($0, needle) } == true
-            || contains(DisplayState(t).label, needle)
+            || contains(DisplayState.text(t), needle) || contains(t.id.description, needle)
+            || t.statusCode.map { contains(String($0), needle) } == true
     }
 
     /// Substring search folding ASCII case only, on UTF-8 bytes without allocating: the filter

@@ -10,8 +10,15 @@ public struct TransferRates: Sendable, Equatable {
     public private(set) var sessions: [Int: SpeedMeter] = [:]
     public private(set) var down = SpeedMeter()
     public private(set) var up = SpeedMeter()
+    /// Each session's speed once a second, the newest last, at most `historyLength` (for the
+    /// sparkline in the sessions pane).
+    public private(set) var sessionHistory: [Int: [Double]] = [:]
+    public static let historyLength = 60
+    private var lastTick: Double?
+    /// Tasks that were not running at the last record, to spot a resume.
+    private var paused: Set<TaskID> = []
 
-    public init(window: Double = 3) {
+    public init(window: Double = 5) {
         self.window = window
         down = SpeedMeter(window: window)
         up = SpeedMeter(window: window)
@@ -24,6 +31,12 @@ public struct TransferRates: Sendable, Equatable {
             var sessionBytes: Int64 = 0
             for task in session.tasks {
                 let bytes = Self.progressBytes(task)
+                if task.state == .running {
+                    // A resume: what arrives first was buffered during the pause; no spike.
+                    if !paused.isEmpty, paused.remove(task.id) != nil { tasks[task.id]?.restartCalmly() }
+                } else if task.state == .suspended {
+                    paused.insert(task.id)
+                }
                 tasks[task.id, default: SpeedMeter(window: window)].record(bytes: bytes, at: time)
                 count += 1
                 sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
@@ -37,13 +50,24 @@ public struct TransferRates: Sendable, Equatable {
         if tasks.count > count { forget(keeping: snapshots) }
         down.record(bytes: received, at: time)
         up.record(bytes: sent, at: time)
+        if lastTick.map({ time - $0 >= 1 }) ?? true {
+            lastTick = time
+            for session in snapshots {
+                var h = sessionHistory[session.id, default: []]
+                h.append(speed(ofSession: session.id))
+                if h.count > Self.historyLength { h.removeFirst(h.count - Self.historyLength) }
+                sessionHistory[session.id] = h
+            }
+        }
     }
 
     private mutating func forget(keeping snapshots: [SessionSnapshot]) {
         let live = Set(snapshots.lazy.flatMap(\.tasks).map(\.id))
         tasks = tasks.filter { live.contains($0.key) }
+        paused = paused.filter { live.contains($0) }
         let sessionIDs = Set(snapshots.map(\.id))
         sessions = sessions.filter { sessionIDs.contains($0.key) }
+        sessionHistory = sessionHistory.filter { sessionIDs.contains($0.key) }
     }
 
     public func speed(of task: TaskID) -> Double { tasks[task]?.bytesPerSecond ?? 0 }

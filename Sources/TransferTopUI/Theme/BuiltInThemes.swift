@@ -26,17 +26,20 @@ keyHint = "#8be9fd bold"              # keys in the footer and the help screen
 error = "#ff5555 bold"                # errors: failed tasks' messages, theme errors
 logText = "#bfbfbf"                   # event log lines
 
-# Task states (SPEC S5); failed = completed with an error
+# Task states (SPEC S5, issue 11); failed = completed with an error or an HTTP 4xx/5xx
+stateQueued = "#6272a4"               # running, but waiting for a connection (per-host limit)
 stateRunning = "#50fa7b bold"
 stateSuspended = "#f1fa8c"
-stateCanceling = "#ffb86c"            # canceling, and completed by cancellation
+stateCanceling = "#ffb86c"            # canceling: cancel (with resume data) in progress
 stateCompleted = "#8be9fd"
 stateFailed = "#ff5555 bold"
+stateCancelled = "#ff79c6"            # completed by cancellation
 
 # Progress bars
 barFill = "#50fa7b"
 barEmpty = "#44475a"
 barIndeterminate = "#bd93f9"          # the moving block when the size is unknown
+barError = "#ff5555"                  # the bar of a task that completed with an error or HTTP 4xx/5xx
 
 # Waterfall phases (SPEC T3)
 phaseQueued = "#6272a4"               # waiting for a free connection

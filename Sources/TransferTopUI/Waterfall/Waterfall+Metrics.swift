@@ -52,13 +52,18 @@ public enum Waterfall {
     static func intervals(_ t: TransactionMetrics) -> [(WaterfallPhase, Date?, Date?)] {
         let connectEnd = t.secureConnectionStartDate.map { s in t.connectEndDate.map { min($0, s) } ?? s } ?? t.connectEndDate
         let queueEnd = t.queueEndDate
+        // A live hop past the request has no request end yet (libcurl reports it only at the
+        // end): without one the request would grow to "now" and the wait for the first byte
+        // would be drawn as "req" (issue 11). The wait starts where the request started.
+        let past = t.currentPhase == .wait || t.currentPhase == .receive
+        let requestEnd = t.requestEndDate ?? (past ? t.requestStartDate : nil)
         return [
             (.queued, queueEnd == nil && t.currentPhase != .queued ? nil : t.fetchStartDate, queueEnd),
             (.dns, t.domainLookupStartDate, t.domainLookupEndDate),
             (.connect, t.connectStartDate, connectEnd),
             (.tls, t.secureConnectionStartDate, t.secureConnectionEndDate),
-            (.request, t.requestStartDate, t.requestEndDate),
-            (.wait, t.requestEndDate, t.responseStartDate),
+            (.request, t.requestStartDate, requestEnd),
+            (.wait, requestEnd, t.responseStartDate),
             (.receive, t.responseStartDate, t.responseEndDate),
         ]
     }

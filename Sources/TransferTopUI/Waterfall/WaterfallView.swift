@@ -6,12 +6,12 @@ public enum WaterfallView {
     static let labelWidth = 8
 
     /// An axis line then one line per hop, each at most `width` columns.
-    public static func lines(_ metrics: TaskMetrics, now: Date, width: Int, utf8: Bool) -> [[Span]] {
+    public static func lines(_ metrics: TaskMetrics, now: Date, width: Int, utf8: Bool, monochrome: Bool = false) -> [[Span]] {
         let hops = Waterfall.hops(metrics, now: now)
         guard !hops.isEmpty else { return [[Span("no transactions yet", .dim)]] }
         let scale = Waterfall.scaleMs(metrics, hops: hops, now: now)
         let bar = barWidth(for: width)
-        return [axis(scale: scale, barWidth: bar)] + hops.map { line($0, scaleMs: scale, barWidth: bar, utf8: utf8) }
+        return [axis(scale: scale, barWidth: bar)] + hops.map { line($0, scaleMs: scale, barWidth: bar, utf8: utf8, monochrome: monochrome) }
     }
 
     /// About a third of the width for the bar; the rest for label and numbers.
@@ -25,9 +25,9 @@ public enum WaterfallView {
         return [Span(TextFit.pad("", labelWidth + 1)), Span("0" + String(repeating: " ", count: gap) + total, .dim)]
     }
 
-    public static func line(_ hop: WaterfallHop, scaleMs: Double, barWidth: Int, utf8: Bool) -> [Span] {
+    public static func line(_ hop: WaterfallHop, scaleMs: Double, barWidth: Int, utf8: Bool, monochrome: Bool = false) -> [Span] {
         var spans = [Span(TextFit.pad(hop.label, labelWidth) + " ", hop.failed ? .error : .text)]
-        spans += bar(hop, scaleMs: scaleMs, width: barWidth, utf8: utf8)
+        spans += bar(hop, scaleMs: scaleMs, width: barWidth, utf8: utf8, monochrome: monochrome)
         if hop.isReused { spans.append(Span(" reused", .phaseMark)) }
         spans += numbers(hop, utf8: utf8)
         if hop.failed { spans.append(Span(" failed", .error)) }
@@ -37,14 +37,14 @@ public enum WaterfallView {
     /// Exactly `width` cells. Any phase that took time gets at least one cell, so a 1 ms DNS
     /// lookup is still visible on a 10 s scale; the phases after it shift right to make room
     /// (the numbers beside the bar stay exact).
-    public static func bar(_ hop: WaterfallHop, scaleMs: Double, width: Int, utf8: Bool) -> [Span] {
+    public static func bar(_ hop: WaterfallHop, scaleMs: Double, width: Int, utf8: Bool, monochrome: Bool = false) -> [Span] {
         guard width > 0 else { return [] }
         var cells = Array(repeating: Span(" ", .text), count: width)
         var cursor = 0
         for s in hop.segments where s.durationMs > 0 || s.isRunning {
             let c0 = Swift.min(width - 1, Swift.max(cursor, column(s.startMs, scaleMs, width)))
             let c1 = Swift.min(width, Swift.max(c0 + 1, column(s.endMs, scaleMs, width)))
-            for c in c0..<c1 { cells[c] = Span(glyph(s.phase, utf8: utf8), s.phase.role) }
+            for c in c0..<c1 { cells[c] = Span(glyph(s.phase, utf8: utf8, monochrome: monochrome), s.phase.role) }
             cursor = c1
         }
         return merge(cells)
@@ -62,9 +62,10 @@ public enum WaterfallView {
         }
     }
 
-    /// Colour carries the phase; the glyph carries it too for monochrome and ASCII terminals.
-    static func glyph(_ phase: WaterfallPhase, utf8: Bool) -> String {
-        switch (phase, utf8) {
+    /// Colour carries the phase; without colour (NO_COLOR, the monochrome theme, ASCII) the
+    /// glyph carries it alone: a letter per phase, so dns, connect and tls are told apart.
+    static func glyph(_ phase: WaterfallPhase, utf8: Bool, monochrome: Bool = false) -> String {
+        switch (phase, utf8 && !monochrome) {
         case (.queued, true): return "░"
         case (.wait, true): return "─"
         case (_, true): return "█"

@@ -1,0 +1,122 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+import TransferKit
+
+/// Issue 11 in a real terminal: the mission's state names, the live "wait" phase, the queued
+/// reason, an HTTP 404 as an error, colour by TERM and NO_COLOR, and line mode on TERM=dumb.
+/// Deterministic: the first download's response head is held at a server gate, so it is
+/// surely waiting for its first byte and the second (one connection per host) surely queued.
+@Suite(.serialized, .enabled(if: Tmux.available)) struct TmuxRound2Tests {
+    struct Case: Sendable, CustomStringConvertible {
+        var width: Int, height: Int, term: String, noColor = false
+        var description: String { "\(width)x\(height) \(term)\(noColor ? " NO_COLOR" : "")" }
+    }
+
+    static let cases = [
+        Case(width: 80, height: 24, term: "xterm-256color"),
+        Case(width: 120, height: 40, term: "xterm"),
+        Case(width: 200, height: 60, term: "screen"),
+        Case(width: 40, height: 10, term: "linux"),
+        Case(width: 120, height: 40, term: "xterm-256color", noColor: true),
+    ]
+
+    @Test(arguments: cases)
+    func statesPhasesAndColour(_ c: Case) async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let gate = UUID().uuidString
+        let env = "TERM=\(c.term) LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config" + (c.noColor ? " NO_COLOR=1" : "")
+        // -u: the test runner's own NO_COLOR/COLORTERM (set when its output is not a terminal)
+        // must not decide the case.
+        let command = "cd \(dir) && env -u NO_COLOR -u COLORTERM \(env) \(binary) --max-connections-per-host 1 -o \(dir) "
+            + "'\(server.httpBase)/bytes/1000?headGate=\(gate)' '\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "\(c.width)", "-y", "\(c.height)", command])
+        try await server.waitForGate(gate)
+
+        // 1.1 waits for its first byte ("wait", not "req"); 1.2 waits for the connection.
+        let wide = c.width >= 80
+        var screen = try await tmux.waitFor {
+            Tmux.row($0, "1.1")?.contains(wide ? "wait" : "running") == true && Tmux.row($0, "1.2")?.contains("queued") == true
+        }
+        #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(c): \(screen)")
+        if wide {
+            #expect(Tmux.row(screen, "1.1")?.contains("wait") == true, "\(c): \(screen)")
+            #expect(Tmux.row(screen, "1.2")?.contains("per-host") == true, "\(c): \(screen)")
+            #expect(screen.contains("TTFB"), "\(c): \(screen)")
+        }
+        #expect(Tmux.row(screen, "1.2")?.contains("queued") == true, "\(c): \(screen)")
+        #expect(!screen.contains("frame "), "the frame time is for --debug only: \(screen)")
+
+        let raw = try await tmux.run(["capture-pane", "-e", "-p", "-t", "t"])
+        let colours = Self.foregroundCodes(raw)
+        switch (c.noColor, c.term) {
+        case (true, _): #expect(colours.isEmpty, "\(c): \(colours)")
+        case (_, "xterm-256color"): #expect(colours.contains { $0.hasPrefix("38;5;") }, "\(c): \(colours) \(raw.debugDescription.prefix(300))")
+        default: #expect(!colours.isEmpty && !colours.contains { $0.hasPrefix("38;") }, "\(c): \(colours)")
+        }
+
+        server.openGate(gate)
+        screen = try await tmux.waitFor {
+            Tmux.row($0, "1.1")?.contains("completed") == true && Tmux.row($0, "1.2")?.contains("completed") == true
+        }
+        #expect(Tmux.row(screen, "1.1")?.contains("completed") == true, "\(c): \(screen)")
+        if wide {
+            #expect(Tmux.row(screen, "1.1")?.contains(" ok ") == true, "\(c): \(screen)")
+            #expect(Tmux.row(screen, "1.2")?.contains("HTTP 404") == true, "\(c): \(screen)")
+        }
+        try await tmux.keys("q")
+        screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 1"), "\(c): \(screen)")
+    }
+
+    /// TERM=dumb runs line mode: the same words, and not one escape code.
+    @Test func dumbTerminalGetsPlainLines() async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) -o \(dir) "
+            + "'\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", command])
+        let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("completed HTTP 404"), "\(screen)")
+        let raw = try await tmux.run(["capture-pane", "-e", "-p", "-t", "t"])
+        #expect(!raw.contains("\u{1B}["), "\(raw)")
+    }
+
+    /// The foreground colour codes in a `capture-pane -e` text: `31`, `91`, `38;5;n`, `38;2;…`.
+    static func foregroundCodes(_ text: String) -> [String] {
+        var out: [String] = []
+        var rest = Substring(text)
+        while let start = rest.range(of: "\u{1B}[") {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(of: "m") else { break }
+            let params = rest[..<end].split(separator: ";").map(String.init)
+            rest = rest[rest.index(after: end)...]
+            var i = 0
+            while i < params.count {
+                let p = Int(params[i]) ?? 0
+                if p == 38 {
+                    let n = params.count > i + 1 && params[i + 1] == "2" ? 5 : 3
+                    out.append(params[i..<Swift.min(params.count, i + n)].joined(separator: ";"))
+                    i += n
+                    continue
+                }
+                if p == 48 { i += params.count > i + 1 && params[i + 1] == "2" ? 5 : 3; continue }
+                if (30...37).contains(p) || (90...97).contains(p) { out.append(String(p)) }
+                i += 1
+            }
+        }
+        return out
+    }
+}
