@@ -34,8 +34,8 @@ import TransferModel
         let hops = Waterfall.hops(Self.task(16, in: m).metrics, now: m.now)
         #expect(TaskPhases.livePhase(hops: hops) == .wait)
         #expect(hops[0].segments.first { $0.phase == .request }?.isRunning == false)
-        // waiting since 100 ms, now is 350 ms
-        #expect(TaskPhases.cell(.wait, hops: hops) == [Span("250ms", .phaseMark)])
+        // TTFB from the queue's end (0 ms here) grows with the wait: now is 350 ms
+        #expect(TaskPhases.cell(.wait, hops: hops) == [Span("350ms", .phaseMark)])
         #expect(ScreenRenderer.resultCell(Self.task(16, in: m), hops: hops) == [Span("wait", .phaseWait)])
     }
 
@@ -45,8 +45,10 @@ import TransferModel
             let hops = Waterfall.hops(Self.task(id, in: m).metrics, now: m.now)
             return [WaterfallPhase.dns, .connect, .tls, .wait].map { TaskPhases.cell($0, hops: hops).map(\.text).joined() }
         }
-        #expect(cells(11) == ["-", "reused", "-", "50ms"])  // reused connection, not blanks
-        #expect(cells(22) == ["4.0ms", "12ms", "30ms", "45ms"])
+        // TTFB is from the queue's end to the first byte, as the CSV's ttfb_ms (issue 16):
+        // request 10 + wait 50 on the reused connection; 4 + 12 + 30 + 1 + 45 on a new one.
+        #expect(cells(11) == ["-", "reused", "-", "60ms"])  // reused connection, not blanks
+        #expect(cells(22) == ["4.0ms", "12ms", "30ms", "92ms"])
         #expect(cells(23) == ["38ms", "-", "-", "-"])  // a failed lookup keeps its DNS time
         #expect(cells(13) == ["", "", "", ""])  // no transactions recorded
         #expect(TaskPhases.compactMillis(0.42) == "0.4ms")

@@ -30,7 +30,7 @@ public enum HelpScreen {
             out.append([Span("  " + TextFit.pad(state.symbol(utf8: utf8), 2), state.role),
                         Span(TextFit.pad(state.label, 10), state.role), Span(stateHelp(state), .dim)])
         }
-        out += [[], [Span("Phases", .title), Span("   (waterfall, DNS CONN TLS TTFB columns, in ms)", .dim)]]
+        out += [[], [Span("Phases", .title), Span("   (waterfall, DNS CONN TLS TTFB columns, in ms; defined in docs/metrics.md)", .dim)]]
         for phase in WaterfallPhase.allCases {
             out.append([Span("  " + String(repeating: WaterfallView.glyph(phase, utf8: utf8, monochrome: monochrome), count: 2) + " ", phase.role),
                         Span(TextFit.pad(phase.label, 6), phase.role), Span(phaseHelp(phase), .dim)])
@@ -58,7 +58,7 @@ public enum HelpScreen {
         case .connect: return "TCP connect (CONN column; reused: no new connection)"
         case .tls: return "TLS handshake (TLS column)"
         case .request: return "sending the request"
-        case .wait: return "waiting for the first byte (TTFB column)"
+        case .wait: return "waiting for the first byte (TTFB: from the queue's end to here)"
         case .receive: return "receiving the response"
         }
     }

@@ -5,12 +5,18 @@ import TransferModel
 /// task's last transaction, its live phase, and a one-row waterfall of all its hops.
 ///
 /// Everything comes from `Waterfall.hops`, the same segments the detail pane draws, so the
-/// table and the pane never disagree. TTFB is the wait segment: request sent to first byte.
+/// table and the pane never disagree. TTFB is the CSV's `ttfb_ms` (curl's
+/// `time_starttransfer`): from the end of the queue to the first response byte, so it holds
+/// DNS, connect, TLS, request and wait (docs/metrics.md).
 public enum TaskPhases {
     /// One phase cell. Blank: not reached yet on a live hop; `-`: the finished hop never had
     /// it (plain http has no TLS); `reused` in the connect cell for a reused connection.
     public static func cell(_ phase: WaterfallPhase, hops: [WaterfallHop]) -> [Span] {
         guard let last = hops.last else { return [] }
+        if phase == .wait {
+            guard let (ms, running) = ttfb(last) else { return last.currentPhase == nil ? [Span("-", .dim)] : [] }
+            return [Span(compactMillis(ms), running ? .phaseMark : WaterfallPhase.wait.role)]
+        }
         if last.isReused, [.dns, .connect, .tls].contains(phase) {
             return [phase == .connect ? Span("reused", .phaseMark) : Span("-", .dim)]
         }
@@ -18,6 +24,14 @@ public enum TaskPhases {
             return last.currentPhase == nil ? [Span("-", .dim)] : []
         }
         return [Span(compactMillis(segment.durationMs), segment.isRunning ? .phaseMark : phase.role)]
+    }
+
+    /// Time to first byte of a hop: from its first segment after the queue to the end of its
+    /// wait (growing while the wait runs); nil before the hop reached the wait.
+    public static func ttfb(_ hop: WaterfallHop) -> (ms: Double, running: Bool)? {
+        guard let wait = hop.segments.first(where: { $0.phase == .wait }),
+              let first = hop.segments.first(where: { $0.phase != .queued }) else { return nil }
+        return (max(0, wait.endMs - first.startMs), wait.isRunning)
     }
 
     /// At most five columns: `0.4ms`, `12ms`, `999ms`, `1.2s`, `12.3s`, `123s`, `45m`.

@@ -28,7 +28,7 @@ public enum TaskSort: String, Sendable, Equatable, CaseIterable {
         case .speed: return .number(-rates.speed(of: t.id))
         case .ttfb:
             let hops = Waterfall.hops(t.metrics, now: now)
-            return .number(-(hops.last?.segments.first { $0.phase == .wait }?.durationMs ?? -1))
+            return .number(-(hops.last.flatMap(TaskPhases.ttfb)?.ms ?? -1))
         case .name: return .text(ScreenRenderer.urlLabel(t, utf8: true).lowercased())
         }
     }
