@@ -231,4 +231,24 @@ import Testing
         // 2 ms for the monotonic-to-wall mapping; set-up work on the thread took 10-50 ms here.
         #expect(start.timeIntervalSince(asked) < 0.002, "fetch start \(start.timeIntervalSince(asked) * 1000) ms after resume()")
     }
+
+    /// While a task waits for its first byte, its record already has the connection's phases
+    /// (the monitor's DNS, CONN and TLS cells were blank until the hop ended).
+    @Test func aRunningTaskShowsItsConnectionPhases() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: TransferRequest(url: url(server.httpsBase + "/bytes/10?headGate=\(gate)")))
+        task.resume()
+        try await server.waitForGate(gate)
+        try await waitUntil("connection dated while running") {
+            task.metrics.transactionMetrics.first?.secureConnectionEndDate != nil
+        }
+        let m = try #require(task.metrics.transactionMetrics.first)
+        #expect(m.domainLookupEndDate != nil && m.connectEndDate != nil && m.responseStartDate == nil)
+        #expect(m.currentPhase == .wait && task.state == .running)
+        server.openGate(gate)
+        try await waitUntil("done") { task.state == .completed }
+    }
 }

@@ -88,6 +88,8 @@ final class Transfer {
     var hopStart: UInt64
     var dequeuedAt: UInt64?
     var prereqAt: UInt64?
+    /// The live record already has this hop's DNS, connect and TLS (`updateLivePhase`).
+    var liveConnectionDated = false
     var firstHeaderAt: UInt64?
     var lastByteAt: UInt64?
     var lastBodySentAt: UInt64?
@@ -149,6 +151,7 @@ final class Transfer {
         lastActivity = hopStart
         dequeuedAt = nil
         prereqAt = nil
+        liveConnectionDated = false
         firstHeaderAt = nil
         lastByteAt = nil
         lastBodySentAt = nil

@@ -6,16 +6,7 @@ extension TransferEngine {
     /// the handle still holds them) and the engine's own timestamps (A3).
     func recordTransaction(_ t: Transfer, code: CURLcode, doneAt: UInt64) {
         let e = t.easy
-        let facts = CurlTimingFacts(
-            namelookupMicros: e.offset(CURLINFO_NAMELOOKUP_TIME_T), connectMicros: e.offset(CURLINFO_CONNECT_TIME_T),
-            appconnectMicros: e.offset(CURLINFO_APPCONNECT_TIME_T), pretransferMicros: e.offset(CURLINFO_PRETRANSFER_TIME_T),
-            starttransferMicros: e.offset(CURLINFO_STARTTRANSFER_TIME_T), totalMicros: e.offset(CURLINFO_TOTAL_TIME_T),
-            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.request.url.scheme?.lowercased() == "https",
-            fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
-            connectingAt: t.dequeuedAt.map(clock.date),
-            firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),
-            lastBodyByteSentAt: t.lastBodySentAt.map(clock.date), doneAt: clock.date(doneAt))
-        let dates = MetricsTranslation.phaseDates(facts)
+        let dates = MetricsTranslation.phaseDates(timingFacts(t, until: doneAt))
         let failure = code == CURLE_OK ? nil : transferError(t, code: code).message
         updateTransaction(t) { m in
             m.apply(dates)
@@ -39,6 +30,21 @@ extension TransferEngine {
             m.currentPhase = .done
             m.errorDescription = failure
         }
+    }
+
+    /// libcurl's timers for the current hop (read now) with the engine's timestamps; `until`
+    /// stands for CURLMSG_DONE (or now, for a hop still running).
+    private func timingFacts(_ t: Transfer, until doneAt: UInt64) -> CurlTimingFacts {
+        let e = t.easy
+        return CurlTimingFacts(
+            namelookupMicros: e.offset(CURLINFO_NAMELOOKUP_TIME_T), connectMicros: e.offset(CURLINFO_CONNECT_TIME_T),
+            appconnectMicros: e.offset(CURLINFO_APPCONNECT_TIME_T), pretransferMicros: e.offset(CURLINFO_PRETRANSFER_TIME_T),
+            starttransferMicros: e.offset(CURLINFO_STARTTRANSFER_TIME_T), totalMicros: e.offset(CURLINFO_TOTAL_TIME_T),
+            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.request.url.scheme?.lowercased() == "https",
+            fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
+            connectingAt: t.dequeuedAt.map(clock.date),
+            firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),
+            lastBodyByteSentAt: t.lastBodySentAt.map(clock.date), doneAt: clock.date(doneAt))
     }
 
     /// A hop the engine ends itself (cancel, its own time-outs) never reaches CURLMSG_DONE:
@@ -65,8 +71,22 @@ extension TransferEngine {
         } else {
             phase = .queued
         }
+        // Once connected, the connection's phases are final: dated now, so the monitor shows
+        // DNS, connect and TLS while the request runs instead of only after the hop ended.
+        let connection = t.prereqAt != nil && !t.liveConnectionDated
+            ? MetricsTranslation.phaseDates(timingFacts(t, until: Monotonic.now())) : nil
+        if connection != nil { t.liveConnectionDated = true }
         updateTransaction(t) { m in
             m.currentPhase = phase
+            if let d = connection {
+                m.domainLookupStartDate = d.domainLookupStart
+                m.domainLookupEndDate = d.domainLookupEnd
+                m.connectStartDate = d.connectStart
+                m.connectEndDate = d.connectEnd
+                m.secureConnectionStartDate = d.secureConnectionStart
+                m.secureConnectionEndDate = d.secureConnectionEnd
+                m.isReusedConnection = d.isReusedConnection
+            }
             if let d = t.dequeuedAt { m.queueEndDate = clock.date(d) }
             if let p = t.prereqAt { m.requestStartDate = clock.date(p) }
             if let h = t.firstHeaderAt { m.responseStartDate = clock.date(h) }
