@@ -300,7 +300,9 @@ struct LoopbackServerTests {
             #expect(reset.status != 0)
             #expect(reset.out == LoopbackServer.body(size: 1000))
 
-            let stall = try await curl(["--max-time", "1", "\(server.httpBase)/stall?size=100000&after=500"])
+            // --max-time must outlast the first 500 bytes: 1 s did not under TSan beside the
+            // suite (curl timed out with nothing).
+            let stall = try await curl(["--max-time", "5", "\(server.httpBase)/stall?size=100000&after=500"])
             #expect(stall.status == 28)  // timed out
             #expect(stall.out == LoopbackServer.body(size: 500))
         }
