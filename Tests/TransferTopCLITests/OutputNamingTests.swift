@@ -32,6 +32,28 @@ import Testing
         #expect(OutputNaming.uniqueName("new") { taken.contains($0) } == "new")
     }
 
+    /// The run's hints start the search after the numbers it took: two lookups for the
+    /// 101st file of one name, not 101.
+    @Test func hintsSkipTheNumbersTheRunTook() throws {
+        let taken = Set(["a.txt"] + (1...99).map { "a (\($0)).txt" })
+        var lookups = 0
+        let found = OutputNaming.uniqueName("a.txt", from: 100) { lookups += 1; return taken.contains($0) }
+        #expect(found.name == "a (100).txt" && found.n == 100 && lookups == 2)
+
+        let dir = NSTemporaryDirectory() + "tt-hints-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hints = NameHints()
+        var placed: [String] = []
+        for i in 0..<4 {
+            let src = URL(fileURLWithPath: dir + "/.src\(i)")
+            try Data("\(i)".utf8).write(to: src)
+            placed.append((try OutputNaming.place(src, named: "f.bin", in: dir, hints: hints) as NSString).lastPathComponent)
+        }
+        #expect(placed == ["f.bin", "f (1).bin", "f (2).bin", "f (3).bin"])
+        #expect(hints.start(dir + "/f.bin") == 4)
+    }
+
     @Test func placeNeverOverwrites() throws {
         let dir = NSTemporaryDirectory() + "tt-place-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

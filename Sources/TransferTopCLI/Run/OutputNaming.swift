@@ -12,12 +12,18 @@ public enum OutputNaming {
 
     /// `name`, or `stem (1).ext`, `stem (2).ext`… : the first that `exists` says is free.
     public static func uniqueName(_ name: String, exists: (String) -> Bool) -> String {
-        if !exists(name) { return name }
+        uniqueName(name, from: 1, exists: exists).name
+    }
+
+    /// `name` if free, else the first free `stem (n).ext` with n ≥ `from`, and that n (0 for
+    /// the plain name).
+    static func uniqueName(_ name: String, from start: Int, exists: (String) -> Bool) -> (name: String, n: Int) {
+        if !exists(name) { return (name, 0) }
         let (stem, ext) = splitExtension(name)
-        var n = 1
+        var n = max(1, start)
         while true {
             let candidate = "\(stem) (\(n))\(ext)"
-            if !exists(candidate) { return candidate }
+            if !exists(candidate) { return (candidate, n) }
             n += 1
         }
     }
@@ -43,13 +49,21 @@ public enum OutputNaming {
         return sanitizedName(for: url)
     }
 
-    /// `place(_:for:in:)` with the name already chosen (and safe).
-    public static func place(_ source: URL, named base: String, in directory: String) throws -> String {
+    /// `place(_:for:in:)` with the name already chosen (and safe). `hints` remembers the
+    /// numbers a run has taken, so the search for a free `name (n)` starts after them.
+    public static func place(_ source: URL, named base: String, in directory: String,
+                             hints: NameHints? = nil) throws -> String {
         let fm = FileManager.default
+        let key = directory + "/" + base
         for attempt in 0..<1000 {
             // The plain name is tried without looking first (the rename refuses to replace),
             // one lookup less per file in the common case (issue 8).
-            let name = attempt == 0 ? base : uniqueName(base) { fm.fileExists(atPath: directory + "/" + $0) }
+            var name = base
+            if attempt > 0 {
+                let found = uniqueName(base, from: hints?.start(key) ?? 1) { fm.fileExists(atPath: directory + "/" + $0) }
+                name = found.name
+                hints?.taken(key, found.n)
+            }
             let target = directory + "/" + name
             // Same file system (partials live beside their destination): one rename (issue 8).
             if FileRename.withoutReplacing(source.path, target) == 0 { return target }
@@ -79,6 +93,23 @@ public enum OutputNaming {
             candidate = directory + "/\(stem) (\(n))\(ext)"
         }
         return candidate
+    }
+}
+
+/// The `name (n)` numbers a run has taken per directory and name. Without them the n-th of
+/// many URLs with one file name (`small.bin?1` … `small.bin?5000`) tested every lower number
+/// again: n²/2 lookups, 26-32 s for 5,000 downloads of 1 KiB. Numbers freed during the run
+/// are not reused; the plain name is always tried first.
+public final class NameHints: Sendable {
+    private let next = Locked<[String: Int]>([:])
+
+    public init() {}
+
+    func start(_ key: String) -> Int { next.withLock { $0[key] ?? 1 } }
+
+    func taken(_ key: String, _ n: Int) {
+        guard n > 0 else { return }
+        next.withLock { $0[key] = max($0[key] ?? 1, n + 1) }
     }
 }
 

@@ -11,6 +11,8 @@ public final class Runner: @unchecked Sendable {
     let store: ResumeStore?
     let group = DispatchGroup()
     let state = Locked(State())
+    /// The `name (n)` numbers this run has taken (`OutputNaming.place`).
+    let nameHints = NameHints()
     /// Called for every engine event (on engine threads: keep it quick). Boxed in a class: a
     /// closure stored directly as `Locked`'s generic value is reabstracted on the way into and
     /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
@@ -197,7 +199,7 @@ extension Runner {
         do {
             let path = plan.existingFiles == .replace
                 ? try OutputNaming.replace(location, named: name, in: plan.outputDirectory)
-                : try OutputNaming.place(location, named: name, in: plan.outputDirectory)
+                : try OutputNaming.place(location, named: name, in: plan.outputDirectory, hints: nameHints)
             FileModes.applyUmask(to: path)
             recordCompletion(task, path: path)
             task.setOutputPath(path)
