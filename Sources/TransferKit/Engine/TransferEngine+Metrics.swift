@@ -78,15 +78,7 @@ extension TransferEngine {
         if connection != nil { t.liveConnectionDated = true }
         updateTransaction(t) { m in
             m.currentPhase = phase
-            if let d = connection {
-                m.domainLookupStartDate = d.domainLookupStart
-                m.domainLookupEndDate = d.domainLookupEnd
-                m.connectStartDate = d.connectStart
-                m.connectEndDate = d.connectEnd
-                m.secureConnectionStartDate = d.secureConnectionStart
-                m.secureConnectionEndDate = d.secureConnectionEnd
-                m.isReusedConnection = d.isReusedConnection
-            }
+            if let d = connection { m.applyConnection(d) }
             if let d = t.dequeuedAt { m.queueEndDate = clock.date(d) }
             if let p = t.prereqAt { m.requestStartDate = clock.date(p) }
             if let h = t.firstHeaderAt { m.responseStartDate = clock.date(h) }

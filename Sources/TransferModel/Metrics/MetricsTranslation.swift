@@ -102,16 +102,22 @@ extension TransactionMetrics {
     public mutating func apply(_ d: TransactionPhaseDates) {
         fetchStartDate = d.fetchStart
         queueEndDate = d.queueEnd
+        applyConnection(d)
+        requestStartDate = d.requestStart
+        requestEndDate = d.requestEnd
+        responseStartDate = d.responseStart
+        responseEndDate = d.responseEnd
+    }
+
+    /// Copies only the connection's dates (DNS, connect, TLS) and the reuse flag: final once a
+    /// hop is connected, so a live record can show them before the hop ends.
+    public mutating func applyConnection(_ d: TransactionPhaseDates) {
         domainLookupStartDate = d.domainLookupStart
         domainLookupEndDate = d.domainLookupEnd
         connectStartDate = d.connectStart
         connectEndDate = d.connectEnd
         secureConnectionStartDate = d.secureConnectionStart
         secureConnectionEndDate = d.secureConnectionEnd
-        requestStartDate = d.requestStart
-        requestEndDate = d.requestEnd
-        responseStartDate = d.responseStart
-        responseEndDate = d.responseEnd
         isReusedConnection = d.isReusedConnection
     }
 }
