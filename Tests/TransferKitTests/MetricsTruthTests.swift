@@ -14,16 +14,20 @@ import Testing
         var all: [(String, Double)] { [("dns", dns), ("connect", connect), ("tls", tls), ("ttfb", ttfb)] }
     }
 
+    /// Runs one data task to the end; its metrics are final once it is completed.
+    private func completed(_ session: TransferSession, _ request: TransferRequest) async throws -> TransferDataTask {
+        let task = session.dataTask(with: request)
+        task.resume()
+        try await waitUntil("completed") { task.state == .completed }
+        return task
+    }
+
     /// A new session per request, so each one opens a fresh connection as the curl CLI does.
     /// (The session's trust store is loaded while the request is queued: never in its TLS.)
     private func ours(_ u: String) async throws -> Phases {
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false })
         defer { session.finishTasksAndInvalidate() }
-        let box = Box<TransferResponse?>()
-        let task = session.dataTask(with: TransferRequest(url: url(u))) { _, r, _ in box.set(r) }
-        task.resume()
-        _ = try await box.wait()
-        try await waitUntil("metrics") { task.state == .completed }
+        let task = try await completed(session, TransferRequest(url: url(u)))
         let t = try #require(task.metrics.timings.first)
         return Phases(dns: try #require(t.dnsMs), connect: try #require(t.connectMs),
                       tls: t.tlsMs ?? 0, ttfb: try #require(t.ttfbMs))
@@ -108,11 +112,7 @@ import Testing
             defer { session.finishTasksAndInvalidate() }
             var tls: [Double] = []
             for base in hosts {
-                let box = Box<TransferResponse?>()
-                let task = session.dataTask(with: TransferRequest(url: url(base + "/bytes/10"))) { _, r, _ in box.set(r) }
-                task.resume()
-                _ = try await box.wait()
-                try await waitUntil("metrics") { task.state == .completed }
+                let task = try await completed(session, TransferRequest(url: url(base + "/bytes/10")))
                 #expect(task.metrics.transactionMetrics.first?.isReusedConnection == false)
                 tls.append(try #require(task.metrics.timings.first?.tlsMs))
             }
@@ -130,11 +130,7 @@ import Testing
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
         defer { session.finishTasksAndInvalidate() }
-        let box = Box<TransferResponse?>()
-        let task = session.dataTask(with: TransferRequest(url: url(server.httpsBase + "/delay?ms=200&size=10"))) { _, r, _ in box.set(r) }
-        task.resume()
-        _ = try await box.wait()
-        try await waitUntil("metrics") { task.state == .completed }
+        let task = try await completed(session, TransferRequest(url: url(server.httpsBase + "/delay?ms=200&size=10")))
         let t = try #require(task.metrics.timings.first)
         let wait = try #require(t.waitMs), ttfb = try #require(t.ttfbMs)
         #expect(wait >= 200 && ttfb >= wait, "wait \(wait) ttfb \(ttfb)")
@@ -208,11 +204,7 @@ import Testing
         for _ in 0..<2 {
             var request = TransferRequest(url: url(server.httpsBase + "/bytes/10"))
             request.headers.append(HTTPHeader("Connection", "close"))
-            let box = Box<TransferResponse?>()
-            let task = session.dataTask(with: request) { _, r, _ in box.set(r) }
-            task.resume()
-            _ = try await box.wait()
-            try await waitUntil("metrics") { task.state == .completed }
+            let task = try await completed(session, request)
             let m = try #require(task.metrics.transactionMetrics.first)
             #expect(!m.isReusedConnection)
             resumed.append(m.isTLSSessionResumed)
