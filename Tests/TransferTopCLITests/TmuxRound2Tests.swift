@@ -24,13 +24,9 @@ import TransferKit
 
     @Test(arguments: cases)
     func statesPhasesAndColour(_ c: Case) async throws {
-        let binary = try #require(Binary.path)
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let tmux = Tmux()
-        defer { tmux.kill() }
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let gate = UUID().uuidString
         let env = "TERM=\(c.term) LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config" + (c.noColor ? " NO_COLOR=1" : "")
         // -u: the test runner's own NO_COLOR/COLORTERM (set when its output is not a terminal)
@@ -78,13 +74,9 @@ import TransferKit
 
     /// TERM=dumb runs line mode: the same words, and not one escape code.
     @Test func dumbTerminalGetsPlainLines() async throws {
-        let binary = try #require(Binary.path)
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let tmux = Tmux()
-        defer { tmux.kill() }
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) -o \(dir) "
             + "'\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 60"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", command])

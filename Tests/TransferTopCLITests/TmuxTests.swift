@@ -95,15 +95,32 @@ struct Tmux: Sendable {
     }
 }
 
+/// What each monitor-in-tmux test starts with: the built binary, a loopback server of its
+/// own, a private directory and a tmux socket of its own; `close()` tears the three down.
+struct TmuxRig: Sendable {
+    let binary: String
+    let server: LoopbackServer
+    let dir: String
+    let tmux = Tmux()
+
+    static func start() async throws -> TmuxRig {
+        let binary = try #require(Binary.path)
+        return TmuxRig(binary: binary, server: try await LoopbackServer.start(), dir: try Run.tempDirectory())
+    }
+
+    func close() {
+        tmux.kill()
+        try? FileManager.default.removeItem(atPath: dir)
+        let server = self.server
+        Task { try? await server.shutdown() }
+    }
+}
+
 @Suite(.serialized, .enabled(if: Tmux.available)) struct TmuxTests {
     @Test func monitorKeysResizeExportAndQuit() async throws {
-        let binary = try #require(Binary.path)
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let tmux = Tmux()
-        defer { tmux.kill() }
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         // 100 MB held at two gates: after 1 MB (opened once the task is suspended) and after
         // 50 MB (never opened, so the task is still running when q is pressed).
         let (first, last) = (UUID().uuidString, UUID().uuidString)
@@ -177,15 +194,11 @@ struct Tmux: Sendable {
 
     /// d keeps resume data, R continues it as a new task byte-exact, f and X invalidate.
     @Test func resumeDataAndInvalidation() async throws {
-        let binary = try #require(Binary.path)
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let size = 900_000
         server.setFile("r.bin", size: size, seed: 5)
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let tmux = Tmux()
-        defer { tmux.kill() }
         // r.bin sends 300 KB and holds until the gate opens; 1.2 holds forever (until X).
         let gate = UUID().uuidString
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
