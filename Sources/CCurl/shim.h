@@ -226,6 +226,7 @@ static inline void tk_sha256_end(tk_sha256_ctx *_Nonnull c, unsigned char *_Nonn
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -239,6 +240,26 @@ static inline int tk_rename_noreplace(const char *_Nonnull from, const char *_No
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+// A new file with no name in `dir` (O_TMPFILE, Linux 3.11+; EOPNOTSUPP or EISDIR where the
+// file system cannot). glibc defines O_TMPFILE only under _GNU_SOURCE, which this header does
+// not set; its __O_TMPFILE is always there.
+static inline int tk_open_unnamed(const char *_Nonnull dir, unsigned int mode) {
+#if defined(__O_TMPFILE)
+    return open(dir, __O_TMPFILE | O_DIRECTORY | O_WRONLY | O_CLOEXEC, mode);
+#else
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+// Gives the unnamed file `fd` its name `to`; fails with EEXIST rather than replace a file.
+// Through /proc/self/fd (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH): ENOENT without /proc.
+static inline int tk_link_unnamed(int fd, const char *_Nonnull to) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, AT_FDCWD, to, AT_SYMLINK_FOLLOW);
 }
 
 #endif

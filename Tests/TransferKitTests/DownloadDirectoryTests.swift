@@ -93,4 +93,59 @@ import Testing
             #expect(throws: ResumeDataError.self) { try session.validateResumeData(data(bad)) }
         }
     }
+
+    /// Takes small bodies whole (`didFinishDownloadingBody`), as the CLI does.
+    final class BodyTaker: TransferDownloadDelegate, @unchecked Sendable {
+        let bodies = Locked<[Data]>([])
+        let files = Locked<[String]>([])
+        let completed = Locked(0)
+        func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingBody body: Data) -> Bool {
+            bodies.withLock { $0.append(body) }
+            return true
+        }
+        func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
+            files.withLock { $0.append(location.path) }
+        }
+        func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
+            completed.withLock { $0 += 1 }
+        }
+    }
+
+    /// Issue 8: a body that never left memory is offered whole and, when taken, no file is
+    /// ever made for it; a body too big for memory still arrives as a file.
+    @Test func aSmallBodyIsOfferedWholeAndNoFileIsMade() async throws {
+        let server = try await TestServer.get()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let taker = BodyTaker()
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = dir }, delegate: taker)
+        defer { session.invalidateAndCancel() }
+        session.downloadTask(with: url("\(server.httpBase)/bytes/1000?seed=7")).resume()
+        session.downloadTask(with: url("\(server.httpBase)/bytes/300000?seed=8")).resume()
+        try await waitUntil(timeout: 60, "both completed") { taker.completed.withLock { $0 } == 2 }
+        #expect(taker.bodies.withLock { $0 } == [Data(LoopbackServer.body(size: 1000, seed: 7))])
+        #expect(taker.files.withLock { $0 } == [dir + "/.300000.ttpart"])
+        #expect(entries(dir).isEmpty)
+    }
+
+    /// The file of a small body is made on the delegate queue; when that fails (the directory
+    /// is gone), the task fails with the file error, as it did when the transfer thread made it.
+    @Test func aSmallBodyThatCannotBeWrittenFailsTheTask() async throws {
+        let server = try await TestServer.get()
+        let dir = try tempDir() + "/missing"
+        let landing = Landing()
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = dir }, delegate: landing)
+        defer { session.invalidateAndCancel() }
+        let box = Locked<(URL?, TransferError?)?>(nil)
+        let task = session.downloadTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/1000?seed=2"))) { file, _, error in
+            box.withLock { $0 = (file, error) }
+        }
+        task.resume()
+        try await waitUntil(timeout: 60, "completion handler") { box.withLock { $0 } != nil }
+        let (file, error) = try #require(box.withLock { $0 })
+        #expect(file == nil)
+        #expect(error?.code == .cannotCreateFile)
+        #expect(task.error?.code == .cannotCreateFile)
+        #expect(landing.seen.withLock { $0 } == nil)
+    }
 }

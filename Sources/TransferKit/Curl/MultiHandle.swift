@@ -25,12 +25,12 @@ final class MultiHandle: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` while the handle is guaranteed open: enqueue and wake atomically.
-    func whileOpen(_ body: () -> Void) -> Bool {
+    /// Runs `body` while the handle is guaranteed open: enqueue and wake atomically. `body`
+    /// returns whether the loop needs a wakeup (see `TransferEngine.send`).
+    func whileOpen(_ body: () -> Bool) -> Bool {
         closed.withLock { isClosed in
             if isClosed { return false }
-            body()
-            _ = curl_multi_wakeup(raw)
+            if body() { _ = curl_multi_wakeup(raw) }
             return true
         }
     }

@@ -39,40 +39,41 @@ extension TransferEngine {
     }
 
     func openDownloadFile(_ t: Transfer) throws(TransferError) {
-        if let dir = configuration.downloadDirectory {
-            try openHiddenPartial(t, in: dir)
-            return
-        }
-        let path = partialDirectory + "/download-\(getpid())-\(sessionID)-\(t.task.taskIdentifier)-\(UUID().uuidString).tmp"
-        try openNew(t, path)
+        let (fd, url) = try makeDownloadFile(named: t.request.url, taskIdentifier: t.task.taskIdentifier)
+        t.fileDescriptor = fd
+        t.fileURL = url
+    }
+
+    /// A new, empty, private and locked download file for a body from `url`: beside its
+    /// destination with `downloadDirectory`, else in the session's partial directory. Touches
+    /// no transfer state (only the immutable configuration and the locked partial directory),
+    /// so the delegate queue may call it too (`TransferSession.writeMemoryBody`).
+    func makeDownloadFile(named url: URL, taskIdentifier: Int) throws(TransferError) -> (Int32, URL) {
+        if let dir = configuration.downloadDirectory { return try makeHiddenPartial(named: url, in: dir) }
+        let path = partialDirectory + "/download-\(getpid())-\(sessionID)-\(taskIdentifier)-\(UUID().uuidString).tmp"
+        return try makeNew(path)
     }
 
     /// `.NAME.ttpart`, or `.NAME.2.ttpart`… when another task (or an earlier run's orphan,
     /// left for `clean` or a resume) holds the name. NAME comes from the URL of the hop whose
     /// body this is, i.e. after redirects.
-    private func openHiddenPartial(_ t: Transfer, in dir: String) throws(TransferError) {
-        let name = PartialFileName.baseName(for: t.request.url)
+    private func makeHiddenPartial(named url: URL, in dir: String) throws(TransferError) -> (Int32, URL) {
+        let name = PartialFileName.baseName(for: url)
         for n in 1...100 {
             let path = dir + "/" + PartialFileName.partialName(name, attempt: n)
-            if let fd = Self.createPrivate(path) {
-                adopt(t, fd, path)
-                return
-            }
+            if let fd = Self.createPrivate(path) { return (fd, Self.fileURL(path)) }
             if errno != EEXIST { throw Self.cannotCreate(path) }
         }
-        try openNew(t, dir + "/" + PartialFileName.partialName(name + "." + UUID().uuidString, attempt: 1))
+        return try makeNew(dir + "/" + PartialFileName.partialName(name + "." + UUID().uuidString, attempt: 1))
     }
 
-    private func openNew(_ t: Transfer, _ path: String) throws(TransferError) {
+    private func makeNew(_ path: String) throws(TransferError) -> (Int32, URL) {
         guard let fd = Self.createPrivate(path) else { throw Self.cannotCreate(path) }
-        adopt(t, fd, path)
+        return (fd, Self.fileURL(path))
     }
 
-    private func adopt(_ t: Transfer, _ fd: Int32, _ path: String) {
-        t.fileDescriptor = fd
-        // isDirectory given: without it the initializer stats the path (one more system call).
-        t.fileURL = URL(fileURLWithPath: path, isDirectory: false)
-    }
+    /// isDirectory given: without it the initializer stats the path (one more system call).
+    private static func fileURL(_ path: String) -> URL { URL(fileURLWithPath: path, isDirectory: false) }
 
     /// 0600, never an existing file, never through a symlink. Locked (`flock`) while open, so
     /// `transfertop clean` can tell a live download from an orphan of a killed run.

@@ -39,6 +39,13 @@ public protocol TransferDownloadDelegate: TransferTaskDelegate {
                  totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64)
     func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
                  didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64)
+    /// TransferKit's addition (URLSession has no counterpart): a finished download whose body
+    /// never left memory (at most 64 KiB) is offered here before any file is made. Return true
+    /// when you handled `body` (stored it where it belongs: the CLI writes it once, straight
+    /// under its final name); then `didFinishDownloadingTo` is not called. The default returns
+    /// false: the body goes to a temporary file and `didFinishDownloadingTo`, as URLSession's.
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
+                 didFinishDownloadingBody body: Data) -> Bool
 }
 
 extension TransferSessionDelegate {
@@ -68,6 +75,8 @@ extension TransferDataDelegate {
 }
 
 extension TransferDownloadDelegate {
+    public func session(_ session: TransferSession, downloadTask: TransferDownloadTask,
+                        didFinishDownloadingBody body: Data) -> Bool { false }
     public func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
                         totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
     public func session(_ session: TransferSession, downloadTask: TransferDownloadTask,

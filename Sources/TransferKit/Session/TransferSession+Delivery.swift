@@ -7,19 +7,33 @@ extension TransferSession {
     /// response, data and completion callbacks.
     func deliverCompletion(of task: TransferTask, error: TransferError?) {
         delegateQueue.async { [self] in
-            let (completion, body, file, response, metrics) = task.core.withLock { c in
-                let taken = c.completion
+            let (completion, body, taken, memoryBody, response, metrics) = task.core.withLock { c in
+                let completion = c.completion
                 c.completion = nil
                 let body = c.body
                 c.body = nil
-                return (taken, body, c.downloadFile, c.response, c.metrics)
+                let memoryBody = c.downloadBody
+                c.downloadBody = nil
+                return (completion, body, c.downloadFile, memoryBody, c.response, c.metrics)
             }
             let delegate = self.delegate as? any TransferTaskDelegate
+            var error = error
+            var file = taken
+            var held: Int32 = -1
+            if let memoryBody {
+                switch placeMemoryBody(memoryBody, of: task, handled: completion == nil ? delegate : nil) {
+                case .handledByDelegate: break
+                case .written(let fd, let url): (held, file) = (fd, url)
+                case .failed(let e):
+                    error = e
+                    task.core.withLock { $0.error = e }
+                }
+            }
             defer {
-                let held = task.core.withLock { c -> Int32 in
+                task.core.withLock { c in
                     c.downloadFile = nil
-                    defer { c.heldFileDescriptor = -1 }
-                    return c.heldFileDescriptor
+                    if held < 0 { held = c.heldFileDescriptor }
+                    c.heldFileDescriptor = -1
                 }
                 // Usually moved away by the delegate already; if not, it is removed, but only
                 // while the name is still our file (`FileIdentity`).
@@ -45,6 +59,38 @@ extension TransferSession {
                 emit(.delegateCallback("didCompleteWithError"), task: task, detail: error.map { "\($0.code)" } ?? "nil")
                 delegate?.session(self, task: task, didCompleteWithError: error)
             }
+        }
+    }
+
+    enum MemoryBodyOutcome {
+        case handledByDelegate
+        /// The file's descriptor is open (and so `flock`ed) until the delegate has moved it.
+        case written(Int32, URL)
+        case failed(TransferError)
+    }
+
+    /// A finished download still in memory: offered whole to a download delegate first
+    /// (`didFinishDownloadingBody`), else written once to a new temporary file, here on the
+    /// delegate queue rather than on the transfer thread (issue 8).
+    private func placeMemoryBody(_ memory: (data: Data, url: URL), of task: TransferTask,
+                                 handled delegate: (any TransferTaskDelegate)?) -> MemoryBodyOutcome {
+        if let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate,
+           dd.session(self, downloadTask: download, didFinishDownloadingBody: memory.data) {
+            emit(.delegateCallback("didFinishDownloadingBody"), task: task, detail: "\(memory.data.count) bytes")
+            return .handledByDelegate
+        }
+        do {
+            let (fd, url) = try engine.makeDownloadFile(named: memory.url, taskIdentifier: task.taskIdentifier)
+            let ok = memory.data.withUnsafeBytes { TransferEngine.writeAll(fd, $0) }
+            if !ok {
+                let e = TransferError(.cannotWriteToFile, "cannot write the download \(url.path): \(String(cString: strerror(errno)))")
+                close(fd)
+                unlink(url.path)
+                return .failed(e)
+            }
+            return .written(fd, url)
+        } catch {
+            return .failed(error)
         }
     }
 

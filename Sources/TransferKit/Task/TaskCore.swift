@@ -22,6 +22,10 @@ struct TaskCore {
     var body: Data?
     /// A finished download's temporary file, handed over then deleted.
     var downloadFile: URL?
+    /// A finished download whose body never left memory (at most `Transfer.smallBodyLimit`),
+    /// with the URL its file is named after: written on the delegate queue, or handed to the
+    /// delegate whole (`didFinishDownloadingBody`), never by the transfer thread.
+    var downloadBody: (data: Data, url: URL)?
     /// The finished download's descriptor, still open and so still `flock`ed until the
     /// delegate has moved the file (closed after *didFinishDownloadingTo*; -1 when none).
     var heldFileDescriptor: Int32 = -1

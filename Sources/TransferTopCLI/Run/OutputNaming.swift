@@ -53,10 +53,51 @@ public enum OutputNaming {
     /// numbers a run has taken, so the search for a free `name (n)` starts after them.
     public static func place(_ source: URL, named base: String, in directory: String,
                              hints: NameHints? = nil) throws -> String {
+        try firstFree(base, in: directory, hints: hints) { target in
+            // Same file system (partials live beside their destination): one rename (issue 8).
+            if FileRename.withoutReplacing(source.path, target) == 0 { return target }
+            if errno == EEXIST { return nil }
+            if link(source.path, target) == 0 { unlink(source.path); return target }
+            if errno == EEXIST { return nil }
+            if errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EMLINK {
+                return try copyThenLink(source, to: target, directory: directory)
+            }
+            throw cannotWrite(target)
+        }
+    }
+
+    /// Writes a finished download held in memory once, straight under a free name derived
+    /// from `base` (an unnamed file linked into place: never a partial file under the name).
+    /// Nil when the file system cannot make unnamed files or `/proc` is missing: then the
+    /// caller takes the temporary-file path (`place`).
+    public static func store(_ body: Data, named base: String, in directory: String,
+                             hints: NameHints? = nil) throws -> String? {
+        guard let file = UnnamedFile(in: directory) else {
+            if errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL { return nil }
+            throw cannotWrite(directory + "/" + base)
+        }
+        guard file.write(body) else { throw cannotWrite(directory + "/" + base) }
+        var unsupported = false
+        let placed = try firstFree(base, in: directory, hints: hints) { target in
+            if file.link(as: target) == 0 { return target }
+            if errno == EEXIST { return nil }
+            if errno == ENOENT || errno == EPERM || errno == EXDEV {  // no /proc, or a refusing fs
+                unsupported = true
+                return target
+            }
+            throw cannotWrite(target)
+        }
+        return unsupported ? nil : placed
+    }
+
+    /// Tries `base`, then `stem (n).ext` from the hint on, until `claim` takes a name. `claim`
+    /// returns the path it placed the file at, or nil when that name was taken.
+    static func firstFree(_ base: String, in directory: String, hints: NameHints?,
+                          claim: (String) throws -> String?) throws -> String {
         let fm = FileManager.default
         let key = directory + "/" + base
         for attempt in 0..<1000 {
-            // The plain name is tried without looking first (the rename refuses to replace),
+            // The plain name is tried without looking first (the claim refuses to replace),
             // one lookup less per file in the common case (issue 8).
             var name = base
             if attempt > 0 {
@@ -64,18 +105,13 @@ public enum OutputNaming {
                 name = found.name
                 hints?.taken(key, found.n)
             }
-            let target = directory + "/" + name
-            // Same file system (partials live beside their destination): one rename (issue 8).
-            if FileRename.withoutReplacing(source.path, target) == 0 { return target }
-            if errno == EEXIST { continue }
-            if link(source.path, target) == 0 { unlink(source.path); return target }
-            if errno == EEXIST { continue }
-            if errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EMLINK {
-                return try copyThenLink(source, to: target, directory: directory)
-            }
-            throw CLIError("cannot write '\(target)': \(String(cString: strerror(errno)))")
+            if let placed = try claim(directory + "/" + name) { return placed }
         }
         throw CLIError("cannot find a free name for '\(base)' in '\(directory)'")
+    }
+
+    static func cannotWrite(_ path: String) -> CLIError {
+        CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))")
     }
 
     /// Copies across file systems to a hidden temporary file in `directory`, then links it
@@ -88,7 +124,7 @@ public enum OutputNaming {
         let (stem, ext) = splitExtension((target as NSString).lastPathComponent)
         var n = 0
         while link(temp, candidate) != 0 {
-            guard errno == EEXIST else { throw CLIError("cannot write '\(candidate)': \(String(cString: strerror(errno)))") }
+            guard errno == EEXIST else { throw cannotWrite(candidate) }
             n += 1
             candidate = directory + "/\(stem) (\(n))\(ext)"
         }

@@ -193,14 +193,46 @@ extension Runner {
 
     func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
         guard let status = task.response?.statusCode, (200..<300).contains(status) else { return }
-        let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
-        let url = task.response?.url ?? task.currentRequest.url
-        let name = OutputNaming.name(for: url, response: task.response, contentDisposition: plan.usesContentDisposition)
-        do {
+        let name = finalName(task)
+        placing(session, task) {
             let path = plan.existingFiles == .replace
                 ? try OutputNaming.replace(location, named: name, in: plan.outputDirectory)
                 : try OutputNaming.place(location, named: name, in: plan.outputDirectory, hints: nameHints)
-            FileModes.applyUmask(to: path)
+            FileModes.applyUmask(to: path)  // the partial was private (0600)
+            return path
+        }
+    }
+
+    /// A finished download still in memory (at most 64 KiB): written once, under its final
+    /// name (`OutputNaming.store`), where the temporary-file path costs a create, a rename and
+    /// a chmod in the output directory (issue 8). False leaves it to `downloadFinished`: with
+    /// `--replace`, or on a file system without unnamed files.
+    func downloadBodyFinished(_ session: TransferSession, _ task: TransferDownloadTask, body: Data) -> Bool {
+        guard let status = task.response?.statusCode, (200..<300).contains(status) else { return true }  // not kept
+        guard plan.existingFiles != .replace else { return false }
+        let name = finalName(task)
+        var stored = true
+        placing(session, task) {
+            guard let path = try OutputNaming.store(body, named: name, in: plan.outputDirectory, hints: nameHints) else {
+                stored = false
+                return nil
+            }
+            return path
+        }
+        return stored
+    }
+
+    private func finalName(_ task: TransferDownloadTask) -> String {
+        let url = task.response?.url ?? task.currentRequest.url
+        return OutputNaming.name(for: url, response: task.response, contentDisposition: plan.usesContentDisposition)
+    }
+
+    /// Runs `place` (the file's final path, or nil when it placed nothing) and records the
+    /// outcome: the completion journal, the task's output path, the resume record it ends.
+    private func placing(_ session: TransferSession, _ task: TransferDownloadTask, _ place: () throws -> String?) {
+        let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
+        do {
+            guard let path = try place() else { return }
             recordCompletion(task, path: path)
             task.setOutputPath(path)
             if hasResumeRecord(task.originalRequest.url) {
@@ -241,6 +273,10 @@ final class RunDelegate: TransferDownloadDelegate, TransferDataDelegate, @unchec
 
     func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
         runner.downloadFinished(session, downloadTask, at: location)
+    }
+
+    func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingBody body: Data) -> Bool {
+        runner.downloadBodyFinished(session, downloadTask, body: body)
     }
 
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
