@@ -68,6 +68,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: src.path))
     }
 
+    /// Issue 8: a body held in memory is written once, straight under a free name: never over
+    /// an existing file, with the mode a new file gets (umask), and nothing else left behind.
+    @Test func storeWritesOnceUnderAFreeName() throws {
+        let dir = NSTemporaryDirectory() + "tt-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data("old".utf8).write(to: URL(fileURLWithPath: dir + "/f.bin"))
+        let hints = NameHints()
+        let first = try #require(try OutputNaming.store(Data("one".utf8), named: "f.bin", in: dir, hints: hints))
+        let second = try #require(try OutputNaming.store(Data("two".utf8), named: "f.bin", in: dir, hints: hints))
+        #expect(first == dir + "/f (1).bin" && second == dir + "/f (2).bin")
+        #expect(try String(contentsOfFile: dir + "/f.bin", encoding: .utf8) == "old")
+        #expect(try String(contentsOfFile: first, encoding: .utf8) == "one")
+        #expect(try String(contentsOfFile: second, encoding: .utf8) == "two")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["f (1).bin", "f (2).bin", "f.bin"])
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: first)[.posixPermissions] as? Int)
+        #expect(mode == FileModes.newFileMode)
+    }
+
+    @Test func storeIntoAMissingDirectoryIsAClearError() {
+        #expect(throws: CLIError.self) { try OutputNaming.store(Data("x".utf8), named: "f.bin", in: "/nonexistent-\(UUID().uuidString)") }
+    }
+
     @Test func resumeKeysDifferByDirectory() {
         #expect(ResumeStore.key(url: "http://h/a", outputDirectory: "/x") != ResumeStore.key(url: "http://h/a", outputDirectory: "/y"))
         #expect(ResumeStore.key(url: "http://h/a", outputDirectory: "/x") == ResumeStore.key(url: "http://h/a", outputDirectory: "/x"))
