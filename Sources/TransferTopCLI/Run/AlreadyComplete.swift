@@ -95,8 +95,9 @@ enum AlreadyComplete {
 
 extension Runner {
     /// Remembers a placed file for the next run's "already complete" check (not for the demo).
-    func recordCompletion(_ task: TransferDownloadTask, path: String) {
-        guard let completions, let response = task.response, let size = AlreadyComplete.fileSize(path) else { return }
+    /// `size` when the caller wrote the bytes itself (no `lstat` in a large directory).
+    func recordCompletion(_ task: TransferDownloadTask, path: String, size known: Int64? = nil) {
+        guard let completions, let response = task.response, let size = known ?? AlreadyComplete.fileSize(path) else { return }
         let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
         let record = CompletionStore.Record(name: name, size: size,
                                             entityTag: response.value(forHTTPHeaderField: "ETag"),

@@ -212,7 +212,7 @@ extension Runner {
         guard plan.existingFiles != .replace else { return false }
         let name = finalName(task)
         var stored = true
-        placing(session, task) {
+        placing(session, task, size: Int64(body.count)) {
             guard let path = try OutputNaming.store(body, named: name, in: plan.outputDirectory, hints: nameHints) else {
                 stored = false
                 return nil
@@ -229,11 +229,12 @@ extension Runner {
 
     /// Runs `place` (the file's final path, or nil when it placed nothing) and records the
     /// outcome: the completion journal, the task's output path, the resume record it ends.
-    private func placing(_ session: TransferSession, _ task: TransferDownloadTask, _ place: () throws -> String?) {
+    private func placing(_ session: TransferSession, _ task: TransferDownloadTask, size: Int64? = nil,
+                         _ place: () throws -> String?) {
         let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
         do {
             guard let path = try place() else { return }
-            recordCompletion(task, path: path)
+            recordCompletion(task, path: path, size: size)
             task.setOutputPath(path)
             if hasResumeRecord(task.originalRequest.url) {
                 store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
