@@ -104,7 +104,7 @@ public final class TransferSession: @unchecked Sendable {
         let (state, name, tasks) = core.withLock { ($0.state, $0.name, $0.tasks) }
         return SessionSnapshot(id: sessionID, name: name, kind: configuration.kind, state: state,
                                maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-                               tasks: tasks.map { $0.snapshot() })
+                               tasks: tasks.map { $0.snapshot(sessionName: name) })
     }
 
     // MARK: making tasks

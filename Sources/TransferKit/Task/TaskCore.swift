@@ -3,19 +3,28 @@ import Foundation
 /// A task's mutable state, kept behind the task's lock. Written by the transfer thread and the
 /// public API, read by snapshots.
 struct TaskCore {
-    var machine = TaskStateMachine()
-    var taskDescription: String?
-    var currentRequest: TransferRequest
-    var response: TransferResponse?
-    var countOfBytesReceived: Int64 = 0
-    var countOfBytesExpectedToReceive: Int64 = -1
-    var countOfBytesSent: Int64 = 0
-    var countOfBytesExpectedToSend: Int64 = -1
-    var metrics: TaskMetrics
-    var error: TransferError?
-    var isResumable = false
-    var resumeOffset: Int64?
-    var outputPath: String?
+    /// Bumped by every change to a field a snapshot reads (their `didSet`; without `oldValue` Swift
+    /// still mutates in place, SE-0268), so a snapshot can be reused while nothing changed:
+    /// a monitor frame over 10,000 finished tasks made 10,000 new snapshots (issue 8).
+    private(set) var version: UInt64 = 0
+    /// The last snapshot and the version it was made at (`TransferTask.snapshot`).
+    var snapshotCache: (version: UInt64, snapshot: TaskSnapshot)?
+
+    var machine = TaskStateMachine() { didSet { version &+= 1 } }
+    var taskDescription: String? { didSet { version &+= 1 } }
+    var currentRequest: TransferRequest { didSet { version &+= 1 } }
+    var response: TransferResponse? { didSet { version &+= 1 } }
+    var countOfBytesReceived: Int64 = 0 { didSet { version &+= 1 } }
+    var countOfBytesExpectedToReceive: Int64 = -1 { didSet { version &+= 1 } }
+    var countOfBytesSent: Int64 = 0 { didSet { version &+= 1 } }
+    var countOfBytesExpectedToSend: Int64 = -1 { didSet { version &+= 1 } }
+    var metrics: TaskMetrics { didSet { version &+= 1 } }
+    var error: TransferError? { didSet { version &+= 1 } }
+    var isResumable = false { didSet { version &+= 1 } }
+    var resumeOffset: Int64? { didSet { version &+= 1 } }
+    var outputPath: String? { didSet { version &+= 1 } }
+
+    // Not in snapshots (no version bump).
     /// How the outcome is delivered; taken (set to nil) when delivered.
     var completion: TaskCompletion?
     /// The body collected for a completion handler or `data(for:)`.

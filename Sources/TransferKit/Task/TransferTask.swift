@@ -86,10 +86,18 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     }
 
     /// A snapshot for the monitor and exporters.
-    public func snapshot() -> TaskSnapshot {
+    public func snapshot() -> TaskSnapshot { snapshot(sessionName: session.name) }
+
+    /// The last snapshot again while nothing it shows has changed (`TaskCore.version`): it
+    /// shares its storage, so a frame over thousands of idle or finished tasks allocates
+    /// nothing for them.
+    func snapshot(sessionName: String) -> TaskSnapshot {
         core.withLock { c in
-            TaskSnapshot(
-                sessionID: session.sessionID, sessionName: session.name, taskIdentifier: taskIdentifier,
+            if let cache = c.snapshotCache, cache.version == c.version, cache.snapshot.sessionName == sessionName {
+                return cache.snapshot
+            }
+            let made = TaskSnapshot(
+                sessionID: session.sessionID, sessionName: sessionName, taskIdentifier: taskIdentifier,
                 kind: kind, state: c.machine.state, taskDescription: c.taskDescription,
                 method: c.currentRequest.httpMethod, originalURL: originalRequest.url.absoluteString,
                 currentURL: c.currentRequest.url.absoluteString, countOfBytesReceived: c.countOfBytesReceived,
@@ -97,6 +105,8 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
                 countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response?.statusCode,
                 networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error,
                 isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath)
+            c.snapshotCache = (c.version, made)
+            return made
         }
     }
 

@@ -47,6 +47,10 @@ public struct TaskSnapshot: Sendable, Equatable, Identifiable {
         body(&storage.fields)
     }
 
+    /// Whether both are the same snapshot, not only equal: a task hands out its last snapshot
+    /// again while nothing in it changed, so a reader can keep what it derived from it.
+    public func sharesStorage(with other: TaskSnapshot) -> Bool { storage === other.storage }
+
     public static func == (a: TaskSnapshot, b: TaskSnapshot) -> Bool {
         a.storage === b.storage || a.storage.fields == b.storage.fields
     }
