@@ -73,6 +73,8 @@ final class RequestHandler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var bodyCount: Int64 = 0
     private var hasher: SHA256.Hasher?
+    /// The `/form` route's streaming multipart parser.
+    private var form: FormReceiver?
     private var recorded = false
 
     // Response state.
@@ -108,16 +110,27 @@ final class RequestHandler: ChannelInboundHandler {
             recorded = false
             let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
             hasher = path == "/echo" ? SHA256.Hasher() : nil
+            form = path == "/form"
+                ? FormReceiver(boundary: FormReceiver.boundary(fromContentType: head.headers.first(name: "Content-Type")),
+                               hashing: !head.uri.contains("hash=0"))
+                : nil
         case .body(let buffer):
             bodyCount += Int64(buffer.readableBytes)
             if hasher != nil {
                 buffer.withUnsafeReadableBytes { self.hasher!.update($0) }
+            }
+            if form != nil {
+                buffer.withUnsafeReadableBytes { self.form!.feed($0) }
             }
         case .end:
             guard let head else { return }
             recordRequest()
             var plan = Router.route(head: head, bodyCount: bodyCount, hasher: &hasher, core: core,
                                     connectionID: connectionID, protocolName: protocolName)
+            if form != nil {
+                plan = .text(.ok, form!.json(bodyLength: bodyCount), type: "application/json")
+                form = nil
+            }
             if head.method == .HEAD { plan.literal = []; plan.patternCount = 0; plan.cutAfter = nil }
             self.head = nil
             if let gate = plan.headGate {

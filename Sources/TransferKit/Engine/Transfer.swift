@@ -70,6 +70,8 @@ final class Transfer {
     // Upload.
     var uploadOffset: Int64 = 0
     var uploadFD: Int32 = -1
+    /// A multipart body's reader (its files open while the transfer lives).
+    var uploadSegments: SegmentedBody?
 
     // Accounting and timers (monotonic ns).
     /// Listed in `engine.touched` for this loop iteration.

@@ -186,6 +186,14 @@ extension Transfer {
         case .file:
             n = pread(uploadFD, buffer.baseAddress, buffer.count, off_t(uploadOffset))
             if n < 0 { return Int(CURL_READFUNC_ABORT) }
+        case .segments:
+            switch uploadSegments?.read(into: buffer, at: uploadOffset) {
+            case .success(let count)?: n = count
+            case .failure(let e)?:
+                sinkFailure = e  // the task fails with this, not libcurl's "aborted by callback"
+                return Int(CURL_READFUNC_ABORT)
+            case nil: return Int(CURL_READFUNC_ABORT)
+            }
         case nil:
             n = 0
         }

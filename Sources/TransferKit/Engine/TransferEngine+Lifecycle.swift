@@ -22,6 +22,7 @@ extension TransferEngine {
             // buffer, or at the end (issue 8): queued tasks own no file.
             if let r = task.resumeFrom { try openPartialFile(t, r) }
             if case .file(let url) = task.upload { try openUploadFile(t, url) }
+            if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task (issue 8).
             t.easy = try makeEasy(for: t, using: placeholder)
         } catch {

@@ -144,6 +144,16 @@ public final class TransferSession: @unchecked Sendable {
         makeUpload(request, .file(file), .data(completionHandler))
     }
 
+    func uploadTask(with request: TransferRequest, multipart layout: MultipartLayout) -> TransferUploadTask {
+        makeUpload(request, .segments(layout.segments), nil)
+    }
+
+    func uploadTask(with request: TransferRequest, multipart layout: MultipartLayout,
+                    completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
+        -> TransferUploadTask {
+        makeUpload(request, .segments(layout.segments), .data(completionHandler))
+    }
+
     private func makeUpload(_ request: TransferRequest, _ source: UploadSource, _ completion: TaskCompletion?)
         -> TransferUploadTask {
         register {

@@ -58,4 +58,6 @@ enum UploadSource: Sendable {
     case data(Data)
     /// Streamed from disk in constant memory.
     case file(URL)
+    /// A multipart form: bytes and files, the files streamed (issue 14).
+    case segments([MultipartLayout.Segment])
 }

@@ -147,6 +147,7 @@ extension UploadSource {
         case .file(let url):
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.int64Value
             return size ?? -1
+        case .segments(let s): return s.reduce(0) { $0 + $1.length }
         }
     }
 }
