@@ -20,6 +20,9 @@ public struct RequestRecord: Sendable {
     public var protocolName: String
     /// Request body bytes received (counted, never buffered).
     public var bodyBytesReceived: Int64
+    /// For `/form`: what the streaming multipart parser made of the body (the JSON the route
+    /// answers), so a test of a client that discards answers can still check it.
+    public var formReport: String? = nil
 
     /// The first value of header `name` (case-insensitive), if any.
     public func header(_ name: String) -> String? {

@@ -161,7 +161,8 @@ final class RequestHandler: ChannelInboundHandler {
         core.record(RequestRecord(
             method: head.method.rawValue, path: head.uri,
             headers: head.headers.map { (name: $0.name, value: $0.value) },
-            connectionID: connectionID, protocolName: protocolName, bodyBytesReceived: bodyCount))
+            connectionID: connectionID, protocolName: protocolName, bodyBytesReceived: bodyCount,
+            formReport: form?.json(bodyLength: bodyCount)))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

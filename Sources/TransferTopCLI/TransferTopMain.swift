@@ -79,13 +79,14 @@ enum Preparation {
     static func plan(_ o: Options) throws -> RunPlan {
         let out = try outputDirectory(o.outputDirectory)
         try Preflight.checkUpload(o.upload)
+        try Preflight.checkForm(o.form)
         try Preflight.checkCACertificate(o.caCertificate)
         var plan: RunPlan
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
             plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try URLCheck.checkURL(t)) }
             plan.sessions[0].downloadURLs = try inputFileURLs(o)
-        } else if o.upload != nil {
+        } else if o.upload != nil || !o.form.isEmpty {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
         } else {
             plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try URLCheck.checkURL(t) },

@@ -68,6 +68,8 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--cacert", "{dir}/ca.txt", url], files: ["ca.txt": BadInput.text("not a certificate\n")],
                  fragment: "holds no PEM certificate"),
         BadInput(args: ["--upload", "{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
+        BadInput(args: ["-F", "f=@{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
+        BadInput(args: ["--form", "f=@{dir}/x;colour=red", url], fragment: "unknown option 'colour'"),
         BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text(
             "[[session]]\n[[session.task]]\nkind = \"upload\"\nfile = \"up\"\nurl = \"\(url)\"\n")],
                  directories: ["up"], fragment: "j.toml:4: field 'file': '"),

@@ -23,11 +23,22 @@ public struct MultipartFormData: Sendable {
     }
 
     /// A file streamed from disk (`-F name=@path`); `filename` defaults to the path's last
-    /// component, `contentType` to a guess from its extension. Throws when it is not a
-    /// readable regular file.
+    /// component, `contentType` to a guess from the filename's extension. Throws when it is
+    /// not a readable regular file.
     public mutating func append(fileAt url: URL, name: String, filename: String? = nil,
                                 contentType: String? = nil) throws(TransferError) {
-        let path = url.path
+        let length = try Self.checkedLength(url.path)
+        parts.append(.init(name: name, filename: filename ?? url.lastPathComponent, contentType: contentType,
+                           content: .file(path: url.path, length: length)))
+    }
+
+    /// A file's content as a plain field, without a filename (`-F name=<path`), streamed too.
+    public mutating func append(contentsOfFileAt url: URL, name: String, contentType: String? = nil) throws(TransferError) {
+        let length = try Self.checkedLength(url.path)
+        parts.append(.init(name: name, contentType: contentType, content: .file(path: url.path, length: length)))
+    }
+
+    private static func checkedLength(_ path: String) throws(TransferError) -> Int64 {
         var st = stat()
         guard stat(path, &st) == 0 else {
             throw TransferError(.cannotOpenFile, "cannot read the form file \(path): \(String(cString: strerror(errno)))")
@@ -38,8 +49,7 @@ public struct MultipartFormData: Sendable {
         guard access(path, R_OK) == 0 else {
             throw TransferError(.cannotOpenFile, "cannot read the form file \(path): \(String(cString: strerror(errno)))")
         }
-        parts.append(.init(name: name, filename: filename ?? url.lastPathComponent, contentType: contentType,
-                           content: .file(path: path, length: Int64(st.st_size))))
+        return Int64(st.st_size)
     }
 
     /// The body's layout on the wire.

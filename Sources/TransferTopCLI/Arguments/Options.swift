@@ -15,6 +15,8 @@ public struct Options: Sendable, Equatable {
     public var headers: [String] = []
     public var caCertificate: String? = nil
     public var upload: String? = nil
+    /// `-F/--form` fields: each URL gets a multipart/form-data POST of them.
+    public var form: [FormField] = []
     public var job: String? = nil
     public var csv: String? = nil
     public var har: String? = nil

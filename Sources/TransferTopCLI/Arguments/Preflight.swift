@@ -17,6 +17,11 @@ enum Preflight {
         if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
     }
 
+    /// Every `--form` file must be a readable regular file too.
+    static func checkForm(_ fields: [FormField]) throws(UsageError) {
+        for path in fields.compactMap(\.path) { try checkUpload(path) }
+    }
+
     /// `--cacert` must hold at least one PEM certificate; libcurl would otherwise fail every
     /// https task later with a vaguer message, or an http-only run would hide the mistake.
     static func checkCACertificate(_ path: String?) throws(UsageError) {

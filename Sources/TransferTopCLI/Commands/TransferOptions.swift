@@ -57,6 +57,10 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var upload: String?
 
+    @Option(name: [.customShort("F"), .customLong("form")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("POST a multipart/form-data field to each URL, as curl's -F: NAME=VALUE, NAME=@FILE[;type=T][;filename=N] (the file streamed), NAME=<FILE (its content as the value). Repeat for more fields.", valueName: "FIELD"))
+    var form: [String] = []
+
     @Option(parsing: .unconditional, help: ArgumentHelp("A job file: several sessions with their configurations and tasks.", valueName: "FILE"),
             completion: .file(extensions: ["toml"]))
     var job: String?
@@ -119,6 +123,8 @@ struct TransferOptions: ParsableArguments {
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
+        o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }
+        if o.upload != nil && !o.form.isEmpty { throw UsageError("--upload and --form cannot be combined (one request body per task)") }
         if let v = job { o.job = try OptionValues.nonEmpty(v, "--job") }
         if let v = csv { o.csv = try OptionValues.nonEmpty(v, "--csv") }
         if let v = har { o.har = try OptionValues.nonEmpty(v, "--har") }

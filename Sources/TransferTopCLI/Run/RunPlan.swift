@@ -62,6 +62,8 @@ public struct TaskPlan: Sendable, Equatable {
     public var method: String
     /// The body of an upload.
     public var file: String?
+    /// Or a form (`--form`): the upload is a multipart/form-data POST of these fields.
+    public var form: [FormField] = []
     /// Demo scripting: suspend after this many seconds, resume after `resumeAfter` more.
     public var suspendAfter: Double? = nil
     public var resumeAfter: Double? = nil
@@ -87,7 +89,14 @@ extension RunPlan {
         s.caFile = o.caCertificate
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
-        s.tasks = urls.map { o.upload == nil ? TaskPlan(kind: .download, url: $0) : TaskPlan(kind: .upload, url: $0, file: o.upload) }
+        s.tasks = urls.map { url in
+            if !o.form.isEmpty {
+                var task = TaskPlan(kind: .upload, url: url, method: "POST")
+                task.form = o.form
+                return task
+            }
+            return o.upload == nil ? TaskPlan(kind: .download, url: url) : TaskPlan(kind: .upload, url: url, file: o.upload)
+        }
         var plan = RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
         plan.existingFiles = o.existingFiles
         plan.usesContentDisposition = o.contentDisposition

@@ -142,6 +142,16 @@ public final class Runner: @unchecked Sendable {
         case .data: return session.dataTask(with: request)
         case .upload:
             request.httpMethod = tp.method
+            if !tp.form.isEmpty {
+                do {
+                    return session.uploadTask(with: request, fromMultipart: try FormField.form(tp.form))
+                } catch {
+                    // A form file went away after the preflight: an upload of that file fails
+                    // when it starts, with the library's "cannot open the upload file" message.
+                    let gone = tp.form.compactMap(\.path).first { !FileManager.default.isReadableFile(atPath: $0) }
+                    return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: gone ?? tp.form.compactMap(\.path).first ?? "/dev/null"))
+                }
+            }
             return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: tp.file ?? "/dev/null"))
         }
     }
