@@ -79,4 +79,21 @@ import TransferKit
         let both = try await Run.binary(["--no-tui", "-F", "a=b", "--upload", root + "/x", "http://127.0.0.1:1/x"], environment: env)
         #expect(both.status == 2 && both.stderr.contains("cannot be combined"), "\(both.stderr)")
     }
+
+    /// `-T -` (issue 14): standard input is sent as it is read, chunked, to the one URL.
+    @Test func uploadFromStandardInput() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let root = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try Data(LoopbackServer.body(size: 250_000, seed: 4)).write(to: URL(fileURLWithPath: root + "/in"))
+        let r = try await Run.binary(["-T", "-", "\(server.httpBase)/echo?stdin"], standardInput: root + "/in")
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let record = try #require(server.stats.requests.last { $0.path.hasPrefix("/echo?stdin") })
+        #expect(record.method == "PUT" && record.bodyBytesReceived == 250_000)
+        #expect(record.header("Transfer-Encoding") == "chunked")
+
+        let two = try await Run.binary(["-T", "-", "\(server.httpBase)/echo", "\(server.httpBase)/echo"])
+        #expect(two.status == 2 && two.stderr.contains("exactly one URL"), "\(two.stderr)")
+    }
 }

@@ -32,8 +32,9 @@ enum Run {
     /// Runs the binary with stdout and stderr redirected to files (so it is "not a terminal").
     /// posix_spawn + waitpid rather than Foundation's Process, whose child reaping on Linux
     /// was seen to stall for a minute or forever (see `Tmux.run`).
-    static func binary(_ args: [String], environment extra: [String: String] = [:]) async throws -> RunResult {
-        try await spawn(args, environment: extra).wait()
+    static func binary(_ args: [String], environment extra: [String: String] = [:],
+                       standardInput: String = "/dev/null") async throws -> RunResult {
+        try await spawn(args, environment: extra, standardInput: standardInput).wait()
     }
 
     /// Runs the binary under GNU time and returns its peak resident set in bytes as well.
@@ -55,7 +56,7 @@ enum Run {
 
     /// Starts the binary without waiting (for signal tests).
     static func spawn(_ args: [String], environment extra: [String: String] = [:],
-                      executable: String? = nil) throws -> Spawned {
+                      executable: String? = nil, standardInput: String = "/dev/null") throws -> Spawned {
         guard let path = executable ?? Binary.path else {
             throw TestFailure("transfertop binary not found near \(CommandLine.arguments[0])")
         }
@@ -73,7 +74,7 @@ enum Run {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         var cArgs = ([path] + args).map { strdup($0) } + [nil]

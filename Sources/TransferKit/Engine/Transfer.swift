@@ -72,6 +72,11 @@ final class Transfer {
     var uploadFD: Int32 = -1
     /// A multipart body's reader (its files open while the transfer lives).
     var uploadSegments: SegmentedBody?
+    /// A streamed body: its pump, whether the hop waits for the delegate's stream, and whether
+    /// sending is paused until the pump has bytes.
+    var bodyPump: BodyStreamPump?
+    var awaitingBodyStream = false
+    var pausedForBody = false
 
     // Accounting and timers (monotonic ns).
     /// Listed in `engine.touched` for this loop iteration.
@@ -125,6 +130,7 @@ final class Transfer {
     deinit {
         if fileDescriptor >= 0 { close(fileDescriptor) }
         if uploadFD >= 0 { close(uploadFD) }
+        bodyPump?.stop()
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

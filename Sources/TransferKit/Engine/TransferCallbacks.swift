@@ -186,6 +186,17 @@ extension Transfer {
         case .file:
             n = pread(uploadFD, buffer.baseAddress, buffer.count, off_t(uploadOffset))
             if n < 0 { return Int(CURL_READFUNC_ABORT) }
+        case .streamed:
+            switch bodyPump?.take(into: buffer) {
+            case .bytes(let count)?: n = count
+            case .wouldBlock?:
+                pausedForBody = true
+                return Int(CURL_READFUNC_PAUSE)
+            case .end?, nil: n = 0
+            case .failed(let e)?:
+                sinkFailure = e
+                return Int(CURL_READFUNC_ABORT)
+            }
         case .segments:
             switch uploadSegments?.read(into: buffer, at: uploadOffset) {
             case .success(let count)?: n = count
@@ -206,6 +217,7 @@ extension Transfer {
     /// libcurl rewinds the body for redirects (307/308) and retries.
     func seekBody(_ offset: Int64, origin: Int32) -> Int32 {
         guard origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+        if case .streamed? = task.upload, offset != uploadOffset { return 2 }  // a stream cannot rewind
         hopSent -= uploadOffset - offset
         uploadOffset = offset
         return 0  // CURL_SEEKFUNC_OK

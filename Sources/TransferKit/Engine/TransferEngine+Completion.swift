@@ -107,7 +107,11 @@ extension TransferEngine {
             return
         }
         beginTransaction(t)
-        if !t.wantPaused { attach(t) }
+        if keepsBody, case .streamed? = t.task.upload {
+            requestBodyStream(t)  // a stream cannot rewind: the delegate gives a new one
+        } else if !t.wantPaused {
+            attach(t)
+        }
     }
 
     /// The delegate refused the redirect: the 3xx and its body become the task's result.

@@ -30,7 +30,7 @@ extension TransferEngine {
             return
         }
         beginTransaction(t)
-        attach(t)
+        if case .streamed? = task.upload { requestBodyStream(t) } else { attach(t) }
     }
 
     func sinkKind(for task: TransferTask) -> Transfer.Sink {
@@ -82,7 +82,7 @@ extension TransferEngine {
         if let since = t.suspendedSince { t.suspendedTotal += now - since }
         t.suspendedSince = nil
         t.lastActivity = now
-        if t.awaitingRedirectDecision { return }
+        if t.awaitingRedirectDecision || t.awaitingBodyStream { return }
         if !t.inMulti {
             restartHop(t)
         } else if !t.pausedForDisposition {

@@ -21,12 +21,17 @@ final class TransferEngine: @unchecked Sendable {
         case redirect(TransferTask, TransferRequest?)
         /// The data delegate caught up: unpause a transfer paused for back-pressure.
         case drained(TransferTask)
+        /// The delegate's answer to `needNewBodyStream` (nil: none).
+        case bodyStream(TransferTask, SendableStream?)
+        /// A streamed body has bytes again.
+        case bodyReady(TransferTask)
         case shutdown(DispatchSemaphore)
 
         var task: TransferTask? {
             switch self {
             case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
-                 .disposition(let t, _), .redirect(let t, _), .drained(let t): return t
+                 .disposition(let t, _), .redirect(let t, _), .drained(let t), .bodyStream(let t, _),
+                 .bodyReady(let t): return t
             case .shutdown: return nil
             }
         }
@@ -203,6 +208,8 @@ final class TransferEngine: @unchecked Sendable {
         case .disposition(let task, let d): transfers[ObjectIdentifier(task)].map { applyDisposition($0, d) }
         case .redirect(let task, let r): transfers[ObjectIdentifier(task)].map { applyRedirectDecision($0, r) }
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
+        case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
+        case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)
         case .shutdown: break
         }
     }

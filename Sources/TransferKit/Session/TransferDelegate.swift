@@ -19,6 +19,11 @@ public protocol TransferTaskDelegate: TransferSessionDelegate {
                  totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics)
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?)
+    /// A streamed upload (`uploadTask(withStreamedRequest:)`) needs its body: at the start and
+    /// again when a 307/308 redirect resends it. Answer with a new, unopened stream, or nil
+    /// (the default) to fail the task with `requestBodyStreamExhausted`.
+    func session(_ session: TransferSession, task: TransferTask,
+                 needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void)
 }
 
 /// Callbacks of data and upload tasks made without a completion handler.
@@ -53,6 +58,10 @@ extension TransferSessionDelegate {
 }
 
 extension TransferTaskDelegate {
+    public func session(_ session: TransferSession, task: TransferTask,
+                        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        completionHandler(nil)
+    }
     public func session(_ session: TransferSession, task: TransferTask,
                         willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
                         completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {

@@ -144,6 +144,13 @@ public final class TransferSession: @unchecked Sendable {
         makeUpload(request, .file(file), .data(completionHandler))
     }
 
+    /// URLSession's `uploadTask(withStreamedRequest:)`: the body comes from the stream the
+    /// delegate gives in `needNewBodyStream` (asked again when a 307/308 must resend it), its
+    /// length unknown (sent chunked over HTTP/1.1).
+    public func uploadTask(withStreamedRequest request: TransferRequest) -> TransferUploadTask {
+        makeUpload(request, .streamed, nil)
+    }
+
     func uploadTask(with request: TransferRequest, multipart layout: MultipartLayout) -> TransferUploadTask {
         makeUpload(request, .segments(layout.segments), nil)
     }

@@ -60,4 +60,6 @@ enum UploadSource: Sendable {
     case file(URL)
     /// A multipart form: bytes and files, the files streamed (issue 14).
     case segments([MultipartLayout.Segment])
+    /// From a stream the delegate gives in `needNewBodyStream`, length unknown (chunked).
+    case streamed
 }

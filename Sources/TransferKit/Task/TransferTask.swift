@@ -148,6 +148,7 @@ extension UploadSource {
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.int64Value
             return size ?? -1
         case .segments(let s): return s.reduce(0) { $0 + $1.length }
+        case .streamed: return -1
         }
     }
 }

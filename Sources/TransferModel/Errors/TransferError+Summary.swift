@@ -22,6 +22,7 @@ extension TransferError.Code {
         case .clientCertificateRequired: return "a client certificate is required"
         case .cannotCreateFile: return "the file could not be created"
         case .cannotOpenFile: return "the file could not be opened"
+        case .requestBodyStreamExhausted: return "the request body stream was needed again and none was given"
         case .cannotWriteToFile: return "the file could not be written"
         case .cannotMoveFile: return "the file could not be moved"
         case .cannotDecodeResumeData: return "the resume data is not valid"

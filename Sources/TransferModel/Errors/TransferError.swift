@@ -20,6 +20,7 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case badServerResponse = -1011
         case userAuthenticationRequired = -1013
         case cannotDecodeContentData = -1016
+        case requestBodyStreamExhausted = -1021
         case cannotParseResponse = -1017
         case secureConnectionFailed = -1200
         case serverCertificateUntrusted = -1202

@@ -8,7 +8,7 @@ import TransferTopUI
 enum Preflight {
     /// `--upload` (and a job's upload `file`) must be a readable regular file (a directory used to end "cancelled").
     static func checkUpload(_ path: String?) throws(UsageError) {
-        guard let path else { return }
+        guard let path, path != "-" else { return }
         let shown = SafeQuote.quote(path)
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {

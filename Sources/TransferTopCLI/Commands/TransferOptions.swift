@@ -53,7 +53,8 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var cacert: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Upload FILE to each URL instead of downloading.", valueName: "FILE"),
+    @Option(name: [.customShort("T"), .customLong("upload")], parsing: .unconditional,
+            help: ArgumentHelp("Upload FILE to each URL instead of downloading (PUT, as curl -T). '-' reads standard input as it arrives, sent chunked, to one URL, in line mode.", valueName: "FILE"),
             completion: .file())
     var upload: String?
 
@@ -125,6 +126,10 @@ struct TransferOptions: ParsableArguments {
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }
         if o.upload != nil && !o.form.isEmpty { throw UsageError("--upload and --form cannot be combined (one request body per task)") }
+        if o.upload == "-" {
+            if urls.count != 1 || !o.inputFiles.isEmpty { throw UsageError("--upload - sends standard input once: give exactly one URL") }
+            o.noTUI = true  // standard input carries the body, not keys
+        }
         if let v = job { o.job = try OptionValues.nonEmpty(v, "--job") }
         if let v = csv { o.csv = try OptionValues.nonEmpty(v, "--csv") }
         if let v = har { o.har = try OptionValues.nonEmpty(v, "--har") }

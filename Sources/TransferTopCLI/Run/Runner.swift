@@ -30,6 +30,8 @@ public final class Runner: @unchecked Sendable {
         var plans: [TaskID: TaskPlan] = [:]
         var finished: Set<TaskID> = []
         var placementErrors: [TaskID: String] = [:]
+        /// `--upload -` gave standard input to a task already.
+        var standardInputTaken = false
         var heldResumeData: [TaskID: Data] = [:]
         /// Tasks continued with `R`, and the task that continues each.
         var continuedAs: [TaskID: TaskID] = [:]
@@ -152,6 +154,7 @@ public final class Runner: @unchecked Sendable {
                     return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: gone ?? tp.form.compactMap(\.path).first ?? "/dev/null"))
                 }
             }
+            if tp.file == "-" { return session.uploadTask(withStreamedRequest: request) }  // RunDelegate gives stdin
             return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: tp.file ?? "/dev/null"))
         }
     }
@@ -288,6 +291,17 @@ final class RunDelegate: TransferDownloadDelegate, TransferDataDelegate, @unchec
 
     func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingBody body: Data) -> Bool {
         runner.downloadBodyFinished(session, downloadTask, body: body)
+    }
+
+    /// `--upload -`: standard input, once (a 307 that must resend it fails the task, as there
+    /// is no second copy of a pipe).
+    func session(_ session: TransferSession, task: TransferTask,
+                 needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        let first = runner.state.withLock { s -> Bool in
+            defer { s.standardInputTaken = true }
+            return !s.standardInputTaken
+        }
+        completionHandler(first ? InputStream(fileAtPath: "/dev/stdin") : nil)
     }
 
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
