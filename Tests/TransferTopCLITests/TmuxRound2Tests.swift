@@ -86,6 +86,45 @@ import TransferKit
         #expect(!raw.contains("\u{1B}["), "\(raw)")
     }
 
+    /// Line mode on a terminal (TERM=dumb here): one progress line redrawn in place while the
+    /// download runs, gone at the end, and not one escape code (issue 11, DECISIONS 64).
+    @Test func lineModeOnATerminalRedrawsOneProgressLine() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) --no-tui -o \(dir) "
+            + "'\(server.httpBase)/drip?size=40000&rate=10000'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        // Bytes have arrived and the line says so: it was redrawn, not printed once.
+        let running = try await tmux.waitFor { $0.contains("progress: 0 done, 1 running") && !$0.contains("running  0 B ") }
+        #expect(running.components(separatedBy: "progress:").count == 2, "one line, redrawn in place: \(running)")
+        #expect(running.contains("ETA "), "\(running)")
+        let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        #expect(!screen.contains("progress:"), "the line is cleared at the end: \(screen)")
+        let raw = try await tmux.run(["capture-pane", "-e", "-p", "-t", "t"])
+        #expect(!raw.contains("\u{1B}["), "\(raw)")
+    }
+
+    /// Tab gives the detail pane the focus (its title rule turns heavy) in a real terminal.
+    @Test func tabFocusesTheDetailPane() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
+        _ = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("completed") == true }
+        try await tmux.keys("Enter")
+        _ = try await tmux.waitFor { $0.contains("─ Task 1.1") && $0.contains("Request headers") }
+        try await tmux.keys("Tab")
+        let focused = try await tmux.waitFor { $0.contains("━ Task 1.1") }
+        #expect(focused.contains("━ Tasks") == false, "one focused pane: \(focused)")
+        try await tmux.keys("q")
+        let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+    }
+
     /// The foreground colour codes in a `capture-pane -e` text: `31`, `91`, `38;5;n`, `38;2;…`.
     static func foregroundCodes(_ text: String) -> [String] {
         var out: [String] = []
