@@ -125,6 +125,35 @@ import TransferKit
         #expect(screen.contains("TT-EXITED 0"), "\(screen)")
     }
 
+    /// The mouse in a real terminal: tmux cannot click for a test, but the bytes an xterm sends
+    /// for a click (SGR 1006, as TERM=xterm-256color's kmous says) can be typed into the pane;
+    /// ncurses decodes them as it would a real click. The terminal's mouse mode is on while the
+    /// monitor runs and off after it quits.
+    @Test func clickAndWheelInARealTerminal() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000' '\(server.httpBase)/bytes/2000'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
+        let screen = try await tmux.waitFor {
+            Tmux.row($0, "1.1")?.contains("completed") == true && Tmux.row($0, "1.2")?.contains("completed") == true
+        }
+        #expect(try await tmux.run(["display-message", "-p", "-t", "t", "#{mouse_sgr_flag}"]).hasPrefix("1"))
+        let lines = screen.components(separatedBy: "\n")
+        let y = try #require(lines.firstIndex { $0.hasPrefix(" 1.2 ") }, "\(screen)")
+        // Press and release of the left button at column 10 of that row (1-based in SGR).
+        try await tmux.run(["send-keys", "-t", "t", "-l", "\u{1B}[<0;10;\(y + 1)M\u{1B}[<0;10;\(y + 1)m"])
+        _ = try await tmux.waitFor { Tmux.row($0, "1.2")?.hasPrefix("›") == true }
+        // A wheel notch up over the table moves the selection back to the first task.
+        try await tmux.run(["send-keys", "-t", "t", "-l", "\u{1B}[<64;10;\(y + 1)M"])
+        _ = try await tmux.waitFor { Tmux.row($0, "1.1")?.hasPrefix("›") == true }
+        try await tmux.keys("q")
+        let end = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(end.contains("TT-EXITED 0"), "\(end)")
+        #expect(try await tmux.run(["display-message", "-p", "-t", "t", "#{mouse_sgr_flag}#{mouse_standard_flag}"]).hasPrefix("00"))
+    }
+
     /// The foreground colour codes in a `capture-pane -e` text: `31`, `91`, `38;5;n`, `38;2;…`.
     static func foregroundCodes(_ text: String) -> [String] {
         var out: [String] = []
