@@ -66,6 +66,13 @@ import TransferModel
         #expect(m.focus == .sessions)
     }
 
+    @Test func goldenFocusedAndScrolledDetail() {
+        var m = Fixtures.model(width: 80, height: 24)
+        (m, _) = Reducer.handleKey(m, .tab)
+        (m, _) = Reducer.handleKey(m, .end)
+        Golden.check(ScreenRenderer.render(m).render(), "detail-focused-scrolled-80x24")
+    }
+
     @Test func hidingTheFocusedDetailGivesTheFocusBackAndAnotherTaskStartsAtTheTop() {
         var m = Fixtures.model(width: 80, height: 24)
         (m, _) = Reducer.handleKey(m, .tab)

@@ -26,6 +26,13 @@ import TransferModel
         #expect(grid.render().contains("Task 2.2"))
     }
 
+    @Test func goldenAfterAClickOnTheHTTPError() throws {
+        var m = Fixtures.model(width: 120, height: 40)
+        let y = try #require(Self.row(ScreenRenderer.render(m), containing: " 2.2 "))
+        (m, _) = Reducer.handleMouse(m, MouseEvent(.click, column: 30, row: y))
+        Golden.check(ScreenRenderer.render(m).render(), "mouse-click-2.2-120x40")
+    }
+
     @Test func aClickOnTheHeadingsOrBelowTheLastTaskSelectsNothing() throws {
         var m = Fixtures.model(width: 120, height: 40)
         let before = m.selectedTask

@@ -88,6 +88,8 @@ extension ScreenRenderer {
 
     /// Request and response headers side by side (stacked when narrow), secrets masked.
     static func headerLines(request: [HTTPHeader], response: [HTTPHeader], width: Int, utf8: Bool) -> [[Span]] {
+        // No headings over nothing: a row each that says no more than a missing block would.
+        guard !request.isEmpty || !response.isEmpty else { return [] }
         let left = [[Span("Request headers", .title)]] + request.map { headerLine($0, utf8: utf8) }
         let right = [[Span("Response headers", .title)]] + response.map { headerLine($0, utf8: utf8) }
         guard width >= 60 else { return left + right }
