@@ -106,7 +106,8 @@ import TransferKit
         #expect(!raw.contains("\u{1B}["), "\(raw)")
     }
 
-    /// Tab gives the detail pane the focus (its title rule turns heavy) in a real terminal.
+    /// Tab gives the detail pane the focus (its title rule turns heavy) in a real terminal, and
+    /// Shift-Tab gives it back.
     @Test func tabFocusesTheDetailPane() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
@@ -120,6 +121,8 @@ import TransferKit
         try await tmux.keys("Tab")
         let focused = try await tmux.waitFor { $0.contains("━ Task 1.1") }
         #expect(focused.contains("━ Tasks") == false, "one focused pane: \(focused)")
+        try await tmux.keys("BTab")  // Shift-Tab: back to the table
+        _ = try await tmux.waitFor { $0.contains("━ Tasks") && $0.contains("─ Task 1.1") }
         try await tmux.keys("q")
         let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
         #expect(screen.contains("TT-EXITED 0"), "\(screen)")

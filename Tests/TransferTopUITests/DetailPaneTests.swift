@@ -61,8 +61,14 @@ import TransferModel
         (m, _) = Reducer.handleKey(m, .pageUp)
         (m, _) = Reducer.handleKey(m, .up)
         #expect(m.detailScroll == 0)
-        // Tab goes on to the sessions pane (no event log at 80x24 with the detail shown).
+        // Tab goes on to the sessions pane (no event log at 80x24 with the detail shown);
+        // Shift-Tab back.
         (m, _) = Reducer.handleKey(m, .tab)
+        #expect(m.focus == .sessions)
+        (m, _) = Reducer.handleKey(m, .backTab)
+        #expect(m.focus == .detail)
+        (m, _) = Reducer.handleKey(m, .backTab)
+        (m, _) = Reducer.handleKey(m, .backTab)
         #expect(m.focus == .sessions)
     }
 

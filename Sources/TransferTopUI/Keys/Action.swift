@@ -7,6 +7,7 @@ public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case selectFirst = "select-first"
     case selectLast = "select-last"
     case nextPane = "next-pane"
+    case previousPane = "previous-pane"
     case toggleDetail = "toggle-detail"
     case suspend
     case resume
@@ -54,6 +55,7 @@ public enum ActionTable {
         ActionInfo(action: .selectFirst, defaultKeys: [.home, .char("g")], help: "select the first row", group: "Navigate"),
         ActionInfo(action: .selectLast, defaultKeys: [.end, .char("G")], help: "select the last row", group: "Navigate"),
         ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, detail, event log", group: "Navigate"),
+        ActionInfo(action: .previousPane, defaultKeys: [.backTab], help: "switch pane the other way (shift-tab)", group: "Navigate"),
         ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate", hint: "detail"),
         ActionInfo(action: .sort, defaultKeys: [.char("o"), .function(6)], help: "sort tasks: state, progress, speed, TTFB, name, none", group: "Navigate", hint: "sort"),
         ActionInfo(action: .filter, defaultKeys: [.char("/"), .function(3)], help: "filter tasks by URL, state, ID, status or session", group: "Navigate", hint: "filter"),

@@ -33,6 +33,7 @@ public enum Reducer {
         case .selectFirst: m.move(by: Int.min / 2)
         case .selectLast: m.move(by: Int.max / 2)
         case .nextPane: m.focus = m.nextPane()
+        case .previousPane: m.focus = m.nextPane(step: -1)
         case .toggleDetail:
             m.detailShown.toggle()
             m.detailScroll = 0

@@ -18,12 +18,12 @@ extension MonitorModel {
         }
     }
 
-    /// Tab cycles through the panes that are on screen now.
-    func nextPane() -> Pane {
+    /// Tab cycles through the panes that are on screen now (Shift-Tab backwards: `step` -1).
+    func nextPane(step: Int = 1) -> Pane {
         let l = layout
         let shown: [Pane] = [l.sessions != nil ? .sessions : nil, .tasks, l.detail != nil ? .detail : nil,
                              l.events != nil ? .events : nil].compactMap { $0 }
-        let i = shown.firstIndex(of: focus).map { ($0 + 1) % shown.count } ?? 0
+        let i = shown.firstIndex(of: focus).map { ($0 + step + shown.count) % shown.count } ?? 0
         return shown[i]
     }
 
