@@ -43,4 +43,25 @@ static inline int tt_read_cell(WINDOW *_Nonnull win, int y, int x, wchar_t *_Non
     return (int)(c.attr & A_CHARTEXT);
 }
 
+/// Mouse (issue 11): left-button presses and wheel notches, reported at once (no click
+/// interval: a click would otherwise wait 166 ms to see whether it is a double click).
+/// The BUTTON*_ macros are computed and not imported by Swift.
+static inline void tt_mouse_on(void) {
+    mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+}
+static inline int tt_key_mouse(void) { return KEY_MOUSE; }
+/// The pending mouse event: 1 left press, 2 wheel up, 3 wheel down, 0 anything else or none;
+/// the cell in `x`, `y`.
+static inline int tt_mouse_read(int *_Nonnull x, int *_Nonnull y) {
+    MEVENT e;
+    if (getmouse(&e) != OK) return 0;
+    *x = e.x;
+    *y = e.y;
+    if (e.bstate & BUTTON1_PRESSED) return 1;
+    if (e.bstate & BUTTON4_PRESSED) return 2;
+    if (e.bstate & BUTTON5_PRESSED) return 3;
+    return 0;
+}
+
 #endif

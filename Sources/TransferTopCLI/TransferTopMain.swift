@@ -65,7 +65,7 @@ public enum TransferTopMain {
         if monitor {
             return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
         }
-        return await LineMode.run(runner, environment: environment)
+        return await LineMode.run(runner, environment: environment, progress: options.progress)
     }
 
     static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {

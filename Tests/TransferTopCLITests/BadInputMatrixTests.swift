@@ -107,6 +107,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--header", "X-A:\u{7F}ok", "--no-tui=yes", url], fragment: "option '--no-tui' takes no value"),
         BadInput(args: ["--debug=yes", url], fragment: "option '--debug' takes no value"),
         BadInput(args: ["--yes=no", url], fragment: "option '--yes' takes no value"),
+        BadInput(args: ["--progress=1", url], fragment: "option '--progress' takes no value"),
         BadInput(args: ["--theme", "", url], fragment: "--theme needs a non-empty value"),
         // Flags take no value.
         BadInput(args: ["--clobber=yes", url], fragment: "option '--clobber' takes no value"),

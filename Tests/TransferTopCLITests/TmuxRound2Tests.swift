@@ -86,6 +86,77 @@ import TransferKit
         #expect(!raw.contains("\u{1B}["), "\(raw)")
     }
 
+    /// Line mode on a terminal (TERM=dumb here): one progress line redrawn in place while the
+    /// download runs, gone at the end, and not one escape code (issue 11, DECISIONS 64).
+    @Test func lineModeOnATerminalRedrawsOneProgressLine() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) --no-tui -o \(dir) "
+            + "'\(server.httpBase)/drip?size=40000&rate=10000'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        // Bytes have arrived and the line says so: it was redrawn, not printed once.
+        let running = try await tmux.waitFor { $0.contains("progress: 0 done, 1 running") && !$0.contains("running  0 B ") }
+        #expect(running.components(separatedBy: "progress:").count == 2, "one line, redrawn in place: \(running)")
+        #expect(running.contains("ETA "), "\(running)")
+        let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        #expect(!screen.contains("progress:"), "the line is cleared at the end: \(screen)")
+        let raw = try await tmux.run(["capture-pane", "-e", "-p", "-t", "t"])
+        #expect(!raw.contains("\u{1B}["), "\(raw)")
+    }
+
+    /// Tab gives the detail pane the focus (its title rule turns heavy) in a real terminal, and
+    /// Shift-Tab gives it back.
+    @Test func tabFocusesTheDetailPane() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
+        _ = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("completed") == true }
+        try await tmux.keys("Enter")
+        _ = try await tmux.waitFor { $0.contains("─ Task 1.1") && $0.contains("Request headers") }
+        try await tmux.keys("Tab")
+        let focused = try await tmux.waitFor { $0.contains("━ Task 1.1") }
+        #expect(focused.contains("━ Tasks") == false, "one focused pane: \(focused)")
+        try await tmux.keys("BTab")  // Shift-Tab: back to the table
+        _ = try await tmux.waitFor { $0.contains("━ Tasks") && $0.contains("─ Task 1.1") }
+        try await tmux.keys("q")
+        let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+    }
+
+    /// The mouse in a real terminal: tmux cannot click for a test, but the bytes an xterm sends
+    /// for a click (SGR 1006, as TERM=xterm-256color's kmous says) can be typed into the pane;
+    /// ncurses decodes them as it would a real click. The terminal's mouse mode is on while the
+    /// monitor runs and off after it quits.
+    @Test func clickAndWheelInARealTerminal() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000' '\(server.httpBase)/bytes/2000'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
+        let screen = try await tmux.waitFor {
+            Tmux.row($0, "1.1")?.contains("completed") == true && Tmux.row($0, "1.2")?.contains("completed") == true
+        }
+        #expect(try await tmux.run(["display-message", "-p", "-t", "t", "#{mouse_sgr_flag}"]).hasPrefix("1"))
+        let lines = screen.components(separatedBy: "\n")
+        let y = try #require(lines.firstIndex { $0.hasPrefix(" 1.2 ") }, "\(screen)")
+        // Press and release of the left button at column 10 of that row (1-based in SGR).
+        try await tmux.run(["send-keys", "-t", "t", "-l", "\u{1B}[<0;10;\(y + 1)M\u{1B}[<0;10;\(y + 1)m"])
+        _ = try await tmux.waitFor { Tmux.row($0, "1.2")?.hasPrefix("›") == true }
+        // A wheel notch up over the table moves the selection back to the first task.
+        try await tmux.run(["send-keys", "-t", "t", "-l", "\u{1B}[<64;10;\(y + 1)M"])
+        _ = try await tmux.waitFor { Tmux.row($0, "1.1")?.hasPrefix("›") == true }
+        try await tmux.keys("q")
+        let end = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(end.contains("TT-EXITED 0"), "\(end)")
+        #expect(try await tmux.run(["display-message", "-p", "-t", "t", "#{mouse_sgr_flag}#{mouse_standard_flag}"]).hasPrefix("00"))
+    }
+
     /// The foreground colour codes in a `capture-pane -e` text: `31`, `91`, `38;5;n`, `38;2;…`.
     static func foregroundCodes(_ text: String) -> [String] {
         var out: [String] = []

@@ -135,6 +135,8 @@ import TransferModel
         (m, _) = Reducer.reduce(m, .selectLast)
         #expect(m.selectedTask == TaskID(session: 3, task: 2) && m.selectedSession == 3)  // the queued task
         (m, _) = Reducer.reduce(m, .nextPane)
+        #expect(m.focus == .detail)
+        (m, _) = Reducer.reduce(m, .nextPane)
         #expect(m.focus == .sessions)  // at 80x24 with the detail shown there is no event log
         m.detailShown = false
         (m, _) = Reducer.reduce(m, .nextPane)

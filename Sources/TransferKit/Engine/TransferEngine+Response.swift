@@ -10,6 +10,13 @@ extension TransferEngine {
                                         networkProtocolName: proto)
         response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
         t.response = response
+        // The live record gets the head now, so a monitor shows the status and the response
+        // headers while the body is still coming (issue 11); the hop's end sets them again.
+        let status = t.statusCode > 0 ? t.statusCode : nil, headers = t.responseHeaders
+        updateTransaction(t) { m in
+            m.statusCode = status
+            m.responseHeaders = headers
+        }
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),

@@ -124,7 +124,9 @@ public enum HARExport {
         }
     }
 
-    static func reasonPhrase(_ status: Int) -> String {
+    /// The standard reason phrase of the common statuses; empty for others (HAR statusText,
+    /// and the monitor's progress column for an HTTP error).
+    public static func reasonPhrase(_ status: Int) -> String {
         let phrases: [Int: String] = [
             100: "Continue", 200: "OK", 201: "Created", 204: "No Content", 206: "Partial Content",
             301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",

@@ -22,6 +22,8 @@ public struct Options: Sendable, Equatable {
     public var har: String? = nil
     public var theme = "default"
     public var noTUI = false
+    /// `--progress`: line mode into a pipe prints a progress line every second.
+    public var progress = false
     /// `--location-trusted`: credential headers follow redirects to other hosts (not to http).
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and save the decoded body (curl's flag).

@@ -83,6 +83,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .customLong("no-tui"), help: "Line mode; automatic when stdout is not a terminal.")
     var noTUI = false
 
+    @Flag(help: "In line mode into a pipe, print a progress line every second (a terminal always gets one, redrawn in place).")
+    var progress = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Monitor frame rate cap, 1-120 (default: 10).", valueName: "N"))
     var fps: String?
 
@@ -136,6 +139,7 @@ struct TransferOptions: ParsableArguments {
         o.force = force
         if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
         o.noTUI = noTUI
+        o.progress = progress
         if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: 1...120) }
         o.debug = debug
         o.yes = yes

@@ -45,6 +45,8 @@ final class CursesScreen {
         noecho()
         nonl()
         _ = keypad(tt_stdscr(), true)
+        // Click and wheel (issue 11); Shift-drag still selects text in xterm-like terminals.
+        tt_mouse_on()
         _ = curs_set(0)
         set_escdelay(25)
         // COLORS is 0 until start_color(): reading the depth first gave every terminal 16
@@ -166,6 +168,7 @@ final class CursesScreen {
 
     enum Input: Equatable {
         case key(Key)
+        case mouse(MouseEvent)
         case resize
         case none
     }
@@ -176,8 +179,23 @@ final class CursesScreen {
         var ch: wint_t = 0
         let r = wget_wch(tt_stdscr(), &ch)
         if r == ERR { return .none }
-        if r == KEY_CODE_YES { return Int32(ch) == tt_key_resize() ? .resize : Self.functionKey(Int32(ch)).map(Input.key) ?? .none }
+        if r == KEY_CODE_YES {
+            if Int32(ch) == tt_key_resize() { return .resize }
+            if Int32(ch) == tt_key_mouse() { return Self.mouse() }
+            return Self.functionKey(Int32(ch)).map(Input.key) ?? .none
+        }
         return Self.character(UInt32(ch)).map(Input.key) ?? .none
+    }
+
+    /// The mouse event ncurses decoded; presses of other buttons and releases are ignored.
+    static func mouse() -> Input {
+        var x: Int32 = 0, y: Int32 = 0
+        switch tt_mouse_read(&x, &y) {
+        case 1: return .mouse(MouseEvent(.click, column: Int(x), row: Int(y)))
+        case 2: return .mouse(MouseEvent(.wheelUp, column: Int(x), row: Int(y)))
+        case 3: return .mouse(MouseEvent(.wheelDown, column: Int(x), row: Int(y)))
+        default: return .none
+        }
     }
 
     static func functionKey(_ code: Int32) -> Key? {

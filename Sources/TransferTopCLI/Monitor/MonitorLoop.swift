@@ -72,6 +72,9 @@ final class MonitorLoop {
             let (m, effect) = Reducer.handleKey(model, key, bindings: bindings)
             model = m
             if let effect { perform(effect) }
+        case .mouse(let event):
+            if quitting != nil { return }
+            model = Reducer.handleMouse(model, event).0
         }
     }
 

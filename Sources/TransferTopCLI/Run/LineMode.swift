@@ -4,14 +4,20 @@ import TransferKit
 
 /// `--no-tui` and piped runs (SPEC T7): a line per state change, a summary, an exit status.
 public enum LineMode {
-    public static func run(_ runner: Runner, environment: [String: String]) async -> Int32 {
-        let color = usesColor(isTerminal: isatty(STDOUT_FILENO) == 1, environment: environment)
+    /// `progress`: `--progress`, periodic progress lines when stdout is not a terminal (on a
+    /// terminal the progress line is always drawn, in place).
+    public static func run(_ runner: Runner, environment: [String: String], progress: Bool = false) async -> Int32 {
+        let isTerminal = isatty(STDOUT_FILENO) == 1
+        let color = usesColor(isTerminal: isTerminal, environment: environment)
         let out = Output.shared
         runner.keepsCompletedTasks = false  // a long list holds only its window (issue 8)
         let lines = LineBuffer(out)
-        runner.setEventSink(sink(runner, color: color) { lines.line($0) })
+        let meter = LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
+            .map { LineProgress(mode: $0, runner: runner, lines: lines) }
+        runner.setEventSink(sink(runner, color: color, progress: meter) { lines.line($0) })
         let signals = SignalWatcher { signo in
-            lines.flush()
+            meter?.stop()
+            lines.clearStatus()
             out.line("transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data")
             runner.interrupt()
         }
@@ -19,6 +25,7 @@ public enum LineMode {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in runner.whenFinished { c.resume() } }
         signals.cancel()
+        meter?.stop()
         lines.close()
         return finish(runner, out: out)
     }
@@ -32,9 +39,13 @@ public enum LineMode {
 
     /// The engine-event handler: a line per state change, then any pending notices. Constant
     /// work per event (one dictionary look-up, one task snapshot) and a fixed stack depth.
-    static func sink(_ runner: Runner, color: Bool, write: @escaping @Sendable (String) -> Void)
+    static func sink(_ runner: Runner, color: Bool, progress: LineProgress? = nil, write: @escaping @Sendable (String) -> Void)
         -> @Sendable (TransferSession, TransferEvent) -> Void {
         return { session, event in
+            if case .progress(let received, let sent) = event.kind {
+                progress?.add(received + sent)
+                return
+            }
             guard case .taskStateChanged = event.kind, let id = event.taskIdentifier,
                   let task = runner.task(TaskID(session: session.sessionID, task: id)) else { return }
             write(LineFormat.line(task.snapshot(), at: event.date, color: color))

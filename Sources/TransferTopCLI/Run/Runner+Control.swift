@@ -90,6 +90,9 @@ extension Runner {
 
     /// Whether a task counts as a success for the exit status: completed, no error, a 2xx
     /// response (or none needed: file URLs), and its file placed.
+    /// Tasks that have completed so far (line mode's progress line).
+    public var finishedCount: Int { state.withLock { $0.finished.count } }
+
     public func succeeded(_ t: TaskSnapshot) -> Bool {
         guard t.state == .completed, t.error == nil, placementError(t.id) == nil else { return false }
         guard let status = t.statusCode else { return !(t.currentURL.hasPrefix("http")) }

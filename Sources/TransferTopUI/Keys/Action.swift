@@ -7,6 +7,7 @@ public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case selectFirst = "select-first"
     case selectLast = "select-last"
     case nextPane = "next-pane"
+    case previousPane = "previous-pane"
     case toggleDetail = "toggle-detail"
     case suspend
     case resume
@@ -47,13 +48,14 @@ public struct ActionInfo: Sendable, Equatable {
 /// The action table. The help screen, the footer and the default bindings all come from here.
 public enum ActionTable {
     public static let entries: [ActionInfo] = [
-        ActionInfo(action: .selectUp, defaultKeys: [.up, .char("k")], help: "select the previous row", group: "Navigate"),
-        ActionInfo(action: .selectDown, defaultKeys: [.down, .char("j")], help: "select the next row", group: "Navigate"),
+        ActionInfo(action: .selectUp, defaultKeys: [.up, .char("k")], help: "select the previous row (detail, log: scroll)", group: "Navigate"),
+        ActionInfo(action: .selectDown, defaultKeys: [.down, .char("j")], help: "select the next row (detail, log: scroll)", group: "Navigate"),
         ActionInfo(action: .pageUp, defaultKeys: [.pageUp], help: "move up one page", group: "Navigate"),
         ActionInfo(action: .pageDown, defaultKeys: [.pageDown], help: "move down one page", group: "Navigate"),
         ActionInfo(action: .selectFirst, defaultKeys: [.home, .char("g")], help: "select the first row", group: "Navigate"),
         ActionInfo(action: .selectLast, defaultKeys: [.end, .char("G")], help: "select the last row", group: "Navigate"),
-        ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, event log", group: "Navigate"),
+        ActionInfo(action: .nextPane, defaultKeys: [.tab], help: "switch pane: sessions, tasks, detail, event log", group: "Navigate"),
+        ActionInfo(action: .previousPane, defaultKeys: [.backTab], help: "switch pane the other way (shift-tab)", group: "Navigate"),
         ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate", hint: "detail"),
         ActionInfo(action: .sort, defaultKeys: [.char("o"), .function(6)], help: "sort tasks: state, progress, speed, TTFB, name, none", group: "Navigate", hint: "sort"),
         ActionInfo(action: .filter, defaultKeys: [.char("/"), .function(3)], help: "filter tasks by URL, state, ID, status or session", group: "Navigate", hint: "filter"),

@@ -33,7 +33,12 @@ public enum Reducer {
         case .selectFirst: m.move(by: Int.min / 2)
         case .selectLast: m.move(by: Int.max / 2)
         case .nextPane: m.focus = m.nextPane()
-        case .toggleDetail: m.detailShown.toggle(); m.keepSelectionVisible()
+        case .previousPane: m.focus = m.nextPane(step: -1)
+        case .toggleDetail:
+            m.detailShown.toggle()
+            m.detailScroll = 0
+            if !m.detailShown, m.focus == .detail { m.focus = .tasks }
+            m.keepSelectionVisible()
         case .filter: m.prompt = Prompt(.filter, text: m.filter)
         case .sort:
             m.sort = m.sort.next
@@ -55,13 +60,13 @@ public enum Reducer {
 
     /// In the help screen the movement keys scroll it; any other key closes it, so nobody
     /// gets stuck in it.
-    static func helpKey(_ model: MonitorModel, _ action: Action?) -> MonitorModel {
+    static func helpKey(_ model: MonitorModel, _ action: Action?, times: Int = 1) -> MonitorModel {
         var m = model
         let page = Swift.max(1, m.height - 4)
         let delta: Int?
         switch action {
-        case .selectUp: delta = -1
-        case .selectDown: delta = 1
+        case .selectUp: delta = -times
+        case .selectDown: delta = times
         case .pageUp: delta = -page
         case .pageDown: delta = page
         default: delta = nil

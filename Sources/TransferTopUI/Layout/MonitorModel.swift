@@ -1,9 +1,10 @@
 import Foundation
 import TransferModel
 
-/// The panes that take the selection keys.
+/// The panes that take the selection keys (Tab), in screen order. In the detail pane and the
+/// event log the movement keys scroll.
 public enum Pane: String, Sendable, Equatable, CaseIterable {
-    case sessions, tasks, events
+    case sessions, tasks, detail, events
 }
 
 /// A line of text the user is typing (filter, new task URL).
@@ -74,6 +75,8 @@ public struct MonitorModel: Sendable {
     public var taskScroll = 0
     /// Event-log lines scrolled back from the newest (0 follows the log).
     public var eventScroll = 0
+    /// Detail lines scrolled past (0 shows the top); back to 0 when another task is selected.
+    public var detailScroll = 0
     /// Tasks whose resume data the app holds (after `d`), so `R` knows it can continue them.
     public var resumeDataAvailable: Set<TaskID> = []
     /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen

@@ -28,19 +28,26 @@ public struct ScreenLayout: Sendable, Equatable {
     public var visibleTaskRows: Int { Swift.max(0, tasks.height - 2) }
 
     /// `taskCount`: the rows the task table has to show; rows it would leave blank go to the
-    /// event log when there is one (issue 11: no wasted blank rows).
-    public init(width: Int, height: Int, detailShown: Bool, sessionCount: Int, taskCount: Int? = nil) {
+    /// event log when there is one (issue 11: no wasted blank rows). `detailLines` and
+    /// `eventCount`: the lines the detail pane and the event log have to show; neither pane is
+    /// taller than its content (DECISIONS 60), the task table keeps what they leave.
+    public init(width: Int, height: Int, detailShown: Bool, sessionCount: Int, taskCount: Int? = nil,
+                detailLines: Int? = nil, eventCount: Int? = nil) {
         self.width = width
         self.height = height
         let body = Swift.max(0, height - 3)  // header, status line, footer
         let tall = height >= 30
         let sessionRows = height >= 20 ? 1 + Swift.min(Swift.max(1, sessionCount), tall ? Swift.max(3, body / 6) : 3) : 0
         var eventRows = tall ? 1 + Swift.max(3, body / 6) : (height >= 20 && !detailShown ? 4 : 0)
+        // A title and one row at least, so the pane (and its focus) does not come and go.
+        let eventContent = eventCount.map { 1 + Swift.max(1, $0) } ?? Int.max
+        eventRows = Swift.min(eventRows, eventContent)
         var rest = body - sessionRows - eventRows
-        let detailRows = detailShown ? Self.detailHeight(rest: rest) : 0
+        var detailRows = detailShown ? Self.detailHeight(rest: rest) : 0
+        if let detailLines, detailRows > 0 { detailRows = Swift.min(detailRows, 1 + Swift.max(1, detailLines)) }
         if eventRows > 0, let taskCount {
             // The table keeps its title, headings and at least one row.
-            let spare = Swift.max(0, rest - detailRows - 2 - Swift.max(1, taskCount))
+            let spare = Swift.min(eventContent - eventRows, Swift.max(0, rest - detailRows - 2 - Swift.max(1, taskCount)))
             eventRows += spare
             rest -= spare
         }

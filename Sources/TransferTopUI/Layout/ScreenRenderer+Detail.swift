@@ -2,24 +2,37 @@ import Foundation
 import TransferModel
 
 extension ScreenRenderer {
-    /// The selected task: a summary line, the waterfall, then the last hop's headers.
-    static func drawDetail(_ grid: inout CellGrid, _ model: MonitorModel, _ rows: ScreenLayout.Rows) {
-        guard let task = model.selectedTaskSnapshot else {
-            drawTitle(&grid, row: rows.top, title: [Span("Detail", .title)], focused: false, utf8: model.utf8)
-            grid.write("no task selected", column: 1, row: rows.bodyTop, role: .dim)
-            return
+    /// The selected task: a summary line, the state, the speed history, the waterfall, then
+    /// the last hop's headers. The pane is as tall as its lines (up to its share) and scrolls
+    /// when focused (Tab), so headers below the fold can be read.
+    static func drawDetail(_ grid: inout CellGrid, _ model: MonitorModel, _ rows: ScreenLayout.Rows, lines: [[Span]]) {
+        let focused = model.focus == .detail
+        let visible = rows.bodyHeight
+        let top = Swift.min(model.detailScroll, Swift.max(0, lines.count - visible))
+        var title = [Span(model.selectedTaskSnapshot.map { "Task \($0.id)" } ?? "Detail", .title)]
+        if lines.count > visible, visible > 0 {
+            title.append(Span(" lines \(top + 1)-\(Swift.min(lines.count, top + visible)) of \(lines.count)", .dim))
+            if !focused, grid.width >= 60 { title.append(Span(" (Tab to scroll)", .dim)) }
         }
-        drawTitle(&grid, row: rows.top, title: [Span("Task \(task.id)", .title)], focused: false, utf8: model.utf8)
-        let lines = detailLines(task, model: model, width: grid.width)
-        for (i, line) in lines.prefix(rows.bodyHeight).enumerated() {
+        drawTitle(&grid, row: rows.top, title: title, focused: focused, utf8: model.utf8)
+        for (i, line) in lines.dropFirst(top).prefix(visible).enumerated() {
             grid.write(line, column: 1, row: rows.bodyTop + i)
         }
+    }
+
+    /// What the detail pane shows for the model's selection, at the model's width.
+    public static func detailContent(_ model: MonitorModel) -> [[Span]] {
+        guard let task = model.selectedTaskSnapshot else { return [[Span("no task selected", .dim)]] }
+        return detailLines(task, model: model, width: model.width)
     }
 
     /// All the detail lines; the pane shows as many as fit, most important first.
     public static func detailLines(_ task: TaskSnapshot, model: MonitorModel, width: Int) -> [[Span]] {
         var lines = [summary(task, utf8: model.utf8)]
         lines.append(stateLine(task, model: model))
+        if let history = model.rates.taskHistory[task.id], history.count >= 2 {
+            lines.append(speedHistoryLine(history, width: width - 2, utf8: model.utf8))
+        }
         if let error = task.error { lines.append([Span("error: \(error.message)", .error)]) }
         lines += WaterfallView.lines(task.metrics, now: model.now, width: width - 2, utf8: model.utf8, monochrome: model.monochrome)
         if let last = task.metrics.transactionMetrics.last {
@@ -27,6 +40,16 @@ extension ScreenRenderer {
                                  width: width - 2, utf8: model.utf8)
         }
         return lines
+    }
+
+    /// `speed ▁▂▅█▇▆  peak 3.2 MiB/s, one block a second`: the task's own sparkline, the
+    /// same drawing as the sessions pane's (issue 11).
+    static func speedHistoryLine(_ history: [Double], width: Int, utf8: Bool) -> [Span] {
+        let peak = "  peak \(Units.speed(history.suffix(60).max() ?? 0)), one block a second"
+        let room = Swift.min(TransferRates.historyLength, width - 6 - DisplayWidth.of(peak))
+        guard room >= 4 else { return [Span("speed ", .dim), Span(Sparkline.text(history, width: Swift.max(1, width - 6), utf8: utf8), .phaseReceive)] }
+        let line = Sparkline.text(history, width: room, utf8: utf8)
+        return [Span("speed ", .dim), Span(line, .phaseReceive), Span(peak, .dim)]
     }
 
     /// `GET example.com/a → 200 h2  12.3 MiB/100 MiB  resumable`
@@ -56,11 +79,17 @@ extension ScreenRenderer {
         } else if let phase = Waterfall.hops(t.metrics, now: model.now).last?.currentPhase {
             spans.append(Span(", \(phase.label)", phase.role))
         }
+        if state == .running {
+            // The row's numbers in words: the same speed and the same ETA format (issue 11).
+            spans.append(Span(", \(Units.speed(model.rates.speed(of: t.id))), ETA \(Units.eta(eta(t, model)))", .dim))
+        }
         return spans
     }
 
     /// Request and response headers side by side (stacked when narrow), secrets masked.
     static func headerLines(request: [HTTPHeader], response: [HTTPHeader], width: Int, utf8: Bool) -> [[Span]] {
+        // No headings over nothing: a row each that says no more than a missing block would.
+        guard !request.isEmpty || !response.isEmpty else { return [] }
         let left = [[Span("Request headers", .title)]] + request.map { headerLine($0, utf8: utf8) }
         let right = [[Span("Response headers", .title)]] + response.map { headerLine($0, utf8: utf8) }
         guard width >= 60 else { return left + right }

@@ -84,6 +84,11 @@ extension ScreenRenderer {
     static func progressCell(_ t: TaskSnapshot, model: MonitorModel, barWidth: Int) -> [Span] {
         let (done, expected) = TransferRates.progress(t)
         let state = DisplayState(t)
+        // A 404 whose error page arrived whole is not "100 %" of anything the user asked for:
+        // the column says what came back instead (DECISIONS 62).
+        if state == .httpError, let code = t.statusCode {
+            return [Span(httpOutcome(code, width: barWidth > 0 ? barWidth + 5 : 4), .barError)]
+        }
         var fraction = ProgressBar.fraction(done: done, expected: expected)
         // An unknown size that completed (well or badly) is a full bar; an error's is red.
         let sizeUnknownAndOver = fraction == nil && (state == .completed || state.isError)
@@ -94,6 +99,13 @@ extension ScreenRenderer {
         if state.isError { bar = bar.map { $0.role == .barFill ? Span($0.text, .barError) : $0 } }
         let percent = still || (sizeUnknownAndOver && state.isError) ? "   -" : ProgressBar.percent(fraction)
         return bar + [Span((barWidth > 0 ? " " : "") + percent, state.isError ? .barError : .text)]
+    }
+
+    /// `404 Not Found`, else `HTTP 404`, else `404`: the longest that fits `width`.
+    static func httpOutcome(_ code: Int, width: Int) -> String {
+        let phrase = HARExport.reasonPhrase(code)
+        let candidates = (phrase.isEmpty ? [] : ["\(code) \(phrase)"]) + ["HTTP \(code)", "\(code)"]
+        return candidates.first { DisplayWidth.of($0) <= width } ?? TextFit.truncate("\(code)", width, ellipsis: "")
     }
 
     static func eta(_ t: TaskSnapshot, _ model: MonitorModel) -> Double? {

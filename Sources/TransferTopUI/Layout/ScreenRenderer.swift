@@ -11,8 +11,10 @@ public enum ScreenRenderer {
     public static func render(_ model: MonitorModel, bindings: KeyBindings = .defaults) -> CellGrid {
         var grid = CellGrid(width: model.width, height: model.height)
         let list = TaskList(model)
+        let detail = model.detailShown ? detailContent(model) : []
         let layout = ScreenLayout(width: grid.width, height: grid.height, detailShown: model.detailShown,
-                                  sessionCount: model.sessions.count, taskCount: list.count)
+                                  sessionCount: model.sessions.count, taskCount: list.count,
+                                  detailLines: model.detailShown ? detail.count : nil, eventCount: model.events.count)
         guard !layout.isTooSmall else {
             drawTooSmall(&grid)
             return grid
@@ -20,7 +22,7 @@ public enum ScreenRenderer {
         drawHeader(&grid, model)
         if let rows = layout.sessions { drawSessions(&grid, model, rows) }
         drawTasks(&grid, model, layout.tasks, list)
-        if let rows = layout.detail { drawDetail(&grid, model, rows) }
+        if let rows = layout.detail { drawDetail(&grid, model, rows, lines: detail) }
         if let rows = layout.events { drawEvents(&grid, model, rows) }
         drawStatus(&grid, model, row: layout.statusRow, list: list)
         drawFooter(&grid, model, row: layout.footerRow, bindings: bindings)

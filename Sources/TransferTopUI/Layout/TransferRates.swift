@@ -14,6 +14,9 @@ public struct TransferRates: Sendable, Equatable {
     /// sparkline in the sessions pane).
     public private(set) var sessionHistory: [Int: [Double]] = [:]
     public static let historyLength = 60
+    /// Each running task's speed once a second, as `sessionHistory` (for the detail pane's
+    /// sparkline); a task's history stops growing when it stops running and goes with it.
+    public private(set) var taskHistory: [TaskID: [Double]] = [:]
     private var lastTick: Double?
     /// Tasks that were not running at the last record, to spot a resume.
     private var paused: Set<TaskID> = []
@@ -27,6 +30,7 @@ public struct TransferRates: Sendable, Equatable {
     /// Records every task's byte counts at `time`; tasks that disappeared are forgotten.
     public mutating func record(_ snapshots: [SessionSnapshot], at time: Double) {
         var received: Int64 = 0, sent: Int64 = 0, count = 0
+        let tick = lastTick.map { time - $0 >= 1 } ?? true
         for session in snapshots {
             var sessionBytes: Int64 = 0
             for task in session.tasks {
@@ -38,6 +42,7 @@ public struct TransferRates: Sendable, Equatable {
                     paused.insert(task.id)
                 }
                 tasks[task.id, default: SpeedMeter(window: window)].record(bytes: bytes, at: time)
+                if tick, task.state == .running { appendHistory(task.id) }
                 count += 1
                 sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
                 received += task.countOfBytesReceived
@@ -50,7 +55,7 @@ public struct TransferRates: Sendable, Equatable {
         if tasks.count > count { forget(keeping: snapshots) }
         down.record(bytes: received, at: time)
         up.record(bytes: sent, at: time)
-        if lastTick.map({ time - $0 >= 1 }) ?? true {
+        if tick {
             lastTick = time
             for session in snapshots {
                 var h = sessionHistory[session.id, default: []]
@@ -61,10 +66,17 @@ public struct TransferRates: Sendable, Equatable {
         }
     }
 
+    private mutating func appendHistory(_ id: TaskID) {
+        let speed = speed(of: id)
+        taskHistory[id, default: []].append(speed)
+        if let n = taskHistory[id]?.count, n > Self.historyLength { taskHistory[id]?.removeFirst(n - Self.historyLength) }
+    }
+
     private mutating func forget(keeping snapshots: [SessionSnapshot]) {
         let live = Set(snapshots.lazy.flatMap(\.tasks).map(\.id))
         tasks = tasks.filter { live.contains($0.key) }
         paused = paused.filter { live.contains($0) }
+        taskHistory = taskHistory.filter { live.contains($0.key) }
         let sessionIDs = Set(snapshots.map(\.id))
         sessions = sessions.filter { sessionIDs.contains($0.key) }
         sessionHistory = sessionHistory.filter { sessionIDs.contains($0.key) }
