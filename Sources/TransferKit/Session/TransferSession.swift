@@ -20,6 +20,9 @@ public final class TransferSession: @unchecked Sendable {
     struct SessionCore {
         var state: SessionState = .active
         var name: String
+        /// Bumped by every rename, so a task's cached snapshot can tell its session name is
+        /// stale without comparing strings (`TransferTask.snapshot`).
+        var nameVersion = 0
         var nextTaskID = 1
         /// Every task made, in order (the monitor shows completed ones too).
         var tasks: [TransferTask] = []
@@ -48,7 +51,7 @@ public final class TransferSession: @unchecked Sendable {
 
     public var name: String {
         get { core.withLock { $0.name } }
-        set { core.withLock { $0.name = newValue } }
+        set { core.withLock { $0.name = newValue; $0.nameVersion &+= 1 } }
     }
 
     public var state: SessionState { core.withLock { $0.state } }
@@ -101,10 +104,10 @@ public final class TransferSession: @unchecked Sendable {
     }
 
     public func snapshot() -> SessionSnapshot {
-        let (state, name, tasks) = core.withLock { ($0.state, $0.name, $0.tasks) }
+        let (state, name, nameVersion, tasks) = core.withLock { ($0.state, $0.name, $0.nameVersion, $0.tasks) }
         return SessionSnapshot(id: sessionID, name: name, kind: configuration.kind, state: state,
                                maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-                               tasks: tasks.map { $0.snapshot(sessionName: name) })
+                               tasks: tasks.map { $0.snapshot(sessionName: name, nameVersion: nameVersion) })
     }
 
     // MARK: making tasks

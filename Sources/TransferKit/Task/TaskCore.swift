@@ -8,7 +8,7 @@ struct TaskCore {
     /// a monitor frame over 10,000 finished tasks made 10,000 new snapshots (issue 8).
     private(set) var version: UInt64 = 0
     /// The last snapshot and the version it was made at (`TransferTask.snapshot`).
-    var snapshotCache: (version: UInt64, snapshot: TaskSnapshot)?
+    var snapshotCache: (version: UInt64, nameVersion: Int, snapshot: TaskSnapshot)?
 
     var machine = TaskStateMachine() { didSet { version &+= 1 } }
     var taskDescription: String? { didSet { version &+= 1 } }

@@ -86,14 +86,17 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     }
 
     /// A snapshot for the monitor and exporters.
-    public func snapshot() -> TaskSnapshot { snapshot(sessionName: session.name) }
+    public func snapshot() -> TaskSnapshot {
+        let (name, nameVersion) = session.core.withLock { ($0.name, $0.nameVersion) }
+        return snapshot(sessionName: name, nameVersion: nameVersion)
+    }
 
     /// The last snapshot again while nothing it shows has changed (`TaskCore.version`): it
     /// shares its storage, so a frame over thousands of idle or finished tasks allocates
     /// nothing for them.
-    func snapshot(sessionName: String) -> TaskSnapshot {
+    func snapshot(sessionName: String, nameVersion: Int) -> TaskSnapshot {
         core.withLock { c in
-            if let cache = c.snapshotCache, cache.version == c.version, cache.snapshot.sessionName == sessionName {
+            if let cache = c.snapshotCache, cache.version == c.version, cache.nameVersion == nameVersion {
                 return cache.snapshot
             }
             let made = TaskSnapshot(
@@ -105,7 +108,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
                 countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response?.statusCode,
                 networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error,
                 isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath)
-            c.snapshotCache = (c.version, made)
+            c.snapshotCache = (c.version, nameVersion, made)
             return made
         }
     }

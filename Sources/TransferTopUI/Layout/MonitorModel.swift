@@ -28,7 +28,11 @@ public struct Prompt: Sendable, Equatable {
 /// The app layer feeds it snapshots, events, size and time; keys go through `reduce`/`handleKey`;
 /// `ScreenRenderer.render` draws it. Nothing here reads a clock or the terminal.
 public struct MonitorModel: Sendable {
-    public var sessions: [SessionSnapshot] = []
+    public var sessions: [SessionSnapshot] = [] {
+        didSet { totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks)) }, uniquingKeysWith: { a, _ in a }) }
+    }
+    /// Per session, its tasks summed once per change of `sessions` (see `SessionTotals`).
+    public private(set) var totals: [Int: SessionTotals] = [:]
     /// The event log, oldest first, at most `maxEvents` long.
     public var events: [TransferEvent] = []
     public var maxEvents = 1000

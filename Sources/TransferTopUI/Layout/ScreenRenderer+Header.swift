@@ -12,7 +12,7 @@ extension ScreenRenderer {
 
     /// In order of importance: name, tasks per state, speeds, sessions, frame time.
     static func headerPieces(_ model: MonitorModel) -> [String] {
-        let counts = StateCounts(model.sessions.lazy.flatMap(\.tasks))
+        let counts = StateCounts(summing: model.totals.values.map(\.counts))
         let states = DisplayState.allCases.filter { counts[$0] > 0 }
             .map { "\($0.symbol(utf8: model.utf8))\(counts[$0])" }.joined(separator: " ")
         let arrows = model.utf8 ? ("↓", "↑") : ("v", "^")
@@ -32,16 +32,8 @@ extension ScreenRenderer {
     /// aggregate speed (the same moving average as the per-task speeds); empty when no task
     /// has a known size.
     static func overall(_ model: MonitorModel) -> String {
-        var done: Int64 = 0, total: Int64 = 0, remaining: Int64 = 0
-        for s in model.sessions {
-            for t in s.tasks {
-                let (d, e) = TransferRates.progress(t)
-                guard e > 0 else { continue }
-                done += Swift.min(d, e)
-                total += e
-                if t.state == .running || t.state == .suspended { remaining += Swift.max(0, e - d) }
-            }
-        }
+        let all = SessionTotals(summing: model.totals.values)
+        let (done, total, remaining) = (all.done, all.total, all.remaining)
         guard total > 0 else { return "" }
         let speed = model.rates.down.bytesPerSecond + model.rates.up.bytesPerSecond
         let eta = remaining == 0 ? "" : " ETA " + Units.eta(speed > 0 ? Double(remaining) / speed : nil)
@@ -73,7 +65,8 @@ extension ScreenRenderer {
         var x = grid.write(TextFit.pad("\(s.id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.state.rawValue, 12) + " ", column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
-        let countsEnd = grid.write(StateCounts(s.tasks).spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
+        let counts = model.totals[s.id]?.counts ?? StateCounts(s.tasks)
+        let countsEnd = grid.write(counts.spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
         // The speed history beside the speed, as wide as the row leaves room for (up to 30).
         let room = Swift.min(30, speedColumn - Swift.max(countsEnd, x + 20) - 1)
         if room >= 8, let history = model.rates.sessionHistory[s.id] {

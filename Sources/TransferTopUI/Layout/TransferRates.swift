@@ -34,6 +34,15 @@ public struct TransferRates: Sendable, Equatable {
         for session in snapshots {
             var sessionBytes: Int64 = 0
             for task in session.tasks {
+                sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
+                received += task.countOfBytesReceived
+                sent += task.countOfBytesSent
+                // A completed task moves no more bytes: its meter goes, and the 10,000 finished
+                // tasks of a long list cost no meter update per frame (issue 8).
+                if task.state == .completed {
+                    if tasks.removeValue(forKey: task.id) != nil { paused.remove(task.id) }
+                    continue
+                }
                 let bytes = Self.progressBytes(task)
                 if task.state == .running {
                     // A resume: what arrives first was buffered during the pause; no spike.
@@ -44,14 +53,11 @@ public struct TransferRates: Sendable, Equatable {
                 tasks[task.id, default: SpeedMeter(window: window)].record(bytes: bytes, at: time)
                 if tick, task.state == .running { appendHistory(task.id) }
                 count += 1
-                sessionBytes += task.countOfBytesReceived + task.countOfBytesSent
-                received += task.countOfBytesReceived
-                sent += task.countOfBytesSent
             }
             sessions[session.id, default: SpeedMeter(window: window)].record(bytes: sessionBytes, at: time)
         }
-        // Every task of the snapshot has a meter now, so more meters than tasks means some
-        // tasks are gone; only then is the (rare, O(n)) clean-up needed.
+        // Every unfinished task of the snapshot has a meter now, so more meters than those means
+        // some tasks are gone; only then is the (rare, O(n)) clean-up needed.
         if tasks.count > count { forget(keeping: snapshots) }
         down.record(bytes: received, at: time)
         up.record(bytes: sent, at: time)

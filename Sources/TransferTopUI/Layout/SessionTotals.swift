@@ -1,0 +1,36 @@
+import TransferModel
+
+/// What the header and the sessions pane sum over a session's tasks, made in one pass per
+/// frame (`MonitorModel.sessions` recomputes it when set): the header, each session row and
+/// the overall progress each walked all 10,000 tasks of a large session again (issue 8).
+public struct SessionTotals: Sendable, Equatable {
+    public var counts = StateCounts()
+    /// Bytes done and expected over the tasks of known size, and what running or suspended
+    /// ones still have to move (for the overall ETA).
+    public var done: Int64 = 0
+    public var total: Int64 = 0
+    public var remaining: Int64 = 0
+
+    public init() {}
+
+    public init(_ tasks: [TaskSnapshot]) {
+        counts = StateCounts(tasks)
+        for t in tasks {
+            let (d, e) = TransferRates.progress(t)
+            guard e > 0 else { continue }
+            done += Swift.min(d, e)
+            total += e
+            if t.state == .running || t.state == .suspended { remaining += Swift.max(0, e - d) }
+        }
+    }
+
+    /// Every session's totals together.
+    public init<S: Sequence>(summing all: S) where S.Element == SessionTotals {
+        counts = StateCounts(summing: all.map(\.counts))
+        for t in all {
+            done += t.done
+            total += t.total
+            remaining += t.remaining
+        }
+    }
+}
