@@ -65,8 +65,12 @@ final class TransferEngine: @unchecked Sendable {
     var nextScan: UInt64 = 0
     var nextDeadline: UInt64 = .max
     var allSuspended = false
-    /// Transfers waiting in the engine for a place in the multi, per host (FIFO).
-    var waiting: [String: WaitQueue] = [:]
+    /// Transfers waiting in the engine for a place in the multi, per host: highest
+    /// `priority` first, FIFO among equals (O(1) when no task sets a priority).
+    var waiting: [String: PriorityFIFO<Transfer>] = [:]
+    /// Hosts that have had a task with a priority of its own: their tasks wait here at the
+    /// connection limit itself, since libcurl's own queue ignores priority (DECISIONS 65).
+    var prioritizedHosts: Set<String> = []
     var attachedPerHost: [String: Int] = [:]
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
     /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
@@ -229,6 +233,8 @@ final class TransferEngine: @unchecked Sendable {
         // Only handles in the multi (bounded by the per-host attach limit); transfers queued in
         // the engine are not polled: each queue's head (it started first) stands for its queue
         // for the resource timeout, so a scan does not grow with the task count (issue 8).
+        // With priorities the head is the highest, not the oldest: a lower one's resource
+        // timeout is checked once it reaches the multi (DECISIONS 65).
         for t in inMultiTransfers.values {
             anyRunning = anyRunning || !t.wantPaused
             publishProgress(t, now: now)
@@ -288,9 +294,12 @@ final class TransferEngine: @unchecked Sendable {
         // Built once per hop (the string was 1 % of a small-file run when built per attach).
         let key = t.hostKey ?? Self.hostKey(t.request.url)
         t.hostKey = key
-        if attachedPerHost[key, default: 0] >= attachLimit {
+        let priority = t.task.priority
+        if priority != TransferTask.defaultPriority { prioritizedHosts.insert(key) }
+        let limit = prioritizedHosts.isEmpty || !prioritizedHosts.contains(key) ? attachLimit : connectionLimit
+        if attachedPerHost[key, default: 0] >= limit {
             t.isWaiting = true
-            waiting[key, default: WaitQueue()].push(t)
+            waiting[key, default: PriorityFIFO()].push(t, priority: priority)
             return
         }
         t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
@@ -327,42 +336,11 @@ final class TransferEngine: @unchecked Sendable {
     /// connection, and room for HTTP/2 streams to multiplex.
     /// Capped before multiplying: `4 * Int.max` from a library caller would trap (issue 9).
     var attachLimit: Int { max(4 * min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 32) }
+    /// Handles per host in the multi for a host with prioritized tasks: one per connection,
+    /// so every task beyond them waits in the engine's priority order.
+    var connectionLimit: Int { max(1, configuration.httpMaximumConnectionsPerHost) }
 
     static func hostKey(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
-    }
-}
-
-/// A FIFO of transfers with O(1) push and pop: a ring buffer of power-of-two capacity that
-/// doubles when full. Popping moves no element (compacting an array every 64 pops was 3 % of
-/// a small-file run's CPU, issue 8) and lets go of the popped transfer at once.
-struct WaitQueue {
-    private var ring: [Transfer?] = []
-    private var head = 0
-    private var count = 0
-
-    mutating func push(_ t: Transfer) {
-        if count == ring.count { grow() }
-        ring[(head + count) & (ring.count - 1)] = t
-        count += 1
-    }
-
-    /// The next transfer `pop` would return.
-    var first: Transfer? { count > 0 ? ring[head] : nil }
-
-    mutating func pop() -> Transfer? {
-        guard count > 0 else { return nil }
-        let t = ring[head]
-        ring[head] = nil
-        head = (head + 1) & (ring.count - 1)
-        count -= 1
-        return t
-    }
-
-    private mutating func grow() {
-        var bigger = [Transfer?](repeating: nil, count: max(16, ring.count * 2))
-        for i in 0..<count { bigger[i] = ring[(head + i) & (ring.count - 1)] }
-        ring = bigger
-        head = 0
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 struct TaskCore {
     var machine = TaskStateMachine()
     var taskDescription: String?
+    var priority: Float = TransferTask.defaultPriority
     var currentRequest: TransferRequest
     var response: TransferResponse?
     var countOfBytesReceived: Int64 = 0
