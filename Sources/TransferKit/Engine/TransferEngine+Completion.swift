@@ -11,6 +11,7 @@ extension TransferEngine {
             restartFromZero(t)
             return
         }
+        if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
         if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
             redirect(t, to: proposed)
             return

@@ -71,6 +71,8 @@ final class TransferEngine: @unchecked Sendable {
     /// Hosts that have had a task with a priority of its own: their tasks wait here at the
     /// connection limit itself, since libcurl's own queue ignores priority (DECISIONS 65).
     var prioritizedHosts: Set<String> = []
+    /// Transfers pausing before another connection attempt (`waitsForConnectivity`).
+    var connectivityWaiters: [ObjectIdentifier: Transfer] = [:]
     var attachedPerHost: [String: Int] = [:]
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
     /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
@@ -250,6 +252,7 @@ final class TransferEngine: @unchecked Sendable {
             if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
             next = min(next, d.resource)
         }
+        if !connectivityWaiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
         nextDeadline = next
         allSuspended = !anyRunning
         for (t, e) in expired {

@@ -19,6 +19,9 @@ public protocol TransferTaskDelegate: TransferSessionDelegate {
                  totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics)
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?)
+    /// With `waitsForConnectivity`: the task could not reach its server and waits (retries)
+    /// instead of failing. Called at most once per task, as Apple's.
+    func session(_ session: TransferSession, taskIsWaitingForConnectivity task: TransferTask)
 }
 
 /// Callbacks of data and upload tasks made without a completion handler.
@@ -55,6 +58,7 @@ extension TransferTaskDelegate {
                         totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     public func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {}
     public func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {}
+    public func session(_ session: TransferSession, taskIsWaitingForConnectivity task: TransferTask) {}
 }
 
 extension TransferDataDelegate {
