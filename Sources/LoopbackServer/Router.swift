@@ -121,6 +121,12 @@ enum Router {
             return encodedResponse(coding, size: max(0, min(int("size") ?? 1024, 8 << 20)), seed: seed,
                                    fixture: flag("fixture"))
 
+        case ("response-headers", 1):
+            // httpbin's: every query item becomes a response header (Strict-Transport-Security…).
+            var plan = ResponsePlan.text(.ok, "ok")
+            for (name, value) in queryItems where !name.isEmpty { plan.headers.add(name: name, value: value) }
+            return plan
+
         case ("disposition", 1):
             // The header value exactly as the test wrote it (percent-decoded from the query).
             var plan = ResponsePlan.pattern(.ok, count: max(0, int("size") ?? 16), seed: seed)

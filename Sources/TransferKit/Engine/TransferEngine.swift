@@ -79,6 +79,9 @@ final class TransferEngine: @unchecked Sendable {
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     var cookiesLoaded = false
+    /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
+    var hsts = HSTSStore()
+    var hstsChanged = false
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
     /// Loaded on the transfer thread when the first https request is set up: its cost is in
@@ -139,6 +142,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func run() {
         share = ShareHandle(shareCookies: configuration.httpShouldSetCookies)
+        loadHSTS()
         while true {
             if case .shutdown(let done)? = runCommands() {
                 teardown()
@@ -281,6 +285,7 @@ final class TransferEngine: @unchecked Sendable {
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         flushCookies()
+        saveHSTS()
         share = nil
         multi.close()
         trustStore = nil
