@@ -111,6 +111,8 @@ final class Transfer {
     /// (timer clock).
     var connectivityRetries = 0
     var connectivityRetryAt: UInt64 = 0
+    /// A multipart/x-mixed-replace body split into parts for the delegate.
+    var multipart: MultipartDelivery?
 
     init(task: TransferTask, engine: TransferEngine, easy: EasyHandle, sink: Sink) {
         self.task = task

@@ -50,6 +50,7 @@ extension TransferEngine {
         session.emit(.delegateCallback("didReceiveResponse"), task: t.task, detail: "\(response.statusCode)")
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
+        if beginMultipartReplace(t, response) { return }
         t.awaitingDisposition = true
         session.delegateQueue.async { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
@@ -138,9 +139,14 @@ extension TransferEngine {
         t.pending = Data()
         t.pending.reserveCapacity(Self.deliveryChunk + 512 * 1024)  // + one libcurl buffer: no realloc
         let session = task.session
+        let multipart = t.multipart
         session.delegateQueue.async {
-            session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")
-            delegate.session(session, dataTask: task, didReceive: chunk)
+            if let multipart {
+                multipart.deliver(chunk, task: task, delegate: delegate)
+            } else {
+                session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")
+                delegate.session(session, dataTask: task, didReceive: chunk)
+            }
             let left = counter.withLock { n -> Int in
                 n -= 1
                 return n
