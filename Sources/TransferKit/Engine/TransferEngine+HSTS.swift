@@ -29,7 +29,10 @@ extension TransferEngine {
     /// switch to turn verification off). Only the first such header counts (RFC 6797 8.1).
     func recordHSTS(_ t: Transfer) {
         guard t.request.url.scheme?.lowercased() == "https", let host = t.request.url.host,
-              let header = t.responseHeaders.first(where: { $0.name.lowercased() == "strict-transport-security" })
+              // The length test first: no lower-cased copy of every header of every response.
+              let header = t.responseHeaders.first(where: {
+                  $0.name.utf8.count == 25 && $0.name.lowercased() == "strict-transport-security"
+              })
         else { return }
         if hsts.record(header: header.value, host: host, now: Date().timeIntervalSince1970) { hstsChanged = true }
     }
