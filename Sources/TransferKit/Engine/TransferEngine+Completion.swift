@@ -135,7 +135,7 @@ extension TransferEngine {
         }
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.awaitingDisposition { flushData(t) }
-        finishMultipart(t)
+        if error == nil { finishMultipart(t) }
         publishProgress(t, now: Monotonic.now())
         // A download held in memory (small, or no body at all) gets its file now, once.
         if t.sink == .file, t.fileURL == nil, error == nil || keepPartialFile, !createDownloadFile(t), error == nil {

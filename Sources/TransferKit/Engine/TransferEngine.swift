@@ -282,6 +282,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func teardown() {
         waiting.removeAll()
+        connectivityWaiters.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         flushCookies()
@@ -304,8 +305,7 @@ final class TransferEngine: @unchecked Sendable {
         t.hostKey = key
         let priority = t.task.priority
         if priority != TransferTask.defaultPriority { prioritizedHosts.insert(key) }
-        let limit = prioritizedHosts.isEmpty || !prioritizedHosts.contains(key) ? attachLimit : connectionLimit
-        if attachedPerHost[key, default: 0] >= limit {
+        if attachedPerHost[key, default: 0] >= hostLimit(key) {
             t.isWaiting = true
             waiting[key, default: PriorityFIFO()].push(t, priority: priority)
             return
@@ -330,6 +330,9 @@ final class TransferEngine: @unchecked Sendable {
 
     /// Moves the next still-wanted transfer of this host from the engine's queue to libcurl.
     private func promoteWaiting(_ key: String) {
+        // A host that became prioritized may still be above its new limit: popping now would
+        // only push the task back, behind its equals.
+        guard attachedPerHost[key, default: 0] < hostLimit(key) else { return }
         // Popped in place: copying the queue out of the dictionary would retain every element.
         while let next = waiting[key]?.pop() {
             next.isWaiting = false
@@ -347,6 +350,10 @@ final class TransferEngine: @unchecked Sendable {
     /// Handles per host in the multi for a host with prioritized tasks: one per connection,
     /// so every task beyond them waits in the engine's priority order.
     var connectionLimit: Int { max(1, configuration.httpMaximumConnectionsPerHost) }
+
+    func hostLimit(_ key: String) -> Int {
+        prioritizedHosts.isEmpty || !prioritizedHosts.contains(key) ? attachLimit : connectionLimit
+    }
 
     static func hostKey(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
