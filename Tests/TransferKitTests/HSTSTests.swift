@@ -72,6 +72,27 @@ import Testing
         try await invalidateAndWait(second, rec2)
     }
 
+    @Test func maxAgeZeroRemovesTheHostFromTheFile() async throws {
+        let server = try await TestServer.get()
+        let dir = try privateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var c = TransferConfiguration.default
+        c.stateDirectory = dir
+        c.additionalTrustedCAFile = TestServer.caFile
+        let path = dir + "/hsts.txt"
+        try "localhost \"unlimited\"\nother.example \"unlimited\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let rec = Recorder()
+        let session = TransferSession(configuration: c, delegate: rec)
+        _ = try await session.data(from: url("\(server.httpsBase)/response-headers?Strict-Transport-Security=max-age%3D0"))
+        // Forgotten at once: plain http to the TLS port fails again.
+        await #expect(throws: TransferError.self) {
+            _ = try await session.data(from: url("http://localhost:\(server.httpsPort)/bytes/1"))
+        }
+        try await invalidateAndWait(session, rec)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines == ["other.example \"unlimited\""])
+    }
+
     @Test func ipLiteralsAreNeverUpgraded() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())

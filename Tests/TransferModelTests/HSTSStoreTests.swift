@@ -108,6 +108,18 @@ import Testing
         #expect(mine.entries.count == 2)
     }
 
+    @Test func aForgottenHostIsNotBroughtBackByAnOlderFile() {
+        var onDisk = HSTSStore()
+        onDisk.merge(fileText: "gone.example \"unlimited\"\nkept.example \"unlimited\"", now: now)
+        var mine = onDisk
+        let changed = mine.record(header: "max-age=0", host: "gone.example", now: now)
+        #expect(changed)
+        mine.adoptMissing(from: onDisk)
+        #expect(mine.entries.keys.sorted() == ["kept.example"])
+        let relearnt = mine.record(header: "max-age=10", host: "gone.example", now: now)
+        #expect(relearnt && !mine.forgotten.contains("gone.example"))
+    }
+
     @Test func theStoreIsBounded() {
         var s = HSTSStore()
         for i in 0..<(HSTSStore.maximumEntries + 50) {

@@ -15,6 +15,9 @@ public struct HSTSStore: Sendable, Equatable {
     /// curl keeps at most 1,000 (MAX_HSTS_ENTRIES): a hostile server cannot grow the file without
     /// bound either.
     public static let maximumEntries = 1000
+    /// Hosts a server told to forget (max-age=0) since this store was made: a merge with an
+    /// older file must not bring them back.
+    public private(set) var forgotten: Set<String> = []
 
     public init() {}
 
@@ -30,7 +33,12 @@ public struct HSTSStore: Sendable, Equatable {
         guard let name = Self.normalized(host), !Self.isIPLiteral(name),
               let (maxAge, subdomains) = Self.parse(header)
         else { return false }
-        if maxAge == 0 { return entries.removeValue(forKey: name) != nil }
+        if maxAge == 0 {
+            // Changed also when only the file may hold it: the next write must drop it there.
+            let newlyForgotten = forgotten.insert(name).inserted
+            return entries.removeValue(forKey: name) != nil || newlyForgotten
+        }
+        forgotten.remove(name)
         let expires = maxAge >= Double(Int64.max) / 2 ? .infinity : now + maxAge
         let entry = Entry(includeSubdomains: subdomains, expires: expires)
         if entries[name] == entry { return false }
@@ -120,9 +128,10 @@ public struct HSTSStore: Sendable, Equatable {
     }
 
     /// Adds the hosts `other` knows and this store does not (another process's file, merged
-    /// before writing it over): this store's own entries win.
+    /// before writing it over): this store's own entries, and its forgetting, win.
     public mutating func adoptMissing(from other: HSTSStore) {
-        for (host, entry) in other.entries where entries[host] == nil && entries.count < Self.maximumEntries {
+        for (host, entry) in other.entries where entries[host] == nil && !forgotten.contains(host)
+            && entries.count < Self.maximumEntries {
             entries[host] = entry
         }
     }
