@@ -93,6 +93,18 @@ import Testing
         #expect(lines == ["other.example \"unlimited\""])
     }
 
+    @Test func aRedirectToPlainHTTPIsUpgradedToo() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.invalidateAndCancel() }
+        _ = try await session.data(from: url("\(server.httpsBase)/response-headers?\(Self.sts)"))
+        let target = "http://localhost:\(server.httpsPort)/bytes/4?seed=9"
+        let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let (data, response) = try await session.data(from: url("\(server.httpsBase)/redirect-to?url=\(encoded)"))
+        #expect(data == expectedBody(4, seed: 9))
+        #expect(response.url.absoluteString == "https://localhost:\(server.httpsPort)/bytes/4?seed=9")
+    }
+
     @Test func ipLiteralsAreNeverUpgraded() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
