@@ -198,7 +198,9 @@ public final class LoopbackServer: Sendable {
     /// - Parameters:
     ///   - host: the address to bind; `127.0.0.1` by default.
     ///   - ipv6: when `true` and `host` is the default, binds `::1` instead.
-    public static func start(host: String = "127.0.0.1", ipv6: Bool = false) async throws -> LoopbackServer {
+    /// `httpPort`: the plain port to listen on, 0 for any free one (a test that first needs
+    /// the port refused, then served, picks it).
+    public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0) async throws -> LoopbackServer {
         let bindHost = (ipv6 && host == "127.0.0.1") ? "::1" : host
         let core = ServerCore()
         let sslContext = try Self.sslContext.get()
@@ -256,7 +258,7 @@ public final class LoopbackServer: Sendable {
                 }
         }
 
-        let plain = try await bootstrap(tls: false).bind(host: bindHost, port: 0).get()
+        let plain = try await bootstrap(tls: false).bind(host: bindHost, port: httpPort).get()
         do {
             let secure = try await bootstrap(tls: true).bind(host: bindHost, port: 0).get()
             return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure])

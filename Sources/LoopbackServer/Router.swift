@@ -121,6 +121,39 @@ enum Router {
             return encodedResponse(coding, size: max(0, min(int("size") ?? 1024, 8 << 20)), seed: seed,
                                    fixture: flag("fixture"))
 
+        case ("mixed-replace", 1):
+            // multipart/x-mixed-replace (a server push): `parts` parts of `size` pattern bytes,
+            // part i with seed `seed + i` and an `X-Part: i` header. `streamLast=1`: the last
+            // part's bytes are the streamed body (so `gate`/`holdAfter` can hold them) and the
+            // body ends without a closing delimiter, as a feed that is cut off.
+            let parts = max(1, min(int("parts") ?? 3, 1000)), size = max(0, min(int("size") ?? 16, 1 << 20))
+            let streamLast = flag("streamLast")
+            var body: [UInt8] = Array("preamble\r\n".utf8)
+            for i in 0..<parts {
+                body += Array("--frame\r\nContent-Type: application/octet-stream\r\nX-Part: \(i)\r\nContent-Length: \(size)\r\n\r\n".utf8)
+                if streamLast && i == parts - 1 { break }
+                body += LoopbackServer.body(size: size, seed: seed &+ UInt8(truncatingIfNeeded: i))
+                body += Array("\r\n".utf8)
+            }
+            var plan = ResponsePlan(status: .ok)
+            if streamLast {
+                plan.patternCount = size
+                plan.patternSeed = seed &+ UInt8(truncatingIfNeeded: parts - 1)
+                plan.framing = .length(body.count + size)
+            } else {
+                body += Array("--frame--\r\n".utf8)
+                plan.framing = .length(body.count)
+            }
+            plan.literal = body
+            plan.headers.add(name: "Content-Type", value: "multipart/x-mixed-replace; boundary=frame")
+            return plan
+
+        case ("response-headers", 1):
+            // httpbin's: every query item becomes a response header (Strict-Transport-Security…).
+            var plan = ResponsePlan.text(.ok, "ok")
+            for (name, value) in queryItems where !name.isEmpty { plan.headers.add(name: name, value: value) }
+            return plan
+
         case ("disposition", 1):
             // The header value exactly as the test wrote it (percent-decoded from the query).
             var plan = ResponsePlan.pattern(.ok, count: max(0, int("size") ?? 16), seed: seed)

@@ -54,8 +54,12 @@ import Testing
     }
 
     /// Interleaved pairs of the same fresh request over HTTP/1.1 until, for every phase, the
-    /// lower fifth of ours and the lower fifth of curl's agree within max(0.5 ms, 10 %): at
-    /// least 5 pairs, at most 60.
+    /// lower fifth of ours and the lower fifth of curl's agree: ours at most max(0.5 ms, 10 %)
+    /// above curl's (no work of ours inside a phase) and at most max(0.5 ms, 25 %) below it (no
+    /// phase cut short); at least 5 pairs, at most 60. The looser lower bound: under load the
+    /// curl process, a new one per sample, paid up to 0.9 ms more TLS than our long-lived one in
+    /// every one of 60 samples (TLS 3.2 vs 4.0 ms, a second suite running beside), while a phase
+    /// cut short loses most of itself.
     ///
     /// The lower fifth (20th percentile), not the median: a busy machine (the rest of this suite
     /// runs beside it, maybe a second suite too) only ever adds time to a phase, so the low end
@@ -79,7 +83,7 @@ import Testing
             a[0].all.indices.compactMap { i in
                 let (name, _) = a[0].all[i]
                 let mine = Self.lowerFifth(a.map { $0.all[i].1 }), theirs = Self.lowerFifth(b.map { $0.all[i].1 })
-                let tolerance = max(0.5, 0.1 * theirs)
+                let tolerance = mine >= theirs ? max(0.5, 0.1 * theirs) : max(0.5, 0.25 * theirs)
                 return abs(mine - theirs) <= tolerance ? nil
                     : "\(name): ours \(mine) ms, curl \(theirs) ms (±\(tolerance)); ours \(a.map { $0.all[i].1 }), curl \(b.map { $0.all[i].1 })"
             }

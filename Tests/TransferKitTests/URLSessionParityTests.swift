@@ -149,3 +149,22 @@ import Testing
 
 /// Marks a queue so a callback can tell it runs there.
 private let queueMark = DispatchSpecificKey<String>()
+
+@Suite struct DataTaskBodyTests {
+    /// Apple's data tasks send the request's `httpBody`; TransferSession's did not (issue 17).
+    @Test func dataTaskSendsTheRequestBody() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let body = Data("hello body".utf8)
+        let request = TransferRequest(url: url("\(server.httpBase)/echo"), httpMethod: "POST", httpBody: body)
+        let (data, _) = try await session.data(for: request)
+        let echo = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(echo["bodyLength"] as? Int == body.count)
+        #expect(echo["bodySHA256"] as? String == sha256(body))
+        let box = Box<Data>()
+        session.dataTask(with: request) { d, _, _ in box.set(d ?? Data()) }.resume()
+        let again = try #require(try JSONSerialization.jsonObject(with: try await box.wait()) as? [String: Any])
+        #expect(again["bodyLength"] as? Int == body.count)
+    }
+}

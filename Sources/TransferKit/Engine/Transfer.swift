@@ -114,6 +114,12 @@ final class Transfer {
     var alreadyComplete = false
     /// A 206 was seen on this task: the server honours ranges.
     var observedPartialContent = false
+    /// `waitsForConnectivity`: failed connection attempts so far, and when the next one starts
+    /// (timer clock).
+    var connectivityRetries = 0
+    var connectivityRetryAt: UInt64 = 0
+    /// A multipart/x-mixed-replace body split into parts for the delegate.
+    var multipart: MultipartDelivery?
 
     init(task: TransferTask, engine: TransferEngine, easy: EasyHandle, sink: Sink) {
         self.task = task

@@ -11,6 +11,7 @@ extension TransferEngine {
             restartFromZero(t)
             return
         }
+        if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
         if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
             redirect(t, to: proposed)
             return
@@ -137,6 +138,7 @@ extension TransferEngine {
         }
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.awaitingDisposition { flushData(t) }
+        if error == nil { finishMultipart(t) }
         publishProgress(t, now: Monotonic.now())
         // A download held in memory (small, or no body at all) is written once, on the
         // delegate queue: file creation in a large directory was a fifth of this thread's

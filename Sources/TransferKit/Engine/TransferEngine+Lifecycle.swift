@@ -159,7 +159,7 @@ extension TransferEngine {
         return nil
     }
 
-    private func formatSeconds(_ s: TimeInterval) -> String {
+    func formatSeconds(_ s: TimeInterval) -> String {
         s == s.rounded() && abs(s) < 1e15 ? "\(Int(s)) s" : String(format: "%.3g s", s)
     }
 }

@@ -5,6 +5,7 @@ extension TransferEngine {
     // MARK: response head (called from the header callback)
 
     func responseHeadComplete(_ t: Transfer) {
+        recordHSTS(t)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)
@@ -56,6 +57,7 @@ extension TransferEngine {
         session.emit(.delegateCallback("didReceiveResponse"), task: t.task, detail: "\(response.statusCode)")
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
+        if beginMultipartReplace(t, response) { return }
         t.awaitingDisposition = true
         session.delegateQueue.async { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
@@ -144,9 +146,14 @@ extension TransferEngine {
         t.pending = Data()
         t.pending.reserveCapacity(Self.deliveryChunk + 512 * 1024)  // + one libcurl buffer: no realloc
         let session = task.session
+        let multipart = t.multipart
         session.delegateQueue.async {
-            session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")
-            delegate.session(session, dataTask: task, didReceive: chunk)
+            if let multipart {
+                multipart.deliver(chunk, task: task, delegate: delegate)
+            } else {
+                session.emit(.delegateCallback("didReceiveData"), task: task, detail: "\(chunk.count) bytes")
+                delegate.session(session, dataTask: task, didReceive: chunk)
+            }
             let left = counter.withLock { n -> Int in
                 n -= 1
                 return n

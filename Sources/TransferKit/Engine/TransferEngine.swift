@@ -70,14 +70,23 @@ final class TransferEngine: @unchecked Sendable {
     var nextScan: UInt64 = 0
     var nextDeadline: UInt64 = .max
     var allSuspended = false
-    /// Transfers waiting in the engine for a place in the multi, per host (FIFO).
-    var waiting: [String: WaitQueue] = [:]
+    /// Transfers waiting in the engine for a place in the multi, per host: highest
+    /// `priority` first, FIFO among equals (O(1) when no task sets a priority).
+    var waiting: [String: PriorityFIFO<Transfer>] = [:]
+    /// Hosts that have had a task with a priority of its own: their tasks wait here at the
+    /// connection limit itself, since libcurl's own queue ignores priority (DECISIONS 65).
+    var prioritizedHosts: Set<String> = []
+    /// Transfers pausing before another connection attempt (`waitsForConnectivity`).
+    var connectivityWaiters: [ObjectIdentifier: Transfer] = [:]
     var attachedPerHost: [String: Int] = [:]
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
     /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     var cookiesLoaded = false
+    /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
+    var hsts = HSTSStore()
+    var hstsChanged = false
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
     /// Loaded on the transfer thread when the first https request is set up: its cost is in
@@ -148,6 +157,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func run() {
         share = ShareHandle(shareCookies: configuration.httpShouldSetCookies)
+        loadHSTS()
         while true {
             if case .shutdown(let done)? = runCommands() {
                 teardown()
@@ -246,6 +256,8 @@ final class TransferEngine: @unchecked Sendable {
         // Only handles in the multi (bounded by the per-host attach limit); transfers queued in
         // the engine are not polled: each queue's head (it started first) stands for its queue
         // for the resource timeout, so a scan does not grow with the task count (issue 8).
+        // With priorities the head is the highest, not the oldest: a lower one's resource
+        // timeout is checked once it reaches the multi (DECISIONS 65).
         for t in inMultiTransfers.values {
             anyRunning = anyRunning || !t.wantPaused
             publishProgress(t, now: now)
@@ -261,6 +273,7 @@ final class TransferEngine: @unchecked Sendable {
             if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
             next = min(next, d.resource)
         }
+        if !connectivityWaiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
         nextDeadline = next
         allSuspended = !anyRunning
         for (t, e) in expired {
@@ -286,9 +299,11 @@ final class TransferEngine: @unchecked Sendable {
 
     private func teardown() {
         waiting.removeAll()
+        connectivityWaiters.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         flushCookies()
+        saveHSTS()
         share = nil
         multi.close()
         trustStore = nil
@@ -305,9 +320,11 @@ final class TransferEngine: @unchecked Sendable {
         // Built once per hop (the string was 1 % of a small-file run when built per attach).
         let key = t.hostKey ?? Self.hostKey(t.request.url)
         t.hostKey = key
-        if attachedPerHost[key, default: 0] >= attachLimit {
+        let priority = t.task.priority
+        if priority != TransferTask.defaultPriority { prioritizedHosts.insert(key) }
+        if attachedPerHost[key, default: 0] >= hostLimit(key) {
             t.isWaiting = true
-            waiting[key, default: WaitQueue()].push(t)
+            waiting[key, default: PriorityFIFO()].push(t, priority: priority)
             return
         }
         t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
@@ -330,6 +347,9 @@ final class TransferEngine: @unchecked Sendable {
 
     /// Moves the next still-wanted transfer of this host from the engine's queue to libcurl.
     private func promoteWaiting(_ key: String) {
+        // A host that became prioritized may still be above its new limit: popping now would
+        // only push the task back, behind its equals.
+        guard attachedPerHost[key, default: 0] < hostLimit(key) else { return }
         // Popped in place: copying the queue out of the dictionary would retain every element.
         while let next = waiting[key]?.pop() {
             next.isWaiting = false
@@ -344,42 +364,15 @@ final class TransferEngine: @unchecked Sendable {
     /// connection, and room for HTTP/2 streams to multiplex.
     /// Capped before multiplying: `4 * Int.max` from a library caller would trap (issue 9).
     var attachLimit: Int { max(4 * min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 32) }
+    /// Handles per host in the multi for a host with prioritized tasks: one per connection,
+    /// so every task beyond them waits in the engine's priority order.
+    var connectionLimit: Int { max(1, configuration.httpMaximumConnectionsPerHost) }
+
+    func hostLimit(_ key: String) -> Int {
+        prioritizedHosts.isEmpty || !prioritizedHosts.contains(key) ? attachLimit : connectionLimit
+    }
 
     static func hostKey(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
-    }
-}
-
-/// A FIFO of transfers with O(1) push and pop: a ring buffer of power-of-two capacity that
-/// doubles when full. Popping moves no element (compacting an array every 64 pops was 3 % of
-/// a small-file run's CPU, issue 8) and lets go of the popped transfer at once.
-struct WaitQueue {
-    private var ring: [Transfer?] = []
-    private var head = 0
-    private var count = 0
-
-    mutating func push(_ t: Transfer) {
-        if count == ring.count { grow() }
-        ring[(head + count) & (ring.count - 1)] = t
-        count += 1
-    }
-
-    /// The next transfer `pop` would return.
-    var first: Transfer? { count > 0 ? ring[head] : nil }
-
-    mutating func pop() -> Transfer? {
-        guard count > 0 else { return nil }
-        let t = ring[head]
-        ring[head] = nil
-        head = (head + 1) & (ring.count - 1)
-        count -= 1
-        return t
-    }
-
-    private mutating func grow() {
-        var bigger = [Transfer?](repeating: nil, count: max(16, ring.count * 2))
-        for i in 0..<count { bigger[i] = ring[(head + i) & (ring.count - 1)] }
-        ring = bigger
-        head = 0
     }
 }

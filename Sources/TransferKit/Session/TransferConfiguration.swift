@@ -20,6 +20,13 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// removed HTTP/1.1 pipelining in 7.62, so true changes nothing; HTTP/2 multiplexing of
     /// several tasks on one connection does not depend on it (Apple's neither).
     public var httpShouldUsePipelining = false
+    /// URLSession's `waitsForConnectivity` (false by default, as Apple's): a task that cannot
+    /// reach its server (connection refused, name not resolved) does not fail; the delegate's
+    /// `taskIsWaitingForConnectivity` runs once and the connection is tried again until it
+    /// succeeds or `timeoutIntervalForResource` runs out (then `.timedOut`). Linux has no
+    /// reachability monitor: waiting is retrying, 100 ms after the first failure, the pause
+    /// doubling to 2 s.
+    public var waitsForConnectivity = false
     /// Content coding as URLSession does it: every request that is not a byte range sends
     /// `Accept-Encoding` with each coding this libcurl decodes (Debian's 7.88: deflate, gzip,
     /// br, zstd) and the body is handed over decoded; such a response's

@@ -24,6 +24,9 @@ public protocol TransferTaskDelegate: TransferSessionDelegate {
     /// (the default) to fail the task with `requestBodyStreamExhausted`.
     func session(_ session: TransferSession, task: TransferTask,
                  needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void)
+    /// With `waitsForConnectivity`: the task could not reach its server and waits (retries)
+    /// instead of failing. Called at most once per task, as Apple's.
+    func session(_ session: TransferSession, taskIsWaitingForConnectivity task: TransferTask)
 }
 
 /// Callbacks of data and upload tasks made without a completion handler.
@@ -71,6 +74,7 @@ extension TransferTaskDelegate {
                         totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     public func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {}
     public func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {}
+    public func session(_ session: TransferSession, taskIsWaitingForConnectivity task: TransferTask) {}
 }
 
 extension TransferDataDelegate {

@@ -114,8 +114,12 @@ public final class TransferSession: @unchecked Sendable {
 
     public func dataTask(with url: URL) -> TransferDataTask { dataTask(with: TransferRequest(url: url)) }
 
+    /// A request's `httpBody` is sent, as Apple's data tasks send it.
     public func dataTask(with request: TransferRequest) -> TransferDataTask {
-        register { TransferDataTask(session: self, identifier: $0, kind: .data, request: request) }
+        register {
+            TransferDataTask(session: self, identifier: $0, kind: .data, request: request,
+                             upload: request.httpBody.map(UploadSource.data))
+        }
     }
 
     public func dataTask(with request: TransferRequest,
@@ -123,7 +127,7 @@ public final class TransferSession: @unchecked Sendable {
         -> TransferDataTask {
         register {
             TransferDataTask(session: self, identifier: $0, kind: .data, request: request,
-                             completion: .data(completionHandler))
+                             upload: request.httpBody.map(UploadSource.data), completion: .data(completionHandler))
         }
     }
 

@@ -25,6 +25,8 @@ struct TaskCore {
     var outputPath: String? { didSet { version &+= 1 } }
 
     // Not in snapshots (no version bump).
+    /// Orders the task among those waiting for the per-host limit (URLSession's `priority`).
+    var priority: Float = TransferTask.defaultPriority
     /// How the outcome is delivered; taken (set to nil) when delivered.
     var completion: TaskCompletion?
     /// The body collected for a completion handler or `data(for:)`.

@@ -53,6 +53,18 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
         set { core.withLock { $0.taskDescription = newValue } }
     }
 
+    /// URLSessionTask's priorities: tasks waiting for the per-host connection limit start
+    /// highest first, in creation order among equals (DECISIONS 65).
+    public static let defaultPriority: Float = 0.5
+    public static let lowPriority: Float = 0.25
+    public static let highPriority: Float = 0.75
+    /// 0.0-1.0 (other values are clamped). Read when the task queues for its host: a change
+    /// after that applies from its next queueing (a redirect or a resume).
+    public var priority: Float {
+        get { core.withLock { $0.priority } }
+        set { core.withLock { $0.priority = PriorityFIFO<Int>.clamp(newValue) } }
+    }
+
     public var description: String { "\(kind) task \(taskIdentifier) (\(state))" }
 
     /// Starts the task, or continues it after `suspend()`.

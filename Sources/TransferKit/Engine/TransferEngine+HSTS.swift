@@ -1,0 +1,81 @@
+import Foundation
+
+/// HSTS per configuration kind (issue 17, DECISIONS 67): every session learns
+/// `Strict-Transport-Security` from its https responses and sends later http requests to those
+/// hosts over https; an ephemeral session keeps this in memory, default and background ones in
+/// `hsts.txt` (curl's format), read when the session's thread starts and written back,
+/// atomically, at teardown. Done here rather than by libcurl's own HSTS (see the decision):
+/// the engine must know a request goes over TLS to set up its trust store and host key.
+extension TransferEngine {
+    /// nil for ephemeral sessions: their HSTS never reaches disk.
+    var hstsPath: String? {
+        if case .ephemeral = configuration.kind { return nil }
+        return StatePaths.dataDirectory(configuration.stateDirectory).map { $0 + "/hsts.txt" }
+    }
+
+    func loadHSTS() {
+        guard let path = hstsPath, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        hsts.merge(fileText: text, now: Date().timeIntervalSince1970)
+    }
+
+    /// Sends the hop to https when its host is known to require it (before its handle is made).
+    func applyHSTS(_ t: Transfer) {
+        guard !hsts.isEmpty, let upgraded = hsts.upgraded(t.request.url, now: Date().timeIntervalSince1970) else { return }
+        t.request.url = upgraded
+        t.hostKey = nil
+    }
+
+    /// Learns from a response head that came over https (verified TLS: TransferKit has no
+    /// switch to turn verification off). Only the first such header counts (RFC 6797 8.1).
+    func recordHSTS(_ t: Transfer) {
+        guard t.request.url.scheme?.lowercased() == "https", let host = t.request.url.host,
+              // The length test first: no lower-cased copy of every header of every response.
+              let header = t.responseHeaders.first(where: {
+                  $0.name.utf8.count == 25 && $0.name.lowercased() == "strict-transport-security"
+              })
+        else { return }
+        if hsts.record(header: header.value, host: host, now: Date().timeIntervalSince1970) { hstsChanged = true }
+    }
+
+    /// Writes the store back when it changed: merged with what another process wrote meanwhile,
+    /// to a private temporary file renamed over the old one (never a half-written file).
+    func saveHSTS() {
+        guard hstsChanged, let path = hstsPath else { return }
+        let now = Date().timeIntervalSince1970
+        var merged = hsts
+        if let onDisk = try? String(contentsOfFile: path, encoding: .utf8) {
+            var theirs = HSTSStore()
+            theirs.merge(fileText: onDisk, now: now)
+            merged.adoptMissing(from: theirs)
+        }
+        let dir = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        let temp = dir + "/.hsts.txt.\(getpid()).\(sessionID).tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return }
+        let bytes = Array(merged.fileText(now: now).utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            written += n
+        }
+        let ok = written == bytes.count && fsync(fd) == 0
+        close(fd)
+        if ok, rename(temp, path) == 0 { hstsChanged = false } else { unlink(temp) }
+    }
+}
+
+extension StatePaths {
+    /// Where TransferKit keeps data that outlives a run (HSTS): the configured state directory
+    /// when there is one (a session's state stays together, tests stay private), else
+    /// `$XDG_DATA_HOME/transfertop` or `~/.local/share/transfertop`.
+    public static func dataDirectory(_ configured: String?) -> String? {
+        if let configured { return configured }
+        let env = ProcessInfo.processInfo.environment
+        if let x = env["XDG_DATA_HOME"], !x.isEmpty { return x + "/transfertop" }
+        if let home = env["HOME"], !home.isEmpty { return home + "/.local/share/transfertop" }
+        return nil
+    }
+}
