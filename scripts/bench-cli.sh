@@ -65,6 +65,8 @@ measure_cli() {
     clibulk:aria2 | clishm:aria2)
         cmd=(aria2c -q -x 1 -j 1 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d "$dir" "$BIG_URL") ;;
     clibulk:tt | clishm:tt) cmd=("$TT" --no-tui -o "$dir" "$BIG_URL") ;;
+    cliupload:curl) cmd=(curl -sf -o /dev/null -T "$WORK/www/big.bin" "http://127.0.0.1:$PORT/up/$client-$run.bin") ;;
+    cliupload:tt) cmd=("$TT" --no-tui -o "$dir" -T "$WORK/www/big.bin" "http://127.0.0.1:$PORT/up/$client-$run.bin") ;;
     clih2:curl)
         make_lists "$n" "$dir" h2
         cmd=(curl --parallel --parallel-max 6 --http2 --cacert "$CERT" -sf --no-progress-meter --config "$CURLRC") ;;
@@ -88,6 +90,13 @@ measure_cli() {
     XDG_STATE_HOME="$WORK/state" /usr/bin/time -f '%e %U %S %M' -o "$tf" "${cmd[@]}" > "$WORK/cli-stdout.txt" 2> "$WORK/cli-stderr.txt" \
         || status=FAIL
     local files bytes left
+    if [ "$case" = cliupload ]; then  # what the server stored, then nothing in the output directory
+        local stored="$WORK/www/up/$client-$run.bin"
+        [ "$(stat -c %s "$stored" 2> /dev/null)" = "$BIG_BYTES" ] || status=FAIL
+        [ "$status" = ok ] && [ "$run" = 1 ] && ! cmp -s "$stored" "$WORK/www/big.bin" && status=FAIL
+        rm -f "$stored"
+        expect_files=0; expect_bytes=0
+    fi
     files=$(find "$dir" -maxdepth 1 -type f ! -name '.*' | wc -l)
     bytes=$(find "$dir" -maxdepth 1 -type f ! -name '.*' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
     left=$(find "$dir" -maxdepth 1 \( -name '*.ttpart' -o -name '*.aria2' \) | wc -l)
@@ -110,7 +119,7 @@ cli_points() {
     local c
     for c in $CLI_CASES; do
         case $c in
-        clibulk | clishm) echo "$c 1" ;;
+        clibulk | clishm | cliupload) echo "$c 1" ;;
         clismall | clih2) echo "$c $COUNT" ;;
         cliscale) for n in $SCALE_COUNTS; do echo "$c $n"; done ;;
         esac
@@ -124,6 +133,7 @@ for run in $(seq "$RUNS"); do
         for i in 0 1 2; do
             k=${clients[$(( (i + run - 1) % 3 ))]}
             [ "$k" = aria2 ] && [ "$n" -gt "$ARIA2_MAX" ] && continue
+            [ "$k" = aria2 ] && [ "$c" = cliupload ] && continue  # aria2 does not upload
             measure_cli "$c" "$n" "$k" "$run"
         done
     done < <(cli_points)
@@ -184,6 +194,7 @@ cli_table() {
             local curl_wall; curl_wall=$(cli_col "$c" "$n" curl 5)
             for k in $CLI_CLIENTS; do
                 [ "$k" = aria2 ] && [ "$n" -gt "$ARIA2_MAX" ] && { echo "| $c | $n | aria2c -j 6 -x 1 | - | - | - | - | skipped (> BENCH_ARIA2_MAX) | - |"; continue; }
+                [ "$k" = aria2 ] && [ "$c" = cliupload ] && { echo "| $c | $n | aria2c | - | - | - | - | no upload in aria2 | - |"; continue; }
                 local wall cpu rss fails
                 wall=$(cli_col "$c" "$n" "$k" 5); cpu=$(cli_col "$c" "$n" "$k" 6); rss=$(cli_col "$c" "$n" "$k" 7)
                 fails=$(awk -v c="$c" -v n="$n" -v k="$k" '$1 == c && $2 == n && $3 == k && $8 == "FAIL" { f++ } END { print f + 0 }' "$CLI_RESULTS")
@@ -219,7 +230,7 @@ cli_table() {
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
         [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
         echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
-        echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
+        echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
         cat "$table"
     } > "$out"

@@ -67,6 +67,8 @@ extension TransferEngine {
         if hasBody {
             try e.set(CURLOPT_UPLOAD, true)
             try e.set(CURLOPT_INFILESIZE_LARGE, offset: t.task.uploadLength)
+            // As the download buffer: 512 KiB per read callback instead of libcurl's 64 KiB.
+            try e.set(CURLOPT_UPLOAD_BUFFERSIZE, 512 * 1024)
             try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_READFUNCTION, TransferCallbacks.read))
             try e.set(CURLOPT_READDATA, pointer: t.opaque)
             try check(tk_easy_setopt_seek_cb(e.raw, TransferCallbacks.seek))
