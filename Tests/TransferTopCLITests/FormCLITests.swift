@@ -45,11 +45,12 @@ import TransferKit
         defer { Task { try? await server.shutdown() } }
         let root = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        // 96 MiB, sparse: a client that read it into memory would show it in its peak RSS.
+        // 256 MiB, sparse: a client that read it into memory would show it in its peak RSS
+        // (the bound leaves room for a sanitizer build's own memory, as LineModeTests' upload).
         let big = root + "/big.bin"
         #expect(FileManager.default.createFile(atPath: big, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
-        try handle.truncate(atOffset: 96 << 20)
+        try handle.truncate(atOffset: 256 << 20)
         try handle.close()
         try Data("value from a file".utf8).write(to: URL(fileURLWithPath: root + "/v.txt"))
         let env = ["XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config"]
@@ -63,10 +64,10 @@ import TransferKit
         let report = try JSONDecoder().decode(Report.self, from: Data(try #require(record.formReport).utf8))
         #expect(report.error == nil)
         #expect(report.parts?.map(\.name) == ["title", "data", "note"])
-        #expect(report.parts?.map(\.size) == [8, 96 << 20, 17])
+        #expect(report.parts?.map(\.size) == [8, 256 << 20, 17])
         #expect(report.parts?.map(\.filename) == [nil, "big.bin", nil])
         #expect(report.parts?.map(\.contentType) == [nil, "application/x-big", nil])
-        #expect(peak < 64 << 20, "peak RSS \(peak >> 20) MiB for a 96 MiB form file")
+        #expect(peak > 0 && peak < 128 << 20, "peak RSS \(peak >> 20) MiB for a 256 MiB form file")
     }
 
     @Test func anUnreadableFormFileOrFormWithUploadIsAUsageError() async throws {
