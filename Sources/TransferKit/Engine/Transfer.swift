@@ -86,6 +86,8 @@ final class Transfer {
     var totalReceivedBeforeHop: Int64 = 0
     var published: (received: Int64, sent: Int64) = (0, 0)
     var lastProgressEvent: UInt64 = 0
+    /// What the last progress event had counted (bytes moved by this run, `emitProgress`).
+    var emittedProgress: (received: Int64, sent: Int64) = (0, 0)
     var taskStart: UInt64
     var lastActivity: UInt64
     var suspendedSince: UInt64?

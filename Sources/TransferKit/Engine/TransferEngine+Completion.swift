@@ -139,7 +139,7 @@ extension TransferEngine {
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.awaitingDisposition { flushData(t) }
         if error == nil { finishMultipart(t) }
-        publishProgress(t, now: Monotonic.now())
+        publishProgress(t, now: Monotonic.now(), final: true)
         // A download held in memory (small, or no body at all) is written once, on the
         // delegate queue: file creation in a large directory was a fifth of this thread's
         // time on a list of 5,000 small files, and this thread is the run's critical path

@@ -170,24 +170,39 @@ extension TransferEngine {
     }
 
     /// Publishes byte counts to the task, and coalesced progress to delegates and observers.
-    func publishProgress(_ t: Transfer, now: UInt64) {
+    /// `final`: the transfer ends, so the observers' progress event goes out now whatever the
+    /// interval (the last bytes would otherwise never be reported).
+    func publishProgress(_ t: Transfer, now: UInt64, final: Bool = false) {
         if !t.awaitingDisposition { flushData(t) }
         let received = t.totalReceived + t.resumeOffset
         let sent = t.hopSent
         let delta = (received - t.published.received, sent - t.published.sent)
+        if delta.0 != 0 || delta.1 != 0 {
+            t.published = (received, sent)
+            let expected = t.task.core.withLock { c -> (Int64, Int64) in
+                c.countOfBytesReceived = received
+                c.countOfBytesSent = sent
+                return (c.countOfBytesExpectedToReceive, c.countOfBytesExpectedToSend)
+            }
+            notifyProgress(t, delta: delta, totals: (received, sent), expected: expected)
+        }
+        if final || now - t.lastProgressEvent >= Self.progressInterval { emitProgress(t, now: now, final: final) }
+    }
+
+    /// The observers' progress event: the bytes moved since the last one, as `TransferEvent`
+    /// documents (line mode's progress line and the Prometheus byte counters add them up; they
+    /// were sent running totals, so every event counted all earlier bytes again). A resumed
+    /// download's earlier bytes were not moved by this run and are not counted.
+    private func emitProgress(_ t: Transfer, now: UInt64, final: Bool) {
+        let moved = (received: t.totalReceived, sent: t.hopSent)
+        var delta = (moved.received - t.emittedProgress.received, moved.sent - t.emittedProgress.sent)
+        if delta.0 < 0 { delta.0 = moved.received }  // restarted from zero: all of it is new
+        if delta.1 < 0 { delta.1 = moved.sent }  // a new hop sends its body again
         guard delta.0 != 0 || delta.1 != 0 else { return }
-        t.published = (received, sent)
-        let expected = t.task.core.withLock { c -> (Int64, Int64) in
-            c.countOfBytesReceived = received
-            c.countOfBytesSent = sent
-            return (c.countOfBytesExpectedToReceive, c.countOfBytesExpectedToSend)
-        }
-        notifyProgress(t, delta: delta, totals: (received, sent), expected: expected)
-        if now - t.lastProgressEvent >= Self.progressInterval {
-            t.lastProgressEvent = now
-            updateLivePhase(t)
-            t.task.session.emit(.progress(received: received, sent: sent), task: t.task)
-        }
+        t.emittedProgress = moved
+        t.lastProgressEvent = now
+        if !final { updateLivePhase(t) }
+        t.task.session.emit(.progress(received: delta.0, sent: delta.1), task: t.task)
     }
 
     private func notifyProgress(_ t: Transfer, delta: (Int64, Int64), totals: (Int64, Int64), expected: (Int64, Int64)) {
