@@ -219,8 +219,13 @@ cli_table() {
     echo "CLI: transfertop vs curl vs aria2c (medians of $RUNS alternating runs; speed = curl wall / wall)"
     cat "$table"
     mkdir -p "$ROOT/bench"
+    # The newest run first; earlier runs stay below it (the file is the log of runs).
+    local earlier="$WORK/earlier-results.md"
+    if [ -f "$out" ]; then sed '1{/^# Benchmark results/d}' "$out" > "$earlier"; else : > "$earlier"; fi
     {
         echo "# Benchmark results (scripts/bench, CLI cases)"
+        echo
+        echo "## Run of $(date -u '+%Y-%m-%d %H:%M UTC')"
         echo
         echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
         echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr)"
@@ -233,6 +238,8 @@ cli_table() {
         echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
         cat "$table"
+        echo
+        cat "$earlier"
     } > "$out"
     log "wrote $out"
 }
