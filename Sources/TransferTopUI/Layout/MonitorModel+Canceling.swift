@@ -13,6 +13,10 @@ extension MonitorModel {
     /// Such tasks are drawn as `canceling` until the data arrives, at most `resumeDataPatience`.
     mutating func holdCancelingWhileResumeDataIsMade() {
         guard !awaitingResumeData.isEmpty else { return }
+        // Changed on a copy, assigned once: every assignment to `sessions` sums them again.
+        var sessions = self.sessions
+        var changed = false
+        defer { if changed { self.sessions = sessions } }
         for s in sessions.indices {
             for t in sessions[s].tasks.indices {
                 let task = sessions[s].tasks[t]
@@ -22,10 +26,16 @@ extension MonitorModel {
                 if done {
                     awaitingResumeData[task.id] = nil
                 } else if let since {
-                    if now.timeIntervalSince(since) > Self.resumeDataPatience { awaitingResumeData[task.id] = nil } else { sessions[s].tasks[t].state = .canceling }
+                    if now.timeIntervalSince(since) > Self.resumeDataPatience {
+                        awaitingResumeData[task.id] = nil
+                    } else {
+                        sessions[s].tasks[t].state = .canceling
+                        changed = true
+                    }
                 } else {
                     awaitingResumeData[task.id] = now
                     sessions[s].tasks[t].state = .canceling
+                    changed = true
                 }
             }
         }

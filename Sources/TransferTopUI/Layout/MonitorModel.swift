@@ -28,6 +28,8 @@ public struct Prompt: Sendable, Equatable {
 /// The app layer feeds it snapshots, events, size and time; keys go through `reduce`/`handleKey`;
 /// `ScreenRenderer.render` draws it. Nothing here reads a clock or the terminal.
 public struct MonitorModel: Sendable {
+    /// Set once per frame by `apply`; every assignment sums the tasks again (`totals`), so
+    /// change it on a copy and assign once (see `holdCancelingWhileResumeDataIsMade`).
     public var sessions: [SessionSnapshot] = [] {
         didSet { totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks)) }, uniquingKeysWith: { a, _ in a }) }
     }
