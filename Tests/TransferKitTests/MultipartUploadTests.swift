@@ -69,6 +69,20 @@ import Testing
         #expect(task.currentRequest.httpMethod == "POST")
     }
 
+    /// A 307 sends the form again from its first byte (the segments are read by offset).
+    @Test func aRedirectThatKeepsTheBodySendsTheWholeFormAgain() async throws {
+        let server = try await TestServer.get()
+        let path = NSTemporaryDirectory() + "tk-form-307-\(UUID().uuidString.prefix(8)).bin"
+        try Data(LoopbackServer.body(size: 200_000, seed: 6)).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        var form = MultipartFormData()
+        form.append("x", name: "a")
+        try form.append(fileAt: URL(fileURLWithPath: path), name: "f")
+        let (report, task) = try await send(form, to: url("\(server.httpBase)/redirect-method?status=307"))
+        #expect(report.bodyLength == form.layout.length)
+        #expect(task.metrics.transactionMetrics.count == 2)
+    }
+
     @Test func aFormFileThatIsNotThereIsRefusedWhenAppended() {
         var form = MultipartFormData()
         #expect(throws: TransferError.self) { try form.append(fileAt: URL(fileURLWithPath: "/nonexistent/x.bin"), name: "f") }
