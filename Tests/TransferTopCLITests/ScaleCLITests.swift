@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import TestSupport
 import Testing
+import TransferModel
 @testable import TransferTopCLI
 
 /// Issue 8 through the binary: partials beside their destination and none left behind,
@@ -85,6 +86,25 @@ import Testing
         #expect(r.status == 2)
         #expect(r.stderr.contains("input file '\(list)' has 2 bad line(s): line 4: not a URL: 'not a url'; line 6: unsupported scheme 'gopher'"))
         #expect(r.stdout.isEmpty)
+    }
+
+    /// Lines that skip the URL parser (`URLText.isPlainHTTP`) are exactly lines the parser
+    /// accepts unchanged: every line of this table gives the same answer both ways.
+    @Test(arguments: [
+        "http://127.0.0.1:8080/s/1", "https://example.org/a/b.tar.gz?x=1&y=2#frag", "HTTP://Host.Example/x",
+        "http://h", "http://h/", "http://h?q", "http://h:1/", "http://a-b.c-d.example/x_~!$&'()*+,;=:@/",
+        "http://h:123456/", "http://h:/x", "http://:80/", "http://.h/", "http:/h/", "ftp://h/", "http://h/a b",
+        "http://h/%20", "http://[::1]:80/x", "http://user:pw@h/", "http://h/<x>", "http://h/caf\u{e9}", "https//h/",
+        "http://h/{x}", "http://h/a[1]", "http://-h/", "http\u{1A}//h/", "HtTpS://h/", "http:\u{0F}/h/",
+    ])
+    func thePlainURLFastPathAgreesWithTheParser(_ line: String) {
+        if URLText.isPlainHTTP(Substring(line)) {
+            let parsed = try? URLCheck.checkURL(line)
+            #expect(parsed?.absoluteString == line, "fast path took '\(line)', the parser gives \(String(describing: parsed))")
+        }
+        let viaFile = try? InputFile.parseURLs(in: line + "\n", file: "list")
+        let viaParser = try? URLCheck.checkURL(line).absoluteString
+        #expect(viaFile?.first == viaParser, "'\(line)': \(String(describing: viaFile)) vs \(String(describing: viaParser))")
     }
 
     @Test func numberedLinesSkipBlanksAndComments() {

@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// `--input-file` at scale (issue 8): lines are split on bytes (not grapheme clusters), each
 /// URL is parsed once, and every bad line is reported with its number before anything runs.
@@ -28,6 +29,11 @@ extension InputFile {
         var bad: [String] = []
         var badCount = 0
         for (n, t) in lines {
+            // The common line needs no parser (`URLText.isPlainHTTP`): kept as it is.
+            if URLText.isPlainHTTP(t) {
+                urls.append(String(t))
+                continue
+            }
             do {
                 // Kept as the parsed URL's text (encoded once: the task parses it again), and
                 // a bad line is quoted only briefly (a file given by mistake, `-i /etc/shadow`,
