@@ -21,7 +21,7 @@ extension TransferSession {
             var file = taken
             var held: Int32 = -1
             if let memoryBody {
-                switch placeMemoryBody(memoryBody, of: task, handled: completion == nil ? delegate : nil) {
+                switch placeMemoryBody(memoryBody, of: task, offeringTo: completion == nil ? delegate : nil) {
                 case .handledByDelegate: break
                 case .written(let fd, let url): (held, file) = (fd, url)
                 case .failed(let e):
@@ -73,7 +73,7 @@ extension TransferSession {
     /// (`didFinishDownloadingBody`), else written once to a new temporary file, here on the
     /// delegate queue rather than on the transfer thread (issue 8).
     private func placeMemoryBody(_ memory: (data: Data, url: URL), of task: TransferTask,
-                                 handled delegate: (any TransferTaskDelegate)?) -> MemoryBodyOutcome {
+                                 offeringTo delegate: (any TransferTaskDelegate)?) -> MemoryBodyOutcome {
         if let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate,
            dd.session(self, downloadTask: download, didFinishDownloadingBody: memory.data) {
             emit(.delegateCallback("didFinishDownloadingBody"), task: task, detail: "\(memory.data.count) bytes")
