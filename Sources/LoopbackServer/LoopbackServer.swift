@@ -69,6 +69,7 @@ final class ServerCore: Sendable {
 
     let state = Locked(State())
     let gates = GateTable()
+    let segments = SegmentTable()
 
     func connectionOpened(_ channel: any Channel) -> Int {
         state.withLock { s in
@@ -302,6 +303,9 @@ public final class LoopbackServer: Sendable {
             s.stats.maxConcurrentConnections = active
         }
     }
+
+    /// What the server holds of the segmented upload `PUT /segments/NAME` (nil: none arrived).
+    public func segmentUpload(_ name: String) -> SegmentUploadReport? { core.segments.report(name) }
 
     /// Registers (or replaces) the resource served at `/files/NAME`: `size` bytes of
     /// ``body(size:seed:)`` with a fresh strong ETag and Last-Modified.

@@ -75,6 +75,8 @@ final class RequestHandler: ChannelInboundHandler {
     private var hasher: SHA256.Hasher?
     /// The `/form` route's streaming multipart parser.
     private var form: FormReceiver?
+    /// A `PUT /segments/NAME` segment being received (SegmentReceiver.swift).
+    private var segment: SegmentReceiver?
     private var recorded = false
 
     // Response state.
@@ -114,6 +116,9 @@ final class RequestHandler: ChannelInboundHandler {
                 ? FormReceiver(boundary: FormReceiver.boundary(fromContentType: head.headers.first(name: "Content-Type")),
                                hashing: !head.uri.contains("hash=0"))
                 : nil
+            segment = Self.segmentName(path, head.method).map {
+                SegmentReceiver(name: $0, head: head, query: Router.query(of: head.uri), table: core.segments)
+            }
         case .body(let buffer):
             bodyCount += Int64(buffer.readableBytes)
             if hasher != nil {
@@ -121,6 +126,12 @@ final class RequestHandler: ChannelInboundHandler {
             }
             if form != nil {
                 buffer.withUnsafeReadableBytes { self.form!.feed($0) }
+            }
+            if let segment, !buffer.withUnsafeReadableBytes({ segment.feed($0) }) {
+                self.segment = nil
+                segment.abandon()
+                head = nil
+                ServerCore.abort(connection, reset: true)
             }
         case .end:
             guard let head else { return }
@@ -130,6 +141,10 @@ final class RequestHandler: ChannelInboundHandler {
             if form != nil {
                 plan = .text(.ok, form!.json(bodyLength: bodyCount), type: "application/json")
                 form = nil
+            }
+            if let segment {
+                plan = segment.finish()
+                self.segment = nil
             }
             if head.method == .HEAD { plan.literal = []; plan.patternCount = 0; plan.cutAfter = nil }
             self.head = nil
@@ -165,8 +180,17 @@ final class RequestHandler: ChannelInboundHandler {
             formReport: form?.json(bodyLength: bodyCount)))
     }
 
+    /// `PUT /segments/NAME`: the upload's name.
+    static func segmentName(_ path: String, _ method: HTTPMethod) -> String? {
+        let parts = path.split(separator: "/")
+        guard method == .PUT, parts.count == 2, parts[0] == "segments" else { return nil }
+        return String(parts[1])
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         active = false
+        segment?.abandon()
+        segment = nil
         timer?.cancel()
         recordRequest()
         context.fireChannelInactive()

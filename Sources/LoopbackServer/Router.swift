@@ -21,6 +21,12 @@ enum Router {
         return plan
     }
 
+    /// The query of a request target as a dictionary (the first value of a repeated key).
+    static func query(of uri: String) -> [String: String] {
+        Dictionary(parseQuery(String(uri.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")),
+                   uniquingKeysWith: { first, _ in first })
+    }
+
     private static func routeByPath(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256.Hasher?, core: ServerCore,
                                     connectionID: Int, protocolName: String) -> ResponsePlan {
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)

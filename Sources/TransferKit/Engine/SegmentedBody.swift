@@ -24,10 +24,14 @@ final class SegmentedBody {
         length = at
         fds = Array(repeating: -1, count: segments.count)
         for (i, s) in segments.enumerated() {
-            guard case .file(let path, _) = s else { continue }
+            let path: String
+            switch s {
+            case .bytes: continue
+            case .file(let p, _), .fileRange(let p, _, _): path = p
+            }
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                let e = TransferError(.cannotOpenFile, "cannot open the form file \(path): \(String(cString: strerror(errno)))")
+                let e = TransferError(.cannotOpenFile, "cannot open the body file \(path): \(String(cString: strerror(errno)))")
                 closeAll()
                 throw e
             }
@@ -56,13 +60,15 @@ final class SegmentedBody {
             case .bytes(let d):
                 let from = d.startIndex + Int(within)
                 d.copyBytes(to: target.bindMemory(to: UInt8.self), from: from..<(from + want))
-            case .file(let path, _):
-                let n = pread(fds[i], target.baseAddress, want, off_t(within))
+            case .file(let path, _), .fileRange(let path, _, _):
+                var base: Int64 = 0
+                if case .fileRange(_, let from, _) = segments[i] { base = from }
+                let n = pread(fds[i], target.baseAddress, want, off_t(base + within))
                 if n < 0 {
-                    return .failure(TransferError(.cannotOpenFile, "cannot read the form file \(path): \(String(cString: strerror(errno)))"))
+                    return .failure(TransferError(.cannotOpenFile, "cannot read the body file \(path): \(String(cString: strerror(errno)))"))
                 }
                 if n == 0 {
-                    return .failure(TransferError(.cannotOpenFile, "the form file \(path) got shorter while it was sent"))
+                    return .failure(TransferError(.cannotOpenFile, "the body file \(path) got shorter while it was sent"))
                 }
                 done += n
                 at += Int64(n)

@@ -168,6 +168,13 @@ public final class TransferSession: @unchecked Sendable {
         makeUpload(request, .segments(layout.segments), .data(completionHandler))
     }
 
+    /// A body made of segments (bytes, files, file ranges), sent with the completion handler.
+    func uploadTask(with request: TransferRequest, segments: [MultipartLayout.Segment],
+                    completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void)
+        -> TransferUploadTask {
+        makeUpload(request, .segments(segments), .data(completionHandler))
+    }
+
     private func makeUpload(_ request: TransferRequest, _ source: UploadSource, _ completion: TaskCompletion?)
         -> TransferUploadTask {
         register {

@@ -4,15 +4,17 @@ import Foundation
 /// bytes around each part are made here, a file part's content stays a reference with its
 /// size, so a 2 GiB part costs no memory (issue 14). Pure: the sizes are given.
 public struct MultipartLayout: Sendable, Equatable {
-    /// A piece of the body: bytes held in memory, or `length` bytes of a file from offset 0.
+    /// A piece of the body: bytes held in memory, `length` bytes of a file from offset 0, or
+    /// (a segmented upload's segment) `length` bytes of a file from `offset`.
     public enum Segment: Sendable, Equatable {
         case bytes(Data)
         case file(path: String, length: Int64)
+        case fileRange(path: String, offset: Int64, length: Int64)
 
         public var length: Int64 {
             switch self {
             case .bytes(let d): return Int64(d.count)
-            case .file(_, let n): return n
+            case .file(_, let n), .fileRange(_, _, let n): return n
             }
         }
     }

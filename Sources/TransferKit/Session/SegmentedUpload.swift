@@ -1,0 +1,200 @@
+import Foundation
+
+/// A large file sent as segments in parallel (issue 14, seed 003 section 6): each segment is
+/// `PUT url` with `Content-Range: bytes START-END/TOTAL`, its `Content-Length` and a
+/// `Content-Digest: sha-256=:…:` of its bytes, streamed from the file with `pread` (no copy of a
+/// segment in memory). At most `maxInFlight` segments are in flight; a segment answered other
+/// than 2xx, or cut off, goes to the back of the queue and is retried after a back-off, up to
+/// `maxAttempts` times (`SegmentScheduler` decides; this class only sends). Segments in `done`
+/// (an earlier run's record) are not sent again.
+///
+/// Each segment is an ordinary upload task of `session`, so it has metrics, shows in the
+/// session's tasks and honours its configuration (headers, time-outs, trust).
+public final class SegmentedUpload: @unchecked Sendable {
+    // @unchecked: every mutable field is touched only on `queue`.
+    public struct Options: Sendable, Equatable {
+        public var segmentSize: Int64
+        public var maxInFlight: Int
+        public var maxAttempts = 5
+        /// The first retry's pause, doubling per failure up to `backoffCap` (seconds).
+        public var backoffBase = 0.25
+        public var backoffCap = 8.0
+
+        public init(segmentSize: Int64, maxInFlight: Int) {
+            self.segmentSize = segmentSize
+            self.maxInFlight = maxInFlight
+        }
+    }
+
+    public enum Event: Sendable, Equatable {
+        case started(segment: Int, attempt: Int)
+        case stored(segment: Int)
+        case failed(segment: Int, attempt: Int, reason: String)
+    }
+
+    public let session: TransferSession
+    public let url: URL
+    public let file: String
+    public let options: Options
+    public let layout: SegmentLayout
+    private let queue = DispatchQueue(label: "tk.segmented-upload")
+    private var scheduler: SegmentScheduler
+    private var tasks: [Int: TransferUploadTask] = [:]
+    private var onEvent: (@Sendable (Event) -> Void)?
+    private var completion: (@Sendable (TransferError?) -> Void)?
+    private var cancelled = false
+    private var wakeScheduled = false
+    private let started = Monotonic.now()
+
+    /// Nil with an error when the file cannot be read (its size is taken here: a file that
+    /// changes size while it is sent fails the segment that finds out).
+    public init(session: TransferSession, url: URL, file: String, options: Options, done: Set<Int> = []) throws(TransferError) {
+        var st = stat()
+        guard stat(file, &st) == 0 else {
+            throw TransferError(.cannotOpenFile, "cannot read \(file): \(String(cString: strerror(errno)))")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw TransferError(.cannotOpenFile, "\(file) is not a regular file") }
+        self.session = session
+        self.url = url
+        self.file = file
+        self.options = options
+        let layout = SegmentLayout(totalSize: Int64(st.st_size), segmentSize: options.segmentSize)
+        self.layout = layout
+        scheduler = SegmentScheduler(count: layout.count, maxInFlight: options.maxInFlight, maxAttempts: options.maxAttempts,
+                                     backoffBase: options.backoffBase, backoffCap: options.backoffCap,
+                                     done: done.filter { $0 >= 0 && $0 < layout.count })
+    }
+
+    /// Starts sending. `onEvent` and `completion` run on the upload's own serial queue;
+    /// `completion` gets nil when every segment is stored.
+    public func start(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
+                      completion: @escaping @Sendable (TransferError?) -> Void) {
+        queue.async {
+            self.onEvent = onEvent
+            self.completion = completion
+            self.pump()
+        }
+    }
+
+    /// Cancels the segments in flight and ends the upload with `.cancelled`.
+    public func cancel() {
+        queue.async {
+            guard !self.cancelled else { return }
+            self.cancelled = true
+            for task in self.tasks.values { task.cancel() }
+            self.finishIfDone()
+        }
+    }
+
+    /// Every segment's state, for a segment map.
+    public var states: [SegmentScheduler.State] { queue.sync { scheduler.states } }
+
+    public var doneSegments: Set<Int> { queue.sync { scheduler.doneSegments } }
+
+    /// Bytes stored plus bytes of the segments in flight sent so far.
+    public var bytesSent: Int64 {
+        queue.sync {
+            var n: Int64 = 0
+            for (i, s) in scheduler.states.enumerated() where s == .done { n += layout.length(i) }
+            for task in tasks.values { n += task.countOfBytesSent }
+            return n
+        }
+    }
+
+    /// Attempts per segment so far.
+    public var attempts: [Int] { queue.sync { scheduler.attempts } }
+
+    // MARK: on `queue`
+
+    private var now: Double { Double(Monotonic.now() - started) / 1e9 }
+
+    private func pump() {
+        guard !cancelled else { return }
+        while let segment = scheduler.next(now: now) { send(segment) }
+        if let wake = scheduler.nextWake(now: now), !wakeScheduled {
+            wakeScheduled = true
+            queue.asyncAfter(deadline: .now() + max(0, wake - now)) {
+                self.wakeScheduled = false
+                self.pump()
+            }
+        }
+        finishIfDone()
+    }
+
+    private func send(_ segment: Int) {
+        let attempt = scheduler.attempts[segment]
+        let offset = layout.offset(segment), length = layout.length(segment)
+        let digest: [UInt8]
+        switch Self.digest(file, offset: offset, length: length) {
+        case .success(let d): digest = d
+        case .failure(let e):
+            onEvent?(.failed(segment: segment, attempt: attempt, reason: e.message))
+            scheduler.finished(segment, ok: false, now: now)
+            return
+        }
+        var request = TransferRequest(url: url, httpMethod: "PUT")
+        request.setValue(layout.contentRange(segment), forHTTPHeaderField: "Content-Range")
+        request.setValue(SegmentLayout.contentDigest(sha256: digest), forHTTPHeaderField: "Content-Digest")
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let body: [MultipartLayout.Segment] = length > 0 ? [.fileRange(path: file, offset: offset, length: length)] : []
+        let task = session.uploadTask(with: request, segments: body) { _, response, error in
+            self.queue.async { self.segmentEnded(segment, attempt: attempt, response: response, error: error) }
+        }
+        tasks[segment] = task
+        onEvent?(.started(segment: segment, attempt: attempt))
+        task.resume()
+    }
+
+    private func segmentEnded(_ segment: Int, attempt: Int, response: TransferResponse?, error: TransferError?) {
+        tasks[segment] = nil
+        let status = response?.statusCode ?? 0
+        let ok = error == nil && (200..<300).contains(status)
+        scheduler.finished(segment, ok: ok, now: now)
+        if ok {
+            onEvent?(.stored(segment: segment))
+        } else if !cancelled {
+            let reason = error.map { $0.message } ?? "HTTP \(status)"
+            onEvent?(.failed(segment: segment, attempt: attempt, reason: reason))
+        }
+        pump()
+    }
+
+    private func finishIfDone() {
+        guard let completion else { return }
+        if cancelled {
+            guard tasks.isEmpty else { return }
+            self.completion = nil
+            completion(TransferError(.cancelled, "cancelled"))
+            return
+        }
+        guard scheduler.isFinished, tasks.isEmpty else { return }
+        self.completion = nil
+        if let failed = scheduler.exhausted {
+            completion(TransferError(.badServerResponse,
+                                     "segment \(failed + 1) of \(layout.count) (\(layout.contentRange(failed))) failed \(scheduler.attempts[failed]) times"))
+        } else {
+            completion(nil)
+        }
+    }
+
+    /// SHA-256 of `length` bytes of `file` from `offset`, read in 1 MiB pieces.
+    static func digest(_ file: String, offset: Int64, length: Int64) -> Result<[UInt8], TransferError> {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(TransferError(.cannotOpenFile, "cannot read \(file): \(String(cString: strerror(errno)))")) }
+        defer { close(fd) }
+        let hasher = SHA256.Hasher()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var at = offset, left = length
+        while left > 0 {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Int(min(left, Int64($0.count))), off_t(at)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                return .failure(TransferError(.cannotOpenFile, n == 0 ? "\(file) got shorter while it was sent" : "cannot read \(file): \(String(cString: strerror(errno)))"))
+            }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            at += Int64(n)
+            left -= Int64(n)
+        }
+        return .success(hasher.finalize())
+    }
+}
