@@ -11,7 +11,8 @@ import Foundation
 /// Each segment is an ordinary upload task of `session`, so it has metrics, shows in the
 /// session's tasks and honours its configuration (headers, time-outs, trust).
 public final class SegmentedUpload: @unchecked Sendable {
-    // @unchecked: every mutable field is touched only on `queue`.
+    // @unchecked: the scheduler and the tasks are behind `state` (read from any thread, also
+    // from the event callbacks); the rest is touched only on `queue`.
     public struct Options: Sendable, Equatable {
         public var segmentSize: Int64
         public var maxInFlight: Int
@@ -38,8 +39,11 @@ public final class SegmentedUpload: @unchecked Sendable {
     public let options: Options
     public let layout: SegmentLayout
     private let queue = DispatchQueue(label: "tk.segmented-upload")
-    private var scheduler: SegmentScheduler
-    private var tasks: [Int: TransferUploadTask] = [:]
+    private struct State {
+        var scheduler: SegmentScheduler
+        var tasks: [Int: TransferUploadTask] = [:]
+    }
+    private let state: Locked<State>
     private var onEvent: (@Sendable (Event) -> Void)?
     private var completion: (@Sendable (TransferError?) -> Void)?
     private var cancelled = false
@@ -60,9 +64,9 @@ public final class SegmentedUpload: @unchecked Sendable {
         self.options = options
         let layout = SegmentLayout(totalSize: Int64(st.st_size), segmentSize: options.segmentSize)
         self.layout = layout
-        scheduler = SegmentScheduler(count: layout.count, maxInFlight: options.maxInFlight, maxAttempts: options.maxAttempts,
-                                     backoffBase: options.backoffBase, backoffCap: options.backoffCap,
-                                     done: done.filter { $0 >= 0 && $0 < layout.count })
+        state = Locked(State(scheduler: SegmentScheduler(
+            count: layout.count, maxInFlight: options.maxInFlight, maxAttempts: options.maxAttempts,
+            backoffBase: options.backoffBase, backoffCap: options.backoffCap, done: done.filter { $0 >= 0 && $0 < layout.count })))
     }
 
     /// Starts sending. `onEvent` and `completion` run on the upload's own serial queue;
@@ -81,28 +85,27 @@ public final class SegmentedUpload: @unchecked Sendable {
         queue.async {
             guard !self.cancelled else { return }
             self.cancelled = true
-            for task in self.tasks.values { task.cancel() }
+            for task in self.state.withLock({ Array($0.tasks.values) }) { task.cancel() }
             self.finishIfDone()
         }
     }
 
-    /// Every segment's state, for a segment map.
-    public var states: [SegmentScheduler.State] { queue.sync { scheduler.states } }
+    /// Every segment's state, for a segment map (from any thread, the callbacks included).
+    public var states: [SegmentScheduler.State] { state.withLock { $0.scheduler.states } }
 
-    public var doneSegments: Set<Int> { queue.sync { scheduler.doneSegments } }
+    public var doneSegments: Set<Int> { state.withLock { $0.scheduler.doneSegments } }
 
     /// Bytes stored plus bytes of the segments in flight sent so far.
     public var bytesSent: Int64 {
-        queue.sync {
-            var n: Int64 = 0
-            for (i, s) in scheduler.states.enumerated() where s == .done { n += layout.length(i) }
-            for task in tasks.values { n += task.countOfBytesSent }
-            return n
-        }
+        let (states, tasks) = state.withLock { ($0.scheduler.states, Array($0.tasks.values)) }
+        var n: Int64 = 0
+        for (i, s) in states.enumerated() where s == .done { n += layout.length(i) }
+        for task in tasks { n += task.countOfBytesSent }
+        return n
     }
 
     /// Attempts per segment so far.
-    public var attempts: [Int] { queue.sync { scheduler.attempts } }
+    public var attempts: [Int] { state.withLock { $0.scheduler.attempts } }
 
     // MARK: on `queue`
 
@@ -110,8 +113,8 @@ public final class SegmentedUpload: @unchecked Sendable {
 
     private func pump() {
         guard !cancelled else { return }
-        while let segment = scheduler.next(now: now) { send(segment) }
-        if let wake = scheduler.nextWake(now: now), !wakeScheduled {
+        while let segment = state.withLock({ $0.scheduler.next(now: now) }) { send(segment) }
+        if let wake = state.withLock({ $0.scheduler.nextWake(now: now) }), !wakeScheduled {
             wakeScheduled = true
             queue.asyncAfter(deadline: .now() + max(0, wake - now)) {
                 self.wakeScheduled = false
@@ -122,14 +125,14 @@ public final class SegmentedUpload: @unchecked Sendable {
     }
 
     private func send(_ segment: Int) {
-        let attempt = scheduler.attempts[segment]
+        let attempt = attempts[segment]
         let offset = layout.offset(segment), length = layout.length(segment)
         let digest: [UInt8]
         switch Self.digest(file, offset: offset, length: length) {
         case .success(let d): digest = d
         case .failure(let e):
+            state.withLock { $0.scheduler.finished(segment, ok: false, retryable: false, now: now) }
             onEvent?(.failed(segment: segment, attempt: attempt, reason: e.message))
-            scheduler.finished(segment, ok: false, now: now)
             return
         }
         var request = TransferRequest(url: url, httpMethod: "PUT")
@@ -140,16 +143,20 @@ public final class SegmentedUpload: @unchecked Sendable {
         let task = session.uploadTask(with: request, segments: body) { _, response, error in
             self.queue.async { self.segmentEnded(segment, attempt: attempt, response: response, error: error) }
         }
-        tasks[segment] = task
+        state.withLock { $0.tasks[segment] = task }
         onEvent?(.started(segment: segment, attempt: attempt))
         task.resume()
     }
 
     private func segmentEnded(_ segment: Int, attempt: Int, response: TransferResponse?, error: TransferError?) {
-        tasks[segment] = nil
         let status = response?.statusCode ?? 0
         let ok = error == nil && (200..<300).contains(status)
-        scheduler.finished(segment, ok: ok, now: now)
+        let retryable = error != nil || Self.isRetryable(status: status)
+        let now = now
+        state.withLock {
+            $0.tasks[segment] = nil
+            $0.scheduler.finished(segment, ok: ok, retryable: retryable, now: now)
+        }
         if ok {
             onEvent?(.stored(segment: segment))
         } else if !cancelled {
@@ -161,21 +168,29 @@ public final class SegmentedUpload: @unchecked Sendable {
 
     private func finishIfDone() {
         guard let completion else { return }
+        let (finished, idle, exhausted, attempts) = state.withLock {
+            ($0.scheduler.isFinished, $0.tasks.isEmpty, $0.scheduler.exhausted, $0.scheduler.attempts)
+        }
         if cancelled {
-            guard tasks.isEmpty else { return }
+            guard idle else { return }
             self.completion = nil
             completion(TransferError(.cancelled, "cancelled"))
             return
         }
-        guard scheduler.isFinished, tasks.isEmpty else { return }
+        guard finished, idle else { return }
         self.completion = nil
-        if let failed = scheduler.exhausted {
+        if let failed = exhausted {
             completion(TransferError(.badServerResponse,
-                                     "segment \(failed + 1) of \(layout.count) (\(layout.contentRange(failed))) failed \(scheduler.attempts[failed]) times"))
+                                     "segment \(failed + 1) of \(layout.count) (\(layout.contentRange(failed))) failed \(attempts[failed]) times"))
         } else {
             completion(nil)
         }
     }
+
+    /// Whether a segment answered `status` may succeed when sent again: server errors, 408
+    /// and 429 (as curl's `--retry` and aria2 treat them); other 4xx answers refuse the request
+    /// itself (wrong digest, range, permission, size).
+    static func isRetryable(status: Int) -> Bool { status >= 500 || status == 408 || status == 429 }
 
     /// SHA-256 of `length` bytes of `file` from `offset`, read in 1 MiB pieces.
     static func digest(_ file: String, offset: Int64, length: Int64) -> Result<[UInt8], TransferError> {

@@ -9,7 +9,8 @@ import Foundation
 ///   segment waiting then, and may not start again before its back-off has passed
 ///   (`backoffBase` doubling per failure, at most `backoffCap`). Segments behind it that are
 ///   ready go first: one slow or failing segment does not hold up the rest.
-/// - A segment that failed `maxAttempts` times ends the upload (`exhausted`).
+/// - A segment that failed `maxAttempts` times, or failed in a way a retry cannot mend, ends
+///   the upload (`exhausted`); segments in flight still finish, no new one starts.
 public struct SegmentScheduler: Sendable, Equatable {
     public enum State: Sendable, Equatable {
         case waiting
@@ -78,15 +79,17 @@ public struct SegmentScheduler: Sendable, Equatable {
         return queue.map(\.notBefore).min()
     }
 
-    /// Records how an in-flight segment ended.
-    public mutating func finished(_ segment: Int, ok: Bool, now: Double) {
+    /// Records how an in-flight segment ended. `retryable: false` (a 4xx answer: the server
+    /// refused this request, and the same request would be refused again) ends the upload
+    /// at once instead of trying again.
+    public mutating func finished(_ segment: Int, ok: Bool, retryable: Bool = true, now: Double) {
         guard states.indices.contains(segment), states[segment] == .inFlight else { return }
         inFlight -= 1
         if ok {
             states[segment] = .done
             return
         }
-        if attempts[segment] >= maxAttempts {
+        if !retryable || attempts[segment] >= maxAttempts {
             states[segment] = .failed
             if exhausted == nil { exhausted = segment }
             return

@@ -1,4 +1,5 @@
 import TransferModel
+import TransferTopUI
 
 /// Turns the text argument-parser collected for an option into the value `Options` holds,
 /// with our messages (issue 9's bounds). Options are declared as text, not `Int`/`Double`,
@@ -15,6 +16,29 @@ enum OptionValues {
             throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(SafeQuote.quote(v, limit: 20))'")
         }
         return n
+    }
+
+    /// A size in bytes: digits, optionally followed by K, M or G (1024-based, as curl's), with
+    /// or without a trailing `B`/`iB`.
+    static func byteSize(_ v: String, _ option: String, range: ClosedRange<Int64>) throws(UsageError) -> Int64 {
+        func refuse() -> UsageError {
+            UsageError("\(option) must be a size from \(Units.bytes(range.lowerBound)) to \(Units.bytes(range.upperBound)) (bytes, or with K, M or G), not '\(SafeQuote.quote(v, limit: 20))'")
+        }
+        var text = Substring(v.uppercased())
+        if text.hasSuffix("IB") { text = text.dropLast(2) } else if text.hasSuffix("B") { text = text.dropLast() }
+        var shift: Int64 = 0
+        switch text.last {
+        case "K": shift = 10
+        case "M": shift = 20
+        case "G": shift = 30
+        default: break
+        }
+        if shift > 0 { text = text.dropLast() }
+        guard !text.isEmpty, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), text.count <= 12,
+              let n = Int64(text), n <= (Int64.max >> shift) else { throw refuse() }
+        let bytes = n << shift
+        guard range.contains(bytes) else { throw refuse() }
+        return bytes
     }
 
     static func seconds(_ v: String, _ option: String) throws(UsageError) -> Double {

@@ -15,6 +15,10 @@ public struct Options: Sendable, Equatable {
     public var headers: [String] = []
     public var caCertificate: String? = nil
     public var upload: String? = nil
+    /// `--segments N`: `--upload FILE` goes as segments, at most N at once (issue 14).
+    public var segments: Int? = nil
+    /// `--segment-size`: bytes per segment (nil: the default, 8 MiB).
+    public var segmentSize: Int64? = nil
     /// `-F/--form` fields: each URL gets a multipart/form-data POST of them.
     public var form: [FormField] = []
     public var job: String? = nil

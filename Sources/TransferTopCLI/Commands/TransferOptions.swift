@@ -58,6 +58,14 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var upload: String?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("With -T FILE and one URL: send FILE as segments, at most N PUTs at once, each with Content-Range and Content-Digest; a failed segment is retried later; a rerun sends only the missing ones (1-64).", valueName: "N"))
+    var segments: String?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The size of each --segments segment: bytes, or with K, M or G (1024-based; default 8M, at least 64K).", valueName: "SIZE"))
+    var segmentSize: String?
+
     @Option(name: [.customShort("F"), .customLong("form")], parsing: .unconditionalSingleValue,
             help: ArgumentHelp("POST a multipart/form-data field to each URL, as curl's -F: NAME=VALUE, NAME=@FILE[;type=T][;filename=N] (the file streamed), NAME=<FILE (its content as the value). Repeat for more fields.", valueName: "FIELD"))
     var form: [String] = []
@@ -133,6 +141,9 @@ struct TransferOptions: ParsableArguments {
             if urls.count != 1 || !o.inputFiles.isEmpty { throw UsageError("--upload - sends standard input once: give exactly one URL") }
             o.noTUI = true  // standard input carries the body, not keys
         }
+        if let v = segments { o.segments = try OptionValues.integer(v, "--segments", range: 1...64) }
+        if let v = segmentSize { o.segmentSize = try OptionValues.byteSize(v, "--segment-size", range: 64 << 10...4 << 30) }
+        try SegmentedUploadOptions.check(o)
         if let v = job { o.job = try OptionValues.nonEmpty(v, "--job") }
         if let v = csv { o.csv = try OptionValues.nonEmpty(v, "--csv") }
         if let v = har { o.har = try OptionValues.nonEmpty(v, "--har") }

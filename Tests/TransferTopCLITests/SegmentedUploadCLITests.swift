@@ -1,0 +1,88 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+import TransferKit
+
+/// Issue 14 in the CLI: `transfertop -T FILE --segments N --segment-size SIZE URL` against the
+/// loopback server's `PUT /segments/NAME`, which reassembles the file and counts attempts per
+/// segment; a rerun after kill -9 sends only the segments the server had not stored.
+@Suite struct SegmentedUploadCLITests {
+    static let segment = 64 * 1024
+
+    func source(_ dir: String, segments: Int, extra: Int = 0) throws -> (path: String, sha: String) {
+        let data = Data(LoopbackServer.body(size: segments * Self.segment + extra, seed: 9))
+        let path = dir + "/source.bin"
+        try data.write(to: URL(fileURLWithPath: path))
+        return (path, SHA256.hex(data))
+    }
+
+    @Test func aFileGoesUpInSegmentsAndTheRecordIsGoneAfterward() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 5, extra: 777)
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let r = try await Run.binary(["-T", file.path, "--segments", "3", "--segment-size", "64K",
+                                      "\(server.httpBase)/segments/whole?fail=\(2 * Self.segment)"], environment: env)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        let report = try #require(server.segmentUpload("whole"))
+        #expect(report.sha256 == file.sha)
+        #expect(report.maxInFlight <= 3)
+        #expect(report.attempts[Int64(2 * Self.segment)] == 2)
+        #expect(r.stdout.contains("6 segments of 64.0 KiB, 3 at a time"))
+        #expect(r.stdout.contains("segment 3/6 (bytes 131072-196607/328457) failed, attempt 1: HTTP 500"))
+        #expect(r.stdout.contains("[######] 100%"))
+        #expect(r.stdout.contains("1 segment(s) retried"))
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/segments")) ?? []
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    /// The first run is killed (-9) while the server holds the answer to segment 4 of 6 (sent
+    /// one at a time); a second run started meanwhile refuses to send the same upload; the
+    /// rerun after the kill sends segment 4 again and 5 and 6, never 1-3.
+    @Test func aRerunAfterKillSendsOnlyTheMissingSegments() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 6)
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let target = "\(server.httpBase)/segments/rerun?holdAt=\(3 * Self.segment)&holdGate=seg4"
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K", target]
+        let first = try Run.spawn(args, environment: env)
+        try await server.waitForGate("seg4")
+
+        let second = try await Run.binary(args, environment: env)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another transfertop is sending"), "\(second.stderr)")
+
+        first.signal(SIGKILL)
+        let killed = await first.wait()
+        #expect(killed.status == 128 + SIGKILL)
+        server.openGate("seg4")
+
+        let rerun = try await Run.binary(args, environment: env)
+        #expect(rerun.status == 0, "\(rerun.stdout)\n\(rerun.stderr)")
+        #expect(rerun.stdout.contains("3 stored by an earlier run"))
+        let report = try #require(server.segmentUpload("rerun"))
+        #expect(report.sha256 == file.sha)
+        let s = Int64(Self.segment)
+        #expect(report.attempts == [0: 1, s: 1, 2 * s: 1, 3 * s: 2, 4 * s: 1, 5 * s: 1])
+    }
+
+    @Test func aRefusedSegmentEndsTheRunWithoutRetrying() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 2)
+        // /status/403 refuses every request: a 4xx is not retried.
+        let r = try await Run.binary(["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                                      "\(server.httpBase)/status/403"], environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("segment 1 of 2 (bytes 0-65535/131072) failed 1 times"), "\(r.stderr)")
+        #expect(server.stats.requests.filter { $0.path == "/status/403" }.count == 1)
+    }
+}
