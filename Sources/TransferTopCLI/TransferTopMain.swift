@@ -27,7 +27,10 @@ public enum TransferTopMain {
                 let plan = try Preparation.plan(options)
                 try Preflight.checkKeyBindings(environment: env)
                 try Preflight.checkTheme(options.theme, environment: env)
-                if options.segments != nil { return await SegmentedRun.run(plan, options: options) }
+                if options.segments != nil {
+                    return useMonitor(options, env) ? await SegmentedRun.runInMonitor(plan, options: options, environment: env)
+                        : await SegmentedRun.run(plan, options: options)
+                }
                 return await execute(plan, options: options, environment: env, demo: false)
             } catch let e as UsageError {
                 Output.shared.error(e.message)

@@ -45,6 +45,7 @@ public final class SegmentedUpload: @unchecked Sendable {
     }
     private let state: Locked<State>
     private var onEvent: (@Sendable (Event) -> Void)?
+    private var startTask: @Sendable (TransferUploadTask) -> Void = { $0.resume() }
     private var completion: (@Sendable (TransferError?) -> Void)?
     private var cancelled = false
     private var wakeScheduled = false
@@ -70,10 +71,14 @@ public final class SegmentedUpload: @unchecked Sendable {
     }
 
     /// Starts sending. `onEvent` and `completion` run on the upload's own serial queue;
-    /// `completion` gets nil when every segment is stored.
-    public func start(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
+    /// `completion` gets nil when every segment is stored. `startTask` starts each segment's
+    /// task (default: `resume()`; an owner that tracks tasks, such as the CLI's monitor, adopts
+    /// and resumes it).
+    public func start(startTask: @escaping @Sendable (TransferUploadTask) -> Void = { $0.resume() },
+                      onEvent: @escaping @Sendable (Event) -> Void = { _ in },
                       completion: @escaping @Sendable (TransferError?) -> Void) {
         queue.async {
+            self.startTask = startTask
             self.onEvent = onEvent
             self.completion = completion
             self.pump()
@@ -144,8 +149,9 @@ public final class SegmentedUpload: @unchecked Sendable {
             self.queue.async { self.segmentEnded(segment, attempt: attempt, response: response, error: error) }
         }
         state.withLock { $0.tasks[segment] = task }
+        task.taskDescription = "segment \(segment + 1)/\(layout.count)"
         onEvent?(.started(segment: segment, attempt: attempt))
-        task.resume()
+        startTask(task)
     }
 
     private func segmentEnded(_ segment: Int, attempt: Int, response: TransferResponse?, error: TransferError?) {

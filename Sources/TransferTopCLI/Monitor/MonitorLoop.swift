@@ -88,6 +88,7 @@ final class MonitorLoop {
         model.frame += 1
         model.resumeDataAvailable = runner.resumeDataTaskIDs  // before apply: it ends "canceling"
         model.apply(runner.snapshots(), at: seconds(clock.now - start))
+        model.segmentMaps = runner.segmentMaps()
         model.append(ring.drain())
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
         model.expireStatusMessage()

@@ -48,6 +48,9 @@ public final class Runner: @unchecked Sendable {
         var resumeKeys: Set<String>? = nil
         /// Downloads whose crash-recovery record is on disk (Runner+CrashRecovery.swift).
         var crashRecorded: Set<ObjectIdentifier> = []
+        /// Segmented uploads by session (Runner+Segments.swift).
+        var segmented: [Int: SegmentedUpload] = [:]
+        var afterStart: (@Sendable () -> Void)?
     }
 
     /// Whether finished tasks stay in their session and in `tasks` (the monitor shows them
@@ -87,6 +90,7 @@ public final class Runner: @unchecked Sendable {
             state.withLock { $0.feeds[session.sessionID] = Feed(tasks: sp.tasks, urls: sp.downloadURLs) }
             feed(session)
         }
+        state.withLock { $0.afterStart }?()
     }
 
     @discardableResult

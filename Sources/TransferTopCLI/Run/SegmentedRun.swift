@@ -11,25 +11,10 @@ enum SegmentedRun {
     static let mapWidth = 40
 
     static func run(_ plan: RunPlan, options o: Options) async -> Int32 {
-        let out = Output.shared
         guard let file = o.upload, let sessionPlan = plan.sessions.first, let task = sessionPlan.tasks.first else { return 2 }
         let url = task.url
         let segmentSize = o.segmentSize ?? SegmentedUploadOptions.defaultSegmentSize
-        let shownURL = Redaction.redactURL(url.absoluteString)
-        let shownFile = SafeQuote.quote(file)
-
-        let ledger: SegmentLedger?
-        do {
-            ledger = try SegmentLedger.open(url: url, file: file, segmentSize: segmentSize)
-        } catch {
-            switch error {
-            case .busy: out.error("transfertop: another transfertop is sending '\(shownFile)' to \(shownURL) in segments; not starting a second")
-            case .unavailable(let why): out.error("transfertop: \(why)")
-            }
-            return 1
-        }
-        let (done, note) = ledger?.load() ?? ([], nil)
-        if let note { out.line("note: \(note)") }
+        guard let (ledger, done) = openLedger(url: url, file: file, segmentSize: segmentSize) else { return 1 }
 
         let invalidated = InvalidationSignal()
         let session = TransferSession(configuration: sessionPlan.configuration, delegate: invalidated, name: sessionPlan.name)
@@ -103,6 +88,27 @@ enum SegmentedRun {
         out.error("transfertop: \(outcome!.message); \(stored) of \(count) segments stored"
                   + (ledger == nil ? "" : "; run the same command again to send the rest"))
         return 1
+    }
+
+    /// The record of this upload's stored segments (locked) and what it holds; nil (after a
+    /// message) when another run holds it or it cannot be kept.
+    static func openLedger(url: URL, file: String, segmentSize: Int64) -> (SegmentLedger?, Set<Int>)? {
+        let out = Output.shared
+        let ledger: SegmentLedger?
+        do {
+            ledger = try SegmentLedger.open(url: url, file: file, segmentSize: segmentSize)
+        } catch {
+            switch error {
+            case .busy:
+                out.error("transfertop: another transfertop is sending '\(SafeQuote.quote(file))' to "
+                          + "\(Redaction.redactURL(url.absoluteString)) in segments; not starting a second")
+            case .unavailable(let why): out.error("transfertop: \(why)")
+            }
+            return nil
+        }
+        let (done, note) = ledger?.load() ?? ([], nil)
+        if let note { out.line("note: \(note)") }
+        return (ledger, done)
     }
 
     /// `[##>....]  37%  segment 3/8 stored`: the map and the share stored, then what happened.

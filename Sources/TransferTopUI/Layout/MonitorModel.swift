@@ -35,6 +35,9 @@ public struct MonitorModel: Sendable {
     }
     /// Per session, its tasks summed once per change of `sessions` (see `SessionTotals`).
     public private(set) var totals: [Int: SessionTotals] = [:]
+    /// Per session that carries a segmented upload (issue 14), each segment's state: drawn as
+    /// the session row's map and in the detail pane of its tasks.
+    public var segmentMaps: [Int: [SegmentScheduler.State]] = [:]
     /// The event log, oldest first, at most `maxEvents` long.
     public var events: [TransferEvent] = []
     public var maxEvents = 1000

@@ -30,6 +30,11 @@ extension ScreenRenderer {
     public static func detailLines(_ task: TaskSnapshot, model: MonitorModel, width: Int) -> [[Span]] {
         var lines = [summary(task, utf8: model.utf8)]
         lines.append(stateLine(task, model: model))
+        if let states = model.segmentMaps[task.sessionID] {
+            let count = "  " + SegmentMapView.count(states)
+            lines.append([Span("segments ", .dim)] + SegmentMapView.spans(states, width: Swift.max(1, width - 11 - count.count))
+                         + [Span(count, .dim)])
+        }
         if let history = model.rates.taskHistory[task.id], history.count >= 2 {
             lines.append(speedHistoryLine(history, width: width - 2, utf8: model.utf8))
         }

@@ -69,7 +69,11 @@ extension ScreenRenderer {
         let countsEnd = grid.write(counts.spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
         // The speed history beside the speed, as wide as the row leaves room for (up to 30).
         let room = Swift.min(30, speedColumn - Swift.max(countsEnd, x + 20) - 1)
-        if room >= 8, let history = model.rates.sessionHistory[s.id] {
+        if room >= 8, let states = model.segmentMaps[s.id] {
+            // A segmented upload's map instead of the speed history (aria2's piece map).
+            let spans = SegmentMapView.spans(states, width: room)
+            grid.write(spans, column: speedColumn - spans.reduce(0) { $0 + DisplayWidth.of($1.text) } - 1, row: y, limit: speedColumn)
+        } else if room >= 8, let history = model.rates.sessionHistory[s.id] {
             let line = Sparkline.text(history, width: room, utf8: model.utf8)
             grid.write(line, column: speedColumn - DisplayWidth.of(line), row: y, role: .phaseReceive)
         }

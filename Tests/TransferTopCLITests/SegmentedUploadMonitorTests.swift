@@ -1,0 +1,37 @@
+import Foundation
+import LoopbackServer
+import Testing
+import TransferKit
+
+/// Issue 14 in the monitor, in a real terminal: a segmented upload is one session whose tasks
+/// are its segments, with the segment map in the session row; held at the fourth segment by
+/// the server, the map shows three stored and one in flight; released, all six are stored and
+/// `q` ends the run with 0 (the monitor stays until asked to quit, as for downloads).
+@Suite(.serialized, .enabled(if: Tmux.available)) struct SegmentedUploadMonitorTests {
+    @Test func theSessionRowShowsTheSegmentMapAndTheRunEndsWhenAllAreStored() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let segment = 64 * 1024
+        let data = Data(LoopbackServer.body(size: 6 * segment, seed: 4))
+        try data.write(to: URL(fileURLWithPath: dir + "/source.bin"))
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/segments/monitor?holdAt=\(3 * segment)&holdGate=\(gate)"
+        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -T source.bin --segments 1 --segment-size 64K '\(url)'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+
+        try await server.waitForGate(gate)
+        let screen = try await tmux.waitFor { $0.contains("###>..") }
+        #expect(screen.contains("segment 4/6"), "\(screen)")  // the held segment's task
+
+        server.openGate(gate)
+        _ = try await tmux.waitFor { $0.contains("######") && $0.contains("✓6") }
+        try await tmux.keys("q")
+        let end = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(end.contains("TT-EXITED 0"), "\(end)")
+        #expect(end.contains("uploaded 'source.bin'"), "\(end)")
+        let report = try #require(server.segmentUpload("monitor"))
+        #expect(report.sha256 == SHA256.hex(data))
+    }
+}
