@@ -61,7 +61,7 @@ let package = Package(
         .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
         // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
-        .executableTarget(name: "transferbench", dependencies: ["TransferKit"]),
+        .executableTarget(name: "transferbench", dependencies: ["TransferKit", "LoopbackServer"]),
         // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.

@@ -67,6 +67,11 @@ measure_cli() {
     clibulk:tt | clishm:tt) cmd=("$TT" --no-tui -o "$dir" "$BIG_URL") ;;
     cliupload:curl) cmd=(curl -sf -o /dev/null -T "$WORK/www/big.bin" "http://127.0.0.1:$PORT/up/$client-$run.bin") ;;
     cliupload:tt) cmd=("$TT" --no-tui -o "$dir" -T "$WORK/www/big.bin" "http://127.0.0.1:$PORT/up/$client-$run.bin") ;;
+    # cliupseg: one server that takes both (transferbench serve): curl -T and transfertop -T
+    # to /echo, transfertop --segments 4 to /segments/ (the aria2 slot: aria2 has no upload).
+    cliupseg:curl) cmd=(curl -sf -o /dev/null -T "$WORK/www/big.bin" "$SEG_BASE/echo") ;;
+    cliupseg:tt) cmd=("$TT" --no-tui -T "$WORK/www/big.bin" "$SEG_BASE/echo") ;;
+    cliupseg:aria2) cmd=("$TT" --no-tui -T "$WORK/www/big.bin" --segments "$SEG_N" "$SEG_BASE/segments/big") ;;
     clih2:curl)
         make_lists "$n" "$dir" h2
         cmd=(curl --parallel --parallel-max 6 --http2 --cacert "$CERT" -sf --no-progress-meter --config "$CURLRC") ;;
@@ -86,7 +91,7 @@ measure_cli() {
         make_lists "$n" "$dir"
         cmd=("$TT" --no-tui --max-connections-per-host 6 -o "$dir" -i "$LIST") ;;
     esac
-    case "$case" in clibulk | clishm) expect_files=1; expect_bytes=$BIG_BYTES ;; esac
+    case "$case" in clibulk | clishm) expect_files=1; expect_bytes=$BIG_BYTES ;; cliupseg) expect_files=0; expect_bytes=0 ;; esac
     XDG_STATE_HOME="$WORK/state" /usr/bin/time -f '%e %U %S %M' -o "$tf" "${cmd[@]}" > "$WORK/cli-stdout.txt" 2> "$WORK/cli-stderr.txt" \
         || status=FAIL
     local files bytes left
@@ -119,12 +124,26 @@ cli_points() {
     local c
     for c in $CLI_CASES; do
         case $c in
-        clibulk | clishm | cliupload) echo "$c 1" ;;
+        clibulk | clishm | cliupload | cliupseg) echo "$c 1" ;;
         clismall | clih2) echo "$c $COUNT" ;;
         cliscale) for n in $SCALE_COUNTS; do echo "$c $n"; done ;;
         esac
     done
 }
+
+# cliupseg needs a server that stores segmented PUTs (nginx answers Content-Range PUTs 501):
+# the tests' loopback server, in its own process (transferbench serve).
+SEG_N=${BENCH_SEGMENTS:-4}
+if [[ " $CLI_CASES " == *" cliupseg "* ]]; then
+    log "building transferbench (release, scratch $SCRATCH) for cliupseg's server"
+    (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product transferbench > "$WORK/build-serve.log" 2>&1) \
+        || { log "transferbench did not build"; exit 2; }
+    "$SCRATCH/release/transferbench" serve > "$WORK/serve.txt" 2> "$WORK/serve.err" &
+    SEG_PID=$!
+    for _ in $(seq 100); do [ -s "$WORK/serve.txt" ] && break; sleep 0.1; done
+    SEG_BASE=$(head -1 "$WORK/serve.txt")
+    [ -n "$SEG_BASE" ] || { log "transferbench serve did not start"; cat "$WORK/serve.err" >&2; exit 2; }
+fi
 
 log "CLI cases: $CLI_CASES (runs=$RUNS)"
 for run in $(seq "$RUNS"); do
@@ -195,11 +214,15 @@ cli_table() {
             for k in $CLI_CLIENTS; do
                 [ "$k" = aria2 ] && [ "$n" -gt "$ARIA2_MAX" ] && { echo "| $c | $n | aria2c -j 6 -x 1 | - | - | - | - | skipped (> BENCH_ARIA2_MAX) | - |"; continue; }
                 [ "$k" = aria2 ] && [ "$c" = cliupload ] && { echo "| $c | $n | aria2c | - | - | - | - | no upload in aria2 | - |"; continue; }
+                local label=""
+                [ "$c" = cliupseg ] && [ "$k" = aria2 ] && label="transfertop --segments $SEG_N"
+                [ "$c" = cliupseg ] && [ "$k" = tt ] && label="transfertop -T (one stream)"
                 local wall cpu rss fails
                 wall=$(cli_col "$c" "$n" "$k" 5); cpu=$(cli_col "$c" "$n" "$k" 6); rss=$(cli_col "$c" "$n" "$k" 7)
                 fails=$(awk -v c="$c" -v n="$n" -v k="$k" '$1 == c && $2 == n && $3 == k && $8 == "FAIL" { f++ } END { print f + 0 }' "$CLI_RESULTS")
-                awk -v c="$c" -v n="$n" -v k="$k" -v w="$wall" -v cpu="$cpu" -v r="$rss" -v cw="$curl_wall" -v f="$fails" 'BEGIN {
+                awk -v c="$c" -v n="$n" -v k="$k" -v w="$wall" -v cpu="$cpu" -v r="$rss" -v cw="$curl_wall" -v f="$fails" -v label="$label" 'BEGIN {
                     name = (k == "tt") ? "transfertop --no-tui" : (k == "aria2" ? "aria2c -j 6 -x 1" : "curl")
+                    if (label != "") name = label
                     printf "| %s | %d | %s | %.2f | %.3f | %.2f | %.1f | %s | %d |\n", c, n, name, w, 1000 * w / n, cpu, r / 1024,
                         (w > 0 ? sprintf("%.2fx", cw / w) : "-"), f }'
             done
@@ -235,7 +258,7 @@ cli_table() {
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
         [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
         echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
-        echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
+        echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); cliupseg = the same file to the tests' loopback server (transferbench serve): curl -T and transfertop -T to /echo, transfertop --segments $SEG_N (8 MiB segments, Content-Range + Content-Digest, checked by the server) to /segments/; clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
         cat "$table"
         echo

@@ -5,6 +5,11 @@
 //
 //   bulk   GET URL, body discarded in memory (data task + delegate that drops each chunk)
 //   disk   GET URL to disk (download task; the temp file is moved to OUT_PATH, timed)
+//   transferbench serve
+//          runs the tests' loopback server (HTTP/1.1) and prints its base URL: the server
+//          of scripts/bench's cliupseg case, which takes segmented PUTs (/segments/NAME)
+//          and plain uploads (/echo) alike
+//
 //   small  COUNT (default 5000) GETs of URL on one session, 6 connections per host,
 //          all submitted at once with completion handlers
 //          (client `tkwindow`: TransferKit with at most 24 tasks in flight instead)
@@ -29,6 +34,7 @@ func usage() -> Never {
 }
 
 let args = CommandLine.arguments
+if args.count == 2, args[1] == "serve" { Serve.run() }
 guard args.count >= 4, let url = URL(string: args[3]) else { usage() }
 let client = args[1], benchCase = args[2]
 let extra = args.count > 4 ? args[4] : nil
