@@ -112,6 +112,9 @@ enum Router {
         case ("redirect-method", 1):
             return redirect(to: "/echo", status: int("status") ?? 302)
 
+        case ("auth", 4):
+            return AuthRoutes.route(segments[1], user: segments[2], password: segments[3], head: head) ?? notFound()
+
         case ("conn", 1):
             return .text(.ok, String(connectionID))
 

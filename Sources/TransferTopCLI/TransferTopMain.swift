@@ -85,6 +85,7 @@ enum Preparation {
         try Preflight.checkUpload(o.upload)
         try Preflight.checkForm(o.form)
         try Preflight.checkCACertificate(o.caCertificate)
+        try Preflight.checkNetrc(o.netrc)
         var plan: RunPlan
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)

@@ -93,11 +93,34 @@ extension TransferEngine {
         for h in sessionHeaders where headers.first(named: h.name) == nil {
             headers.append(h)
         }
+        try configureAuthentication(e, t)
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         // No `Expect: 100-continue` round trip before bodies: servers rarely need it on
         // loopback-speed links and it costs up to a second against servers that ignore it.
         if t.task.upload != nil { lines.append("Expect:") }
         try e.set(CURLOPT_HTTPHEADER, list: lines)
+    }
+
+    /// The session's credential (`-u`) where the hop may carry credentials, as the session's
+    /// credential headers; netrc entries match each hop's own host.
+    private func configureAuthentication(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+        let allowed = RedirectPolicy.credentialsAllowed(origin: t.task.originalRequest.url, hop: t.request.url,
+                                                        trusted: configuration.redirectsKeepCredentials)
+        if let c = configuration.credential, allowed {
+            try e.set(CURLOPT_USERNAME, c.user)
+            try e.set(CURLOPT_PASSWORD, c.password)
+            let mask: UInt
+            switch configuration.httpAuthentication {
+            case .basic: mask = TK_CURLAUTH_BASIC
+            case .digest: mask = TK_CURLAUTH_DIGEST
+            case .any: mask = TK_CURLAUTH_ANY
+            }
+            try e.set(CURLOPT_HTTPAUTH, Int(bitPattern: mask))
+        }
+        if let netrc = configuration.netrc {
+            try e.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            if let file = netrc.file { try e.set(CURLOPT_NETRC_FILE, file) }
+        }
     }
 
     private func configureTLSAndProxy(_ e: EasyHandle, isTLS: Bool) throws(CurlSetupError) {

@@ -15,6 +15,13 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// Credential headers (Authorization, Cookie, Proxy-Authorization) follow redirects to
     /// other origins (curl's `--location-trusted`); never from https to http. Default false.
     public var redirectsKeepCredentials = false
+    /// A user and password for HTTP authentication (curl's `-u`), sent only to the hops that
+    /// may carry credentials (`RedirectPolicy.credentialsAllowed`: the task's origin, unless
+    /// `redirectsKeepCredentials`), with the schemes `httpAuthentication` allows.
+    public var credential: TransferCredential? = nil
+    public var httpAuthentication: HTTPAuthentication = .basic
+    /// Credentials from a netrc file, by the host of each hop (nil: none).
+    public var netrc: NetrcUse? = nil
     public var httpShouldSetCookies = true
     /// HTTP/1.1 pipelining, as URLSession's property: false by default, as Apple's. libcurl
     /// removed HTTP/1.1 pipelining in 7.62, so true changes nothing; HTTP/2 multiplexing of

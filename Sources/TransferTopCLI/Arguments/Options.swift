@@ -1,4 +1,5 @@
 import Foundation
+import TransferKit
 
 /// Everything the command line says, before anything is opened or checked on disk
 /// (STYLE 13: parse and validate first, then run).
@@ -15,6 +16,11 @@ public struct Options: Sendable, Equatable {
     public var headers: [String] = []
     public var caCertificate: String? = nil
     public var upload: String? = nil
+    /// `-u USER[:PASSWORD]`: the password is nil until asked (`Preflight.askPassword`).
+    public var user: UserOption? = nil
+    public var httpAuthentication: HTTPAuthentication = .basic
+    /// `--netrc` / `--netrc-file FILE`.
+    public var netrc: NetrcUse? = nil
     /// `--segments N`: `--upload FILE` goes as segments, at most N at once (issue 14).
     public var segments: Int? = nil
     /// `--segment-size`: bytes per segment (nil: the default, 8 MiB).

@@ -17,6 +17,17 @@ enum Preflight {
         if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
     }
 
+    /// `--netrc-file` must be a readable file (libcurl would otherwise ignore it silently and
+    /// send no credentials).
+    static func checkNetrc(_ netrc: NetrcUse?) throws(UsageError) {
+        guard let path = netrc?.file else { return }
+        var isDir: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) || isDir.boolValue
+            || !FileManager.default.isReadableFile(atPath: path) {
+            throw UsageError("cannot read netrc file '\(SafeQuote.quote(path))'")
+        }
+    }
+
     /// Every `--form` file must be a readable regular file too.
     static func checkForm(_ fields: [FormField]) throws(UsageError) {
         for path in fields.compactMap(\.path) { try checkUpload(path) }

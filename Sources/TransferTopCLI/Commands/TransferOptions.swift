@@ -1,4 +1,5 @@
 import ArgumentParser
+import TransferKit
 
 /// The options of a run (and of the demo), declared for argument-parser. Declared on the root
 /// command so `transfertop --help` lists them and they may stand before or after the URLs.
@@ -46,8 +47,22 @@ struct TransferOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Name a download after the server's Content-Disposition file name (made safe) when it sends one, as aria2 does; otherwise after the URL.")
     var contentDisposition = true
 
-    @Flag(help: "Send Authorization/Cookie headers to other hosts a redirect names too (never from https to http).")
+    @Flag(help: "Send Authorization/Cookie headers and -u credentials to other hosts a redirect names too (never from https to http).")
     var locationTrusted = false
+
+    @Option(name: [.customShort("u"), .customLong("user")], parsing: .unconditional,
+            help: ArgumentHelp("USER:PASSWORD for HTTP authentication, sent only to each URL's own origin (unless --location-trusted). Without ':PASSWORD' the password is asked on the terminal, not echoed.", valueName: "USER[:PASSWORD]"))
+    var user: String?
+
+    @Flag(help: "The scheme -u credentials are sent with (default --basic, as curl; --digest and --anyauth answer the server's 401).")
+    var authentication: AuthenticationFlag?
+
+    @Flag(help: "Take credentials for each host from ~/.netrc (as curl --netrc; a redirect to another host uses that host's entry, if any).")
+    var netrc = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Take credentials from FILE instead of ~/.netrc (implies --netrc).", valueName: "FILE"),
+            completion: .file())
+    var netrcFile: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Also trust the CA certificate(s) in FILE (PEM).", valueName: "FILE"),
             completion: .file())
@@ -131,6 +146,12 @@ struct TransferOptions: ParsableArguments {
         o.headers = headers
         if let v = userAgent { o.userAgent = try OptionValues.userAgent(v) }
         o.locationTrusted = locationTrusted
+        if let v = user { o.user = try UserOption.parse(v) }
+        if let authentication { o.httpAuthentication = authentication.scheme }
+        if authentication != nil && o.user == nil && !netrc && netrcFile == nil {
+            throw UsageError("--\(authentication!.rawValue) needs credentials: -u USER[:PASSWORD], --netrc or --netrc-file")
+        }
+        if let v = netrcFile { o.netrc = NetrcUse(file: try OptionValues.nonEmpty(v, "--netrc-file")) } else if netrc { o.netrc = NetrcUse() }
         o.compressed = compressed
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
@@ -172,6 +193,27 @@ enum ExistingFilesFlag: String, EnumerableFlag {
         switch value {
         case .clobber: "Replace an existing file of the same name (atomically)."
         case .noClobber: "Keep any existing file of the same name; do not download it."
+        }
+    }
+}
+
+/// `--basic` / `--digest` / `--anyauth` (the last one given wins).
+enum AuthenticationFlag: String, EnumerableFlag {
+    case basic, digest, anyauth
+
+    var scheme: HTTPAuthentication {
+        switch self {
+        case .basic: .basic
+        case .digest: .digest
+        case .anyauth: .any
+        }
+    }
+
+    static func help(for value: Self) -> ArgumentHelp? {
+        switch value {
+        case .basic: "Send -u credentials with HTTP Basic, with the first request (curl's default)."
+        case .digest: "Send -u credentials only as an answer to a Digest challenge (the password is not sent)."
+        case .anyauth: "Answer whichever challenge the server makes (Basic or Digest); the first request goes without credentials."
         }
     }
 }

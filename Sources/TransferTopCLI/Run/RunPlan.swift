@@ -35,6 +35,10 @@ public struct SessionPlan: Sendable, Equatable {
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
     public var compressed = false
+    /// `-u` (asked for before the run when the password was not given), its scheme, `--netrc`.
+    public var credential: TransferCredential? = nil
+    public var httpAuthentication: HTTPAuthentication = .basic
+    public var netrc: NetrcUse? = nil
     public var tasks: [TaskPlan] = []
     /// More downloads, after `tasks`: URLs of `--input-file`, already validated, kept as text
     /// and made into tasks only when they start (a URL value costs several times its text;
@@ -52,6 +56,9 @@ public struct SessionPlan: Sendable, Equatable {
         c.additionalTrustedCAFile = caFile
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
+        c.credential = credential
+        c.httpAuthentication = httpAuthentication
+        c.netrc = netrc
         return c
     }
 }
@@ -89,6 +96,9 @@ extension RunPlan {
         s.caFile = o.caCertificate
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
+        s.credential = try o.user?.credential()
+        s.httpAuthentication = o.httpAuthentication
+        s.netrc = o.netrc
         s.tasks = urls.map { url in
             if !o.form.isEmpty {
                 var task = TaskPlan(kind: .upload, url: url, method: "POST")

@@ -1,0 +1,42 @@
+import CCurl
+import Foundation
+
+/// A user name and password for HTTP authentication (URLCredential's `.user(_:password:)`).
+/// The password never appears in a description, a log line or an export.
+public struct TransferCredential: Sendable, Equatable, CustomStringConvertible {
+    public var user: String
+    public var password: String
+
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+
+    public var description: String { "TransferCredential(user: \(user), password: ••••)" }
+}
+
+/// Which HTTP authentication schemes a credential may be sent with (curl's `--basic`,
+/// `--digest`, `--anyauth`). Basic sends the password with the first request, as curl's
+/// default; digest and any wait for the server's 401 and answer its challenge.
+public enum HTTPAuthentication: String, Sendable, Equatable, CaseIterable {
+    case basic, digest, any
+}
+
+/// `~/.netrc`-style credentials looked up by host for each hop (curl's `--netrc`,
+/// `--netrc-file`): only the machine a hop goes to can match, so a redirect to another host
+/// never carries the first host's entry.
+public struct NetrcUse: Sendable, Equatable {
+    /// nil: libcurl's default, `$HOME/.netrc`.
+    public var file: String?
+    public init(file: String? = nil) { self.file = file }
+}
+
+/// MD5 through the OpenSSL shim, for RFC 7616 Digest in the loopback server only.
+public enum MD5 {
+    public static func hex(_ text: String) -> String {
+        var out = [UInt8](repeating: 0, count: 16)
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { b in out.withUnsafeMutableBufferPointer { tk_md5(b.baseAddress, b.count, $0.baseAddress!) } }
+        return SHA256.hex(out)
+    }
+}
