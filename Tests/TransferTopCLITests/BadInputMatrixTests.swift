@@ -59,6 +59,9 @@ struct BadInput: Sendable, CustomStringConvertible {
         // Secrets are never echoed.
         BadInput(args: ["http://user:hunter2@[bad/x"], fragment: "not a URL", never: ["hunter2"]),
         BadInput(args: ["-u", ":hunter2", url], fragment: "--user needs a user name", never: ["hunter2"]),
+        BadInput(args: ["--pinnedpubkey", "abc", url], fragment: "--pinnedpubkey takes sha256//BASE64 hashes"),
+        BadInput(args: ["--pinnedpubkey", "sha256//AAAA", url], fragment: "not 'sha256//AAAA'"),
+        BadInput(args: ["--pinnedpubkey", "sha256//lTmAwRRRTkk3jMKt1T+V4uBtl56rCjsN+1j0vRk/7uY=;", url], fragment: "--pinnedpubkey takes"),
         BadInput(args: ["--basic", url], fragment: "--basic needs credentials"),
         BadInput(args: ["--anyauth", url], fragment: "--anyauth needs credentials"),
         BadInput(args: ["--netrc", "-u", "al", url], fragment: "has no password and there is no terminal to ask on"),

@@ -132,6 +132,7 @@ extension TransferEngine {
         try e.set(CURLOPT_SSL_VERIFYHOST, 2)
         // Plain HTTP never loads the trust store (a redirect to https sets up a new hop).
         if isTLS { try configureTrust(e) }
+        if isTLS, let pins = configuration.pinnedPublicKeys { try e.set(CURLOPT_PINNEDPUBLICKEY, pins) }
         // An explicit empty proxy also stops libcurl from reading proxy environment variables.
         try e.set(CURLOPT_PROXY, configuration.proxy ?? "")
     }

@@ -47,6 +47,11 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var tlsMaximumSupportedProtocolVersion: TLSVersion? = nil
     /// Extra CA certificates (PEM file) trusted in addition to the system store.
     public var additionalTrustedCAFile: String? = nil
+    /// Public-key pins (curl's `--pinnedpubkey`): `sha256//BASE64` hashes of a server's
+    /// SubjectPublicKeyInfo, separated by `;`. When set, an https connection whose
+    /// certificate's key matches none fails with `serverCertificateUntrusted`, even when the
+    /// chain is trusted (pinning adds to verification, never replaces it).
+    public var pinnedPublicKeys: String? = nil
     /// A proxy URL such as `http://127.0.0.1:3128`; nil uses no proxy (environment ignored).
     public var proxy: String? = nil
     /// Where persistent state lives for `default` sessions (cookies, resume data).

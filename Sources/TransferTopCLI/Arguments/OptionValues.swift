@@ -1,3 +1,4 @@
+import Foundation
 import TransferModel
 import TransferTopUI
 
@@ -39,6 +40,18 @@ enum OptionValues {
         let bytes = n << shift
         guard range.contains(bytes) else { throw refuse() }
         return bytes
+    }
+
+    /// `sha256//BASE64[;sha256//BASE64...]`, each hash 32 bytes. (curl also takes a key file;
+    /// a hash says what is pinned without a file to keep beside the command.)
+    static func pins(_ v: String) throws(UsageError) -> String {
+        let pins = v.split(separator: ";", omittingEmptySubsequences: false)
+        for pin in pins {
+            guard pin.hasPrefix("sha256//"), let hash = Data(base64Encoded: String(pin.dropFirst(8))), hash.count == 32 else {
+                throw UsageError("--pinnedpubkey takes sha256//BASE64 hashes of 32 bytes separated by ';', not '\(SafeQuote.quote(String(pin), limit: 60))'")
+            }
+        }
+        return v
     }
 
     static func seconds(_ v: String, _ option: String) throws(UsageError) -> Double {

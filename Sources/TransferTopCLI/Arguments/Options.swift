@@ -15,6 +15,8 @@ public struct Options: Sendable, Equatable {
     public var resourceTimeout: Double = 7 * 24 * 3600
     public var headers: [String] = []
     public var caCertificate: String? = nil
+    /// `--pinnedpubkey`: checked `sha256//BASE64` pins, `;`-separated.
+    public var pinnedPublicKeys: String? = nil
     public var upload: String? = nil
     /// `-u USER[:PASSWORD]`: the password is nil until asked (`Preflight.askPassword`).
     public var user: UserOption? = nil

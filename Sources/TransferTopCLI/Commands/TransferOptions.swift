@@ -68,6 +68,10 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var cacert: String?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Also require the server's public key to match one of these SHA-256 pins (base64, as curl's --pinnedpubkey; the chain is still verified).", valueName: "sha256//HASH[;sha256//HASH...]"))
+    var pinnedpubkey: String?
+
     @Option(name: [.customShort("T"), .customLong("upload")], parsing: .unconditional,
             help: ArgumentHelp("Upload FILE to each URL instead of downloading (PUT, as curl -T). '-' reads standard input as it arrives, sent chunked, to one URL, in line mode.", valueName: "FILE"),
             completion: .file())
@@ -155,6 +159,7 @@ struct TransferOptions: ParsableArguments {
         o.compressed = compressed
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
+        if let v = pinnedpubkey { o.pinnedPublicKeys = try OptionValues.pins(v) }
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }
         if o.upload != nil && !o.form.isEmpty { throw UsageError("--upload and --form cannot be combined (one request body per task)") }

@@ -31,6 +31,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var resourceTimeout: Double = 7 * 24 * 3600
     public var headers: [HTTPHeader] = []
     public var caFile: String? = nil
+    /// `--pinnedpubkey`.
+    public var pinnedPublicKeys: String? = nil
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
@@ -54,6 +56,7 @@ public struct SessionPlan: Sendable, Equatable {
         c.timeoutIntervalForResource = resourceTimeout
         c.httpAdditionalHeaders = headers
         c.additionalTrustedCAFile = caFile
+        c.pinnedPublicKeys = pinnedPublicKeys
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
         c.credential = credential
@@ -94,6 +97,7 @@ extension RunPlan {
         s.resourceTimeout = o.resourceTimeout
         s.headers = try o.headers.map(HeaderParsing.parse)
         s.caFile = o.caCertificate
+        s.pinnedPublicKeys = o.pinnedPublicKeys
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
         s.credential = try o.user?.credential()
