@@ -60,6 +60,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["http://user:hunter2@[bad/x"], fragment: "not a URL", never: ["hunter2"]),
         BadInput(args: ["-u", ":hunter2", url], fragment: "--user needs a user name", never: ["hunter2"]),
         BadInput(args: ["--pinnedpubkey", "abc", url], fragment: "--pinnedpubkey takes sha256//BASE64 hashes"),
+        BadInput(args: ["-k", "ftp://127.0.0.1/x"], fragment: "unsupported scheme 'ftp'"),
         BadInput(args: ["--pinnedpubkey", "sha256//AAAA", url], fragment: "not 'sha256//AAAA'"),
         BadInput(args: ["--pinnedpubkey", "sha256//lTmAwRRRTkk3jMKt1T+V4uBtl56rCjsN+1j0vRk/7uY=;", url], fragment: "--pinnedpubkey takes"),
         BadInput(args: ["--basic", url], fragment: "--basic needs credentials"),

@@ -7,11 +7,11 @@ import Testing
 /// replaces it. The pin of the loopback server's key is computed here with the openssl CLI,
 /// as a user would (`openssl x509 -pubkey | openssl pkey -pubin -outform der | sha256`).
 @Suite struct PinningCLITests {
-    static func pin(of pem: String, dir: String) throws -> String {
+    static func pin(of pem: String, dir: String) async throws -> String {
         try pem.write(toFile: dir + "/server.pem", atomically: true, encoding: .utf8)
         let script = "openssl x509 -in '\(dir)/server.pem' -pubkey -noout | openssl pkey -pubin -outform der"
             + " | openssl dgst -sha256 -binary | base64"
-        let out = try ToolRun.runBlocking("/bin/sh", ["-c", script], withStandardError: false).output
+        let out = try await offPool { try ToolRun.runBlocking("/bin/sh", ["-c", script], withStandardError: false).output }
         return "sha256//" + out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -22,7 +22,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let env = ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"]
         try server.writeCACertificate(to: dir + "/ca.pem")
-        let right = try Self.pin(of: LoopbackServer.caCertificatePEM, dir: dir)
+        let right = try await Self.pin(of: LoopbackServer.caCertificatePEM, dir: dir)
         let wrong = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
         let url = "\(server.httpsBase)/bytes/100"
 

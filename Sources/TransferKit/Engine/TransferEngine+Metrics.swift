@@ -22,6 +22,7 @@ extension TransferEngine {
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
+            m.isTLSVerified = t.request.url.scheme?.lowercased() == "https" ? !configuration.allowsInsecureTLS : nil
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))

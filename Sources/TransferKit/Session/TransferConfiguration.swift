@@ -52,6 +52,10 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// certificate's key matches none fails with `serverCertificateUntrusted`, even when the
     /// chain is trusted (pinning adds to verification, never replaces it).
     public var pinnedPublicKeys: String? = nil
+    /// curl's `-k`: https connections skip certificate and host name verification. Off by
+    /// default and never implied; every transaction made so says `isTLSVerified == false`,
+    /// which CSV, HAR and the monitor show.
+    public var allowsInsecureTLS = false
     /// A proxy URL such as `http://127.0.0.1:3128`; nil uses no proxy (environment ignored).
     public var proxy: String? = nil
     /// Where persistent state lives for `default` sessions (cookies, resume data).

@@ -51,6 +51,9 @@ public struct TransactionMetrics: Sendable, Equatable, Codable {
     /// (abbreviated handshake); nil without TLS, false on a reused connection. Not in Apple's
     /// metrics: it says why one TLS phase is shorter than another.
     public var isTLSSessionResumed: Bool? = nil
+    /// Whether this https hop's certificate was verified: false only when the session allows
+    /// insecure TLS (`-k`), so exports and the monitor can say so; nil without TLS.
+    public var isTLSVerified: Bool? = nil
 
     public var countOfRequestHeaderBytesSent: Int64
     public var countOfRequestBodyBytesSent: Int64

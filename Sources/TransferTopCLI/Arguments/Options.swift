@@ -17,6 +17,8 @@ public struct Options: Sendable, Equatable {
     public var caCertificate: String? = nil
     /// `--pinnedpubkey`: checked `sha256//BASE64` pins, `;`-separated.
     public var pinnedPublicKeys: String? = nil
+    /// `-k/--insecure`.
+    public var insecure = false
     public var upload: String? = nil
     /// `-u USER[:PASSWORD]`: the password is nil until asked (`Preflight.askPassword`).
     public var user: UserOption? = nil

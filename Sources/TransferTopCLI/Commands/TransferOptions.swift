@@ -68,6 +68,10 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var cacert: String?
 
+    @Flag(name: [.customShort("k"), .customLong("insecure")],
+          help: "Do not verify https certificates or host names (as curl -k): anyone on the path can read and change the transfer. Marked in red in the monitor and recorded in CSV (tls_verified) and HAR (_tlsVerified).")
+    var insecure = false
+
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Also require the server's public key to match one of these SHA-256 pins (base64, as curl's --pinnedpubkey; the chain is still verified).", valueName: "sha256//HASH[;sha256//HASH...]"))
     var pinnedpubkey: String?
@@ -160,6 +164,7 @@ struct TransferOptions: ParsableArguments {
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
         if let v = pinnedpubkey { o.pinnedPublicKeys = try OptionValues.pins(v) }
+        o.insecure = insecure
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }
         if o.upload != nil && !o.form.isEmpty { throw UsageError("--upload and --form cannot be combined (one request body per task)") }

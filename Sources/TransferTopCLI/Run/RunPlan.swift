@@ -33,6 +33,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var caFile: String? = nil
     /// `--pinnedpubkey`.
     public var pinnedPublicKeys: String? = nil
+    /// `-k`: no certificate verification (marked wherever a transaction shows).
+    public var insecure = false
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
@@ -57,6 +59,7 @@ public struct SessionPlan: Sendable, Equatable {
         c.httpAdditionalHeaders = headers
         c.additionalTrustedCAFile = caFile
         c.pinnedPublicKeys = pinnedPublicKeys
+        c.allowsInsecureTLS = insecure
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
         c.credential = credential
@@ -98,6 +101,7 @@ extension RunPlan {
         s.headers = try o.headers.map(HeaderParsing.parse)
         s.caFile = o.caCertificate
         s.pinnedPublicKeys = o.pinnedPublicKeys
+        s.insecure = o.insecure
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
         s.credential = try o.user?.credential()

@@ -39,6 +39,9 @@ extension ScreenRenderer {
             lines.append(speedHistoryLine(history, width: width - 2, utf8: model.utf8))
         }
         if let error = task.error { lines.append([Span("error: \(error.message)", .error)]) }
+        if task.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) {
+            lines.append([Span("TLS NOT VERIFIED (-k): the certificate and host name were not checked", .error)])
+        }
         lines += WaterfallView.lines(task.metrics, now: model.now, width: width - 2, utf8: model.utf8, monochrome: model.monochrome)
         if let last = task.metrics.transactionMetrics.last {
             lines += headerLines(request: last.requestHeaders, response: last.responseHeaders,

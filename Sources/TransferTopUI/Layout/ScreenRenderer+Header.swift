@@ -6,8 +6,18 @@ extension ScreenRenderer {
     static func drawHeader(_ grid: inout CellGrid, _ model: MonitorModel) {
         grid.fill(role: .header, column: 0, row: 0, width: grid.width, height: 1)
         var pieces = headerPieces(model)
-        while pieces.count > 1, DisplayWidth.of(pieces.joined(separator: "  ")) > grid.width { pieces.removeLast() }
-        grid.write(pieces.joined(separator: "  "), column: 0, row: 0, role: .header)
+        // `-k`: said first after the name, in the error colour, so it is never cut off.
+        let unverified = model.totals.values.reduce(0) { $0 + $1.unverifiedTLS }
+        let warning = unverified > 0 ? "TLS NOT VERIFIED (\(unverified))" : ""
+        let reserved = warning.isEmpty ? 0 : DisplayWidth.of(warning) + 2
+        while pieces.count > 1, DisplayWidth.of(pieces.joined(separator: "  ")) + reserved > grid.width { pieces.removeLast() }
+        guard !warning.isEmpty, let name = pieces.first else {
+            grid.write(pieces.joined(separator: "  "), column: 0, row: 0, role: .header)
+            return
+        }
+        var x = grid.write(name + "  ", column: 0, row: 0, role: .header)
+        x = grid.write(warning, column: x, row: 0, role: .error)
+        grid.write(([""] + pieces.dropFirst()).joined(separator: "  "), column: x, row: 0, role: .header)
     }
 
     /// In order of importance: name, tasks per state, speeds, sessions, frame time.

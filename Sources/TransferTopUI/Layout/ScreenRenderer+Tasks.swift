@@ -75,6 +75,10 @@ extension ScreenRenderer {
     /// reason; a running task's live phase (`wait` while waiting for the first byte).
     static func resultCell(_ t: TaskSnapshot, hops: [WaterfallHop]) -> [Span] {
         let state = DisplayState(t)
+        // `-k`: a task whose certificate was not checked says so in red, even when it went well.
+        if t.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) {
+            return [Span((state.outcome(t) ?? "") + " !tls", .error)]
+        }
         if let outcome = state.outcome(t) { return [Span(outcome, state.role)] }
         if state == .queued { return [Span("per-host", .stateQueued)] }
         guard state == .running || state == .canceling, let phase = TaskPhases.livePhase(hops: hops) else { return [] }

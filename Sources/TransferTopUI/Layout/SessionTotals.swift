@@ -10,12 +10,16 @@ public struct SessionTotals: Sendable, Equatable {
     public var done: Int64 = 0
     public var total: Int64 = 0
     public var remaining: Int64 = 0
+    /// Tasks with an https transaction whose certificate was not verified (`-k`): the header
+    /// says so in the error colour.
+    public var unverifiedTLS = 0
 
     public init() {}
 
     public init(_ tasks: [TaskSnapshot]) {
         counts = StateCounts(tasks)
         for t in tasks {
+            if t.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) { unverifiedTLS += 1 }
             let (d, e) = TransferRates.progress(t)
             guard e > 0 else { continue }
             done += Swift.min(d, e)
@@ -31,6 +35,7 @@ public struct SessionTotals: Sendable, Equatable {
             done += t.done
             total += t.total
             remaining += t.remaining
+            unverifiedTLS += t.unverifiedTLS
         }
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+import MonitorFixtures
+import Testing
+import TransferModel
+@testable import TransferTopUI
+
+/// Issue 13 (trust): a task fetched with `-k` is marked in the error colour in the header
+/// (counted), in its RESULT cell and in its detail pane.
+@Suite struct InsecureTLSViewTests {
+    @Test func theHeaderTheRowAndTheDetailSayTLSWasNotVerified() throws {
+        var m = Fixtures.model(width: 120, height: 40)
+        var metrics = Fixtures.hop("https://self-signed.test/a", start: 0, status: 200, phases: [1, 1, 1, 1, 1, 1])
+        metrics.transactionMetrics[0].isTLSVerified = false
+        let insecure = Fixtures.task(1, 9, .completed, url: "https://self-signed.test/a", received: 10, expected: 10,
+                                     status: 200, proto: "http/1.1", metrics: metrics)
+        var sessions = m.sessions
+        sessions[0].tasks.append(insecure)
+        m.sessions = sessions
+        m.selectedTask = insecure.id
+        m.keepSelectionVisible()
+        m.detailShown = true
+        let grid = ScreenRenderer.render(m)
+
+        let header = grid.rowText(0)
+        let at = try #require(header.range(of: "TLS NOT VERIFIED (1)"))
+        let column = header.distance(from: header.startIndex, to: at.lowerBound)
+        #expect(grid[column, 0].role == .error)
+
+        let row = try #require((0..<grid.height).first { grid.rowText($0).contains("1.9 ") })
+        #expect(grid.rowText(row).contains("ok !tls"))
+        #expect(ScreenRenderer.detailContent(m).contains { $0.first?.text.hasPrefix("TLS NOT VERIFIED") == true })
+    }
+}
