@@ -159,12 +159,31 @@ extension TransferEngine {
         } else {
             try e.set(CURLOPT_COOKIEFILE, "")
         }
+        // The configuration's own files (`-b FILE`) join the first request's load: libcurl
+        // reads every COOKIEFILE given to a handle into the session's shared cookies.
+        if !cookiesLoaded { for file in configuration.cookieFiles { try e.set(CURLOPT_COOKIEFILE, file) } }
         cookiesLoaded = true
     }
 
     var cookieJarPath: String? {
         guard case .default = configuration.kind else { return nil }
         return StatePaths.stateDirectory(configuration.stateDirectory).map { $0 + "/cookies.txt" }
+    }
+
+    /// Writes the session's cookies to `path` (curl's `-c`), private to the user (0600): on the
+    /// transfer thread, which owns the share handle's cookies. libcurl writes a temporary file
+    /// and renames it, so a reader never sees half a jar.
+    func writeCookies(to path: String) -> Bool {
+        guard let share, let e = EasyHandle() else { return false }
+        do {
+            try e.set(CURLOPT_SHARE, pointer: share.raw)
+            try e.set(CURLOPT_COOKIEJAR, path)
+            try e.set(CURLOPT_COOKIELIST, "FLUSH")
+        } catch {
+            return false
+        }
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        return chmod(path, 0o600) == 0
     }
 
     /// Writes a default session's cookies back to its jar (at teardown).

@@ -26,13 +26,15 @@ final class TransferEngine: @unchecked Sendable {
         /// A streamed body has bytes again.
         case bodyReady(TransferTask)
         case shutdown(DispatchSemaphore)
+        /// Writes the session's cookies to a file (curl's `-c`); the reply says whether it did.
+        case writeCookies(String, @Sendable (Bool) -> Void)
 
         var task: TransferTask? {
             switch self {
             case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
                  .disposition(let t, _), .redirect(let t, _), .drained(let t), .bodyStream(let t, _),
                  .bodyReady(let t): return t
-            case .shutdown: return nil
+            case .shutdown, .writeCookies: return nil
             }
         }
     }
@@ -220,6 +222,7 @@ final class TransferEngine: @unchecked Sendable {
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
         case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)
+        case .writeCookies(let path, let reply): reply(writeCookies(to: path))
         case .shutdown: break
         }
     }

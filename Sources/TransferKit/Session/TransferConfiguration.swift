@@ -23,6 +23,9 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// Credentials from a netrc file, by the host of each hop (nil: none).
     public var netrc: NetrcUse? = nil
     public var httpShouldSetCookies = true
+    /// Cookie files read into the session's cookies when its first request starts (curl's
+    /// `-b FILE`): Netscape cookies.txt, or lines of `Set-Cookie:` headers, as libcurl reads.
+    public var cookieFiles: [String] = []
     /// HTTP/1.1 pipelining, as URLSession's property: false by default, as Apple's. libcurl
     /// removed HTTP/1.1 pipelining in 7.62, so true changes nothing; HTTP/2 multiplexing of
     /// several tasks on one connection does not depend on it (Apple's neither).

@@ -23,6 +23,11 @@ public struct Options: Sendable, Equatable {
     /// `-u USER[:PASSWORD]`: the password is nil until asked (`Preflight.askPassword`).
     public var user: UserOption? = nil
     public var httpAuthentication: HTTPAuthentication = .basic
+    /// `-b/--cookie`: NAME=VALUE strings (sent as a Cookie header) and files (read at start).
+    public var cookieStrings: [String] = []
+    public var cookieFiles: [String] = []
+    /// `-c/--cookie-jar FILE`.
+    public var cookieJar: String? = nil
     /// `--netrc` / `--netrc-file FILE`.
     public var netrc: NetrcUse? = nil
     /// `--segments N`: `--upload FILE` goes as segments, at most N at once (issue 14).

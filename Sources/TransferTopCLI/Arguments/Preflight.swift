@@ -28,6 +28,25 @@ enum Preflight {
         }
     }
 
+    /// `-b FILE` must be readable; `-c FILE` must be a file (not a directory) in a directory
+    /// that exists and can be written, checked before any transfer (curl finds out at the end).
+    static func checkCookies(files: [String], jar: String?) throws(UsageError) {
+        let fm = FileManager.default
+        for path in files {
+            var isDir: ObjCBool = false
+            if !fm.fileExists(atPath: path, isDirectory: &isDir) || isDir.boolValue || !fm.isReadableFile(atPath: path) {
+                throw UsageError("cannot read cookie file '\(SafeQuote.quote(path))' (a value without '=' is a file name)")
+            }
+        }
+        guard let jar else { return }
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: jar, isDirectory: &isDir), isDir.boolValue {
+            throw UsageError("--cookie-jar '\(SafeQuote.quote(jar))' is a directory")
+        }
+        let dir = (jar as NSString).deletingLastPathComponent.isEmpty ? "." : (jar as NSString).deletingLastPathComponent
+        if !fm.isWritableFile(atPath: dir) { throw UsageError("cannot write the cookie jar '\(SafeQuote.quote(jar))': its directory is not writable") }
+    }
+
     /// Every `--form` file must be a readable regular file too.
     static func checkForm(_ fields: [FormField]) throws(UsageError) {
         for path in fields.compactMap(\.path) { try checkUpload(path) }

@@ -57,6 +57,15 @@ struct TransferOptions: ParsableArguments {
     @Flag(help: "The scheme -u credentials are sent with (default --basic, as curl; --digest and --anyauth answer the server's 401).")
     var authentication: AuthenticationFlag?
 
+    @Option(name: [.customShort("b"), .customLong("cookie")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("As curl's -b: 'NAME=VALUE[; NAME2=VALUE2]' sends those cookies (to each URL's own origin only); a FILE (no '=') reads cookies from a Netscape cookies.txt or Set-Cookie file. Repeat for more.", valueName: "DATA|FILE"))
+    var cookie: [String] = []
+
+    @Option(name: [.customShort("c"), .customLong("cookie-jar")], parsing: .unconditional,
+            help: ArgumentHelp("Write the run's cookies to FILE at the end, in the Netscape format curl and wget read, readable only by you (as curl's -c).", valueName: "FILE"),
+            completion: .file())
+    var cookieJar: String?
+
     @Flag(help: "Take credentials for each host from ~/.netrc (as curl --netrc; a redirect to another host uses that host's entry, if any).")
     var netrc = false
 
@@ -164,6 +173,11 @@ struct TransferOptions: ParsableArguments {
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
         if let v = pinnedpubkey { o.pinnedPublicKeys = try OptionValues.pins(v) }
+        for v in cookie {
+            if v.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) { throw UsageError("--cookie must not contain CR, LF or NUL") }
+            if v.contains("=") { o.cookieStrings.append(v) } else { o.cookieFiles.append(try OptionValues.nonEmpty(v, "--cookie")) }
+        }
+        if let v = cookieJar { o.cookieJar = try OptionValues.nonEmpty(v, "--cookie-jar") }
         o.insecure = insecure
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }

@@ -14,6 +14,8 @@ public struct RunPlan: Sendable, Equatable {
     public var existingFiles: ExistingFiles = .keepBoth
     /// `--[no-]content-disposition`: a finished download takes the server's proposed name.
     public var usesContentDisposition = true
+    /// `-c/--cookie-jar FILE`: where the run's cookies are written at the end.
+    public var cookieJar: String? = nil
 
     public init(sessions: [SessionPlan], outputDirectory: String, csv: String? = nil, har: String? = nil) {
         self.sessions = sessions
@@ -43,6 +45,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var credential: TransferCredential? = nil
     public var httpAuthentication: HTTPAuthentication = .basic
     public var netrc: NetrcUse? = nil
+    /// `-b FILE`: cookie files read when the session starts.
+    public var cookieFiles: [String] = []
     public var tasks: [TaskPlan] = []
     /// More downloads, after `tasks`: URLs of `--input-file`, already validated, kept as text
     /// and made into tasks only when they start (a URL value costs several times its text;
@@ -65,6 +69,7 @@ public struct SessionPlan: Sendable, Equatable {
         c.credential = credential
         c.httpAuthentication = httpAuthentication
         c.netrc = netrc
+        c.cookieFiles = cookieFiles
         return c
     }
 }
@@ -107,6 +112,10 @@ extension RunPlan {
         s.credential = try o.user?.credential()
         s.httpAuthentication = o.httpAuthentication
         s.netrc = o.netrc
+        s.cookieFiles = o.cookieFiles
+        // `-b NAME=VALUE`: a Cookie header of the session, so it follows the credential-header
+        // rule on redirects (the task's origin only, unless --location-trusted), as curl's.
+        if !o.cookieStrings.isEmpty { s.headers.append(HTTPHeader("Cookie", o.cookieStrings.joined(separator: "; "))) }
         s.tasks = urls.map { url in
             if !o.form.isEmpty {
                 var task = TaskPlan(kind: .upload, url: url, method: "POST")
@@ -118,6 +127,7 @@ extension RunPlan {
         var plan = RunPlan(sessions: [s], outputDirectory: outputDirectory, csv: o.csv, har: o.har)
         plan.existingFiles = o.existingFiles
         plan.usesContentDisposition = o.contentDisposition
+        plan.cookieJar = o.cookieJar
         return plan
     }
 }

@@ -86,6 +86,13 @@ extension Runner {
         return (retired + live).sorted { ($0.sessionID, $0.taskIdentifier) < ($1.sessionID, $1.taskIdentifier) }
     }
 
+    /// `-c FILE`: the first session's cookies (the run's only one unless `--job` made more), as
+    /// curl writes its jar at the end.
+    func writeCookieJar() -> [String] {
+        guard let jar = plan.cookieJar, let session = sessions.first else { return [] }
+        return session.writeCookies(to: jar) ? [] : ["cannot write the cookie jar '\(SafeQuote.quote(jar))'"]
+    }
+
     public func placementError(_ id: TaskID) -> String? { state.withLock { $0.placementErrors[id] } }
 
     /// Whether a task counts as a success for the exit status: completed, no error, a 2xx
@@ -105,11 +112,12 @@ extension Runner {
         return all.allSatisfy(succeeded) && notStartedCount == 0 ? 0 : 1
     }
 
-    /// Writes `--csv` and `--har` from the final snapshots; returns error messages.
+    /// Writes `--csv` and `--har` from the final snapshots, and the `-c` cookie jar; returns
+    /// error messages.
     public func writeExports() -> [String] {
-        guard plan.csv != nil || plan.har != nil else { return [] }
+        var errors = writeCookieJar()
+        guard plan.csv != nil || plan.har != nil else { return errors }
         let all = taskSnapshots()
-        var errors: [String] = []
         if let csv = plan.csv { errors += Exports.write(TransactionCSV.csv(all), to: csv, replace: plan.replaceExports) }
         if let har = plan.har { errors += Exports.write(HARExport.harText(all), to: har, replace: plan.replaceExports) }
         return errors

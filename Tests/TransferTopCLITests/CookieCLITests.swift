@@ -1,0 +1,45 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+
+/// Issue 13 (S11) in the CLI: `-c FILE` writes the run's cookies at the end (Netscape format,
+/// 0600) so that curl reads them; `-b FILE` sends them in the next run; `-b NAME=VALUE` sends
+/// a cookie string. The loopback server's `/cookies/set?K=V` sets cookies, `/cookies` echoes
+/// the Cookie header it got.
+@Suite struct CookieCLITests {
+    func env(_ dir: String) -> [String: String] { ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"] }
+
+    @Test func aJarWrittenByOneRunIsSentByTheNextAndReadByCurl() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let jar = dir + "/jar.txt"
+        let first = try await Run.binary(["--no-tui", "-c", jar, "-o", dir + "/a", "\(server.httpBase)/cookies/set?sid=abc123"],
+                                         environment: env(dir))
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let text = try String(contentsOfFile: jar, encoding: .utf8)
+        #expect(text.contains("\tsid\tabc123"), "\(text)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+
+        let second = try await Run.binary(["--no-tui", "-b", jar, "-o", dir + "/b", "\(server.httpBase)/cookies"], environment: env(dir))
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(try String(contentsOfFile: dir + "/b/cookies", encoding: .utf8).contains("\"sid\":\"abc123\""))
+
+        let curl = try await offPool { try ToolRun.runBlocking("/usr/bin/curl", ["-s", "-b", jar, "\(server.httpBase)/cookies"]).output }
+        #expect(curl.contains("\"sid\":\"abc123\""), "\(curl)")
+    }
+
+    @Test func aCookieStringIsSentAsItIs() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Run.binary(["--no-tui", "-b", "x=1; y=two", "-o", dir + "/o", "\(server.httpBase)/cookies"], environment: env(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let body = try String(contentsOfFile: dir + "/o/cookies", encoding: .utf8)
+        #expect(body.contains("\"x\":\"1\"") && body.contains("\"y\":\"two\""), "\(body)")
+    }
+}
