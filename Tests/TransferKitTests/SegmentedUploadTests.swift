@@ -106,6 +106,28 @@ import Testing
         #expect(Set(report.arrivals) == [Self.segment, 2 * Self.segment])
     }
 
+    @Test func cancelStopsTheSegmentsInFlightAndEndsTheUpload() async throws {
+        let server = try await TestServer.get()
+        let file = try makeFile(3 * Int(Self.segment))
+        defer { file.cleanup() }
+        let gate = UUID().uuidString
+        let name = "cancel-\(UUID().uuidString.prefix(8))"
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let upload = try SegmentedUpload(session: session, url: url("\(server.httpBase)/segments/\(name)?holdAt=\(Self.segment)&holdGate=\(gate)"),
+                                         file: file.path, options: .init(segmentSize: Self.segment, maxInFlight: 1))
+        let result = Box<TransferError?>()
+        upload.start { result.set($0) }
+        try await server.waitForGate(gate)  // segment 2's answer is held: it is in flight
+        upload.cancel()
+        let error = try #require(try await result.wait(timeout: 60))
+        #expect(error.code == .cancelled)
+        // Segment 2 was cut off (to be retried, but the upload is over); 3 never started.
+        #expect(upload.states == [.done, .retrying, .waiting])
+        server.openGate(gate)
+        #expect(try #require(server.segmentUpload(name)).arrivals == [0, Self.segment])
+    }
+
     @Test func aMissingFileIsAClearErrorBeforeAnyRequest() async throws {
         let session = TransferSession(configuration: ephemeralConfig())
         defer { session.finishTasksAndInvalidate() }

@@ -72,6 +72,27 @@ import TransferKit
         #expect(report.attempts == [0: 1, s: 1, 2 * s: 1, 3 * s: 2, 4 * s: 1, 5 * s: 1])
     }
 
+    @Test func ctrlCStopsTheUploadKeepsTheRecordAndExits130() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 3)
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                    "\(server.httpBase)/segments/int?holdAt=\(Self.segment)&holdGate=seg2"]
+        let run = try Run.spawn(args, environment: env)
+        try await server.waitForGate("seg2")
+        run.signal(SIGINT)
+        let r = await run.wait()
+        #expect(r.status == 130, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("interrupted: 1 of 3 segments stored"), "\(r.stdout)")
+        server.openGate("seg2")
+        let rerun = try await Run.binary(args, environment: env)
+        #expect(rerun.status == 0 && rerun.stdout.contains("1 stored by an earlier run"), "\(rerun.stdout)")
+        #expect(try #require(server.segmentUpload("int")).sha256 == file.sha)
+    }
+
     @Test func aRefusedSegmentEndsTheRunWithoutRetrying() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }

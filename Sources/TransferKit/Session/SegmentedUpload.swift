@@ -117,7 +117,10 @@ public final class SegmentedUpload: @unchecked Sendable {
     private var now: Double { Double(Monotonic.now() - started) / 1e9 }
 
     private func pump() {
-        guard !cancelled else { return }
+        guard !cancelled else {
+            finishIfDone()  // the last cancelled segment ends the upload
+            return
+        }
         while let segment = state.withLock({ $0.scheduler.next(now: now) }) { send(segment) }
         if let wake = state.withLock({ $0.scheduler.nextWake(now: now) }), !wakeScheduled {
             wakeScheduled = true
