@@ -23,6 +23,13 @@ enum Router {
 
     private static func routeByPath(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256.Hasher?, core: ServerCore,
                                     connectionID: Int, protocolName: String) -> ResponsePlan {
+        if let (refusal, origin) = AuthRoutes.proxyRequest(head) {
+            if let refusal { return refusal }
+            var direct = head
+            direct.uri = origin
+            return routeByPath(head: direct, bodyCount: bodyCount, hasher: &hasher, core: core,
+                               connectionID: connectionID, protocolName: protocolName)
+        }
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? "/"
         let queryString = parts.count > 1 ? String(parts[1]) : ""
@@ -161,6 +168,12 @@ enum Router {
                 plan.headers.add(name: "Content-Disposition", value: value)
             }
             return plan
+
+        case ("basic", 1), ("digest", 1):
+            return AuthRoutes.protected(head: head, scheme: segments[0], user: AuthRoutes.user, password: AuthRoutes.password)
+
+        case ("basic", 3), ("digest", 3):
+            return AuthRoutes.protected(head: head, scheme: segments[0], user: segments[1], password: segments[2])
 
         default:
             return notFound()

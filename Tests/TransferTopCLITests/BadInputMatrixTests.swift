@@ -127,6 +127,15 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--job", "{dir}/j.toml"],
                  files: ["j.toml": BadInput.text("[[session]]\n[[session.task]]\nurl = \"ftp://u:hunter2@h/x\"\n")],
                  fragment: "unsupported scheme 'ftp'", never: ["hunter2"]),
+        // Authentication and trust (SPEC S12): no terminal to ask for a password, no secret echoed.
+        BadInput(args: ["-u", "alice", url], fragment: "there is no terminal to ask for one"),
+        BadInput(args: ["--user", ":hunter2", url], fragment: "needs a user name before ':'", never: ["hunter2"]),
+        BadInput(args: ["--basic", "--digest", url], fragment: "--basic and --digest cannot be combined"),
+        BadInput(args: ["--netrc=1", url], fragment: "option '--netrc' takes no value"),
+        BadInput(args: ["--netrc-file", "", url], fragment: "--netrc-file needs a non-empty value"),
+        BadInput(args: ["--pinnedpubkey", "sha256//hunter2", url], fragment: "bad --pinnedpubkey"),
+        BadInput(args: ["--cert", "", url], fragment: "--cert needs a non-empty value"),
+        BadInput(args: ["--key", "{dir}/k.pem", url], fragment: "--key needs --cert"),
     ]
 
     @Test(arguments: rows) func refused(_ row: BadInput) async throws {

@@ -64,6 +64,16 @@ final class Transfer {
     /// A redirect hop finished and the delegate has not answered yet.
     var awaitingRedirectDecision = false
     var pendingRedirect: TransferRequest?
+    /// Authentication (TransferEngine+Auth.swift): the credential the delegate gave for
+    /// `credentialOrigin`, the one this hop sent, the 401/407 held for the delegate, how
+    /// many credentials failed, and one to store once it worked.
+    var credential: TransferCredential?
+    var credentialSpace: ProtectionSpace?
+    var sentCredential: TransferCredential?
+    var pendingChallenge: ProtectionSpace?
+    var awaitingChallenge = false
+    var authFailures = 0
+    var credentialToStore: (TransferCredential, ProtectionSpace)?
     /// False once a redirect turned the request into a body-less GET.
     var hasBodyThisHop = true
 

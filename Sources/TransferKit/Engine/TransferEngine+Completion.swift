@@ -12,6 +12,10 @@ extension TransferEngine {
             return
         }
         if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
+        if code == CURLE_OK, let space = t.pendingChallenge {
+            askChallenge(t, space)
+            return
+        }
         if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
             redirect(t, to: proposed)
             return

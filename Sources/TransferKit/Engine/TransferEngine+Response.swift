@@ -18,6 +18,8 @@ extension TransferEngine {
             m.statusCode = status
             m.responseHeaders = headers
         }
+        t.isRedirectHop = false  // libcurl's own auth retry may follow a 401 on this hop
+        if holdChallenge(t, response) { return }
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),

@@ -23,6 +23,8 @@ extension TransferEngine {
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy, isTLS: scheme == "https")
+            if scheme == "https" { try configureClientTLS(easy) }
+            try configureAuth(easy, t)
             if t.request.httpShouldHandleCookies { try configureCookies(easy) }
             try configureTrace(easy, t)
         } catch {

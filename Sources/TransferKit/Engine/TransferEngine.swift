@@ -19,6 +19,8 @@ final class TransferEngine: @unchecked Sendable {
         case cancel(TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?)
         case disposition(TransferTask, ResponseDisposition)
         case redirect(TransferTask, TransferRequest?)
+        /// The delegate's answer to an authentication challenge.
+        case challenge(TransferTask, AuthChallengeDisposition, TransferCredential?)
         /// The data delegate caught up: unpause a transfer paused for back-pressure.
         case drained(TransferTask)
         /// The delegate's answer to `needNewBodyStream` (nil: none).
@@ -30,7 +32,7 @@ final class TransferEngine: @unchecked Sendable {
         var task: TransferTask? {
             switch self {
             case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
-                 .disposition(let t, _), .redirect(let t, _), .drained(let t), .bodyStream(let t, _),
+                 .disposition(let t, _), .redirect(let t, _), .challenge(let t, _, _), .drained(let t), .bodyStream(let t, _),
                  .bodyReady(let t): return t
             case .shutdown: return nil
             }
@@ -91,6 +93,9 @@ final class TransferEngine: @unchecked Sendable {
     let partialDirectoryCache = Locked<String?>(nil)
     /// Loaded on the transfer thread when the first https request is set up: its cost is in
     /// that request's queue time, never in a network phase.
+    /// The session's credentials (SPEC S12): the configuration's store, or by kind.
+    lazy var credentials: CredentialStore = configuration.credentialStore
+        ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared)
     lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
 
     init(configuration: TransferConfiguration, sessionID: Int) {
@@ -217,6 +222,7 @@ final class TransferEngine: @unchecked Sendable {
         case .cancel(let task, let rd, let reply): cancel(task, byProducingResumeData: rd, reply: reply)
         case .disposition(let task, let d): transfers[ObjectIdentifier(task)].map { applyDisposition($0, d) }
         case .redirect(let task, let r): transfers[ObjectIdentifier(task)].map { applyRedirectDecision($0, r) }
+        case .challenge(let task, let d, let c): transfers[ObjectIdentifier(task)].map { applyChallengeAnswer($0, d, c) }
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
         case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)

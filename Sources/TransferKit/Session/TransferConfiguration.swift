@@ -40,6 +40,22 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var tlsMaximumSupportedProtocolVersion: TLSVersion? = nil
     /// Extra CA certificates (PEM file) trusted in addition to the system store.
     public var additionalTrustedCAFile: String? = nil
+    /// Where credentials live (SPEC S12). nil: `CredentialStore.shared` for default sessions,
+    /// a store of the session's own, in memory, for ephemeral ones.
+    public var credentialStore: CredentialStore? = nil
+    /// How a stored credential is sent before any challenge: `.basic` preemptively, as curl's
+    /// `-u`; `.digest` and `.any` wait for the server's challenge (one extra round trip).
+    public var httpAuthentication: HTTPAuthentication = .basic
+    /// `sha256//BASE64[;sha256//BASE64...]`: the server's public key must be one of these
+    /// (libcurl's CURLOPT_PINNEDPUBLICKEY), checked in addition to the CA verification.
+    public var pinnedPublicKey: String? = nil
+    /// A netrc file libcurl reads credentials from, by host (curl's `--netrc-file`).
+    public var netrcFile: String? = nil
+    /// A client certificate (PEM) for servers that ask for one, its key (PEM; nil: in the
+    /// certificate file) and the key's password.
+    public var clientCertificateFile: String? = nil
+    public var clientKeyFile: String? = nil
+    public var clientKeyPassword: String? = nil
     /// A proxy URL such as `http://127.0.0.1:3128`; nil uses no proxy (environment ignored).
     public var proxy: String? = nil
     /// Where persistent state lives for `default` sessions (cookies, resume data).
@@ -67,6 +83,10 @@ public struct TransferConfiguration: Sendable, Equatable {
     public static func background(withIdentifier id: String) -> TransferConfiguration {
         TransferConfiguration(kind: .background(identifier: id))
     }
+}
+
+public enum HTTPAuthentication: String, Sendable, Equatable {
+    case basic, digest, any
 }
 
 public enum TLSVersion: String, Sendable, Equatable, Comparable, CaseIterable {

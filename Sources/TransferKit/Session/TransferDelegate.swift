@@ -15,6 +15,13 @@ public protocol TransferTaskDelegate: TransferSessionDelegate {
     func session(_ session: TransferSession, task: TransferTask,
                  willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
                  completionHandler: @escaping @Sendable (TransferRequest?) -> Void)
+    /// A 401 or a proxy's 407 (SPEC S12), as URLSession's
+    /// `urlSession(_:task:didReceive:completionHandler:)`: answer with a disposition and, for
+    /// `.useCredential`, the credential. The default is `.performDefaultHandling` (the
+    /// credential store's credential, once). Check `previousFailureCount` before answering
+    /// with the same credential again.
+    func session(_ session: TransferSession, task: TransferTask, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void)
     func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
                  totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics)
@@ -69,6 +76,10 @@ extension TransferTaskDelegate {
                         willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
                         completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {
         completionHandler(newRequest)
+    }
+    public func session(_ session: TransferSession, task: TransferTask, didReceive challenge: AuthenticationChallenge,
+                        completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
     }
     public func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
                         totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}

@@ -48,6 +48,8 @@ public struct Options: Sendable, Equatable {
     public var trace = false
     /// `--prometheus [HOST:]PORT`.
     public var prometheus: ListenAddress? = nil
+    /// Authentication and trust (CLIAuthOptions.swift).
+    public var auth = AuthOptions()
 
     public init() {}
 }

@@ -53,6 +53,8 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var cacert: String?
 
+    @OptionGroup var authOptions: CLIAuthOptions
+
     @Option(name: [.customShort("T"), .customLong("upload")], parsing: .unconditional,
             help: ArgumentHelp("Upload FILE to each URL instead of downloading (PUT, as curl -T). '-' reads standard input as it arrives, sent chunked, to one URL, in line mode.", valueName: "FILE"),
             completion: .file())
@@ -126,6 +128,7 @@ struct TransferOptions: ParsableArguments {
         o.compressed = compressed
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
+        o.auth = try authOptions.options()
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }
         if o.upload != nil && !o.form.isEmpty { throw UsageError("--upload and --form cannot be combined (one request body per task)") }

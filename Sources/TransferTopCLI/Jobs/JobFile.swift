@@ -85,6 +85,7 @@ struct JobReader {
         s.resourceTimeout = defaults.resourceTimeout
         s.caFile = defaults.caCertificate
         s.locationTrusted = defaults.locationTrusted
+        s.auth = defaults.auth
         s.compressed = defaults.compressed
         for key in table.keys {
             let value = table[key]!

@@ -35,6 +35,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
     public var compressed = false
+    /// `-u`, `--basic`/`--digest`, `--netrc*`, `--pinnedpubkey`, `--cert`/`--key`.
+    public var auth = AuthOptions()
     public var tasks: [TaskPlan] = []
     /// More downloads, after `tasks`: URLs of `--input-file`, already validated, kept as text
     /// and made into tasks only when they start (a URL value costs several times its text;
@@ -52,6 +54,7 @@ public struct SessionPlan: Sendable, Equatable {
         c.additionalTrustedCAFile = caFile
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
+        auth.apply(to: &c, origins: tasks.map(\.url) + downloadURLs.compactMap(URL.init(string:)))
         return c
     }
 }
@@ -89,6 +92,7 @@ extension RunPlan {
         s.caFile = o.caCertificate
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
+        s.auth = o.auth
         s.tasks = urls.map { url in
             if !o.form.isEmpty {
                 var task = TaskPlan(kind: .upload, url: url, method: "POST")
