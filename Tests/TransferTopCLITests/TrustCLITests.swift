@@ -1,0 +1,45 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import TransferTopCLI
+
+/// SPEC S12 trust through the real binary against the loopback server's self-signed
+/// identity: refused by default, accepted with `--cacert`; `--pinnedpubkey` (checked in
+/// addition to the CA, as curl) accepts the right key and refuses a wrong one.
+@Suite struct TrustCLITests {
+    /// `sha256//` + base64 of the SHA-256 of the certificate's public key (DER), by openssl.
+    func pin(of certificate: String) async throws -> String {
+        let r = try await ToolRun.run("/bin/sh", ["-c", "openssl x509 -in '\(certificate)' -pubkey -noout"
+            + " | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"], withStandardError: false)
+        #expect(r.status == 0)
+        return "sha256//" + r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func selfSignedRefusedByDefaultAcceptedWithCACertAndTheRightPin() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"]
+        let ca = dir + "/ca.pem"
+        try server.writeCACertificate(to: ca)
+        let target = "\(server.httpsBase)/bytes/100"
+        let right = try await pin(of: ca)
+        let wrong = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
+
+        let untrusted = try await Run.binary(["-o", dir + "/a", target], environment: env)
+        #expect(untrusted.status != 0 && untrusted.status != 2)
+        #expect((untrusted.stdout + untrusted.stderr).contains("certificate"), "\(untrusted.stdout)\(untrusted.stderr)")
+
+        let trusted = try await Run.binary(["-o", dir + "/b", "--cacert", ca, target], environment: env)
+        #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
+
+        let pinned = try await Run.binary(["-o", dir + "/c", "--cacert", ca, "--pinnedpubkey", "\(wrong);\(right)", target], environment: env)
+        #expect(pinned.status == 0, "\(pinned.stdout)\(pinned.stderr)")
+
+        let mispinned = try await Run.binary(["-o", dir + "/d", "--cacert", ca, "--pinnedpubkey", wrong, target], environment: env)
+        #expect(mispinned.status != 0 && mispinned.status != 2)
+        #expect(largestFile(under: dir + "/d") == 0)
+    }
+}
