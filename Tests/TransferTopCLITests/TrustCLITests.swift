@@ -42,4 +42,24 @@ import Testing
         #expect(mispinned.status != 0 && mispinned.status != 2)
         #expect(largestFile(under: dir + "/d") == 0)
     }
+
+    @Test func clientCertificateRouteRefusedWithoutAcceptedWithCertAndKey() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"]
+        let ca = dir + "/ca.pem", cert = dir + "/client.pem", key = dir + "/client.key"
+        try server.writeCACertificate(to: ca)
+        try server.writeClientIdentity(certificate: cert, key: key)
+        let target = "\(server.clientCertificateBase)/bytes/100"
+
+        let without = try await Run.binary(["-o", dir + "/a", "--cacert", ca, target], environment: env)
+        #expect(without.status != 0 && without.status != 2, "\(without.stdout)\(without.stderr)")
+        #expect(largestFile(under: dir + "/a") == 0)
+
+        let with = try await Run.binary(["-o", dir + "/b", "--cacert", ca, "--cert", cert, "--key", key, target], environment: env)
+        #expect(with.status == 0, "\(with.stdout)\(with.stderr)")
+        #expect(largestFile(under: dir + "/b") == 100)
+    }
 }
