@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import TransferTopCLI
 
@@ -70,5 +71,30 @@ import Testing
         #expect(first.header("Authorization")?.hasPrefix("Basic ") == true)
         let hop = try #require(server.stats.requests.last { $0.path.contains(marker) })
         #expect(hop.header("Authorization") == nil)
+    }
+
+    /// An interrupted `-u` download keeps resume data, and neither it nor anything else in the
+    /// state directory holds the password or its Basic token.
+    @Test func resumeDataOfAUserTaskHoldsNoPassword() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let name = "auth-\(UUID().uuidString.prefix(6))"
+        server.setFile(name, size: 400_000, seed: 3)
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gate = UUID().uuidString
+        let run = try Run.spawn(["--no-tui", "-o", dir + "/out", "-u", "alice:\(Self.password)",
+                                 "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=100000"],
+                                environment: ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"])
+        try await server.waitForGate(gate)
+        try await waitFor("the first body bytes on disk") { largestFile(under: dir) > 0 }
+        run.signal(SIGINT)
+        let r = await run.wait()
+        #expect(r.stdout.contains("kept resume data"), "\(r.stdout)\(r.stderr)")
+        #expect(server.stats.requests.contains { $0.header("Authorization")?.hasPrefix("Basic ") == true })
+        let state = everything(under: dir + "/state")
+        #expect(!state.isEmpty)
+        #expect(!state.contains(Self.password) && !state.contains("YWxpY2U6"))
+        server.openGate(gate)
     }
 }
