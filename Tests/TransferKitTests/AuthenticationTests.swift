@@ -108,3 +108,58 @@ final class ChallengeAnswerer: TransferTaskDelegate, @unchecked Sendable {
         #expect(again.credential(for: space)?.password == "pw")
     }
 }
+
+/// Answers server-trust challenges and records the chains it was shown.
+final class TrustAnswerer: TransferSessionDelegate, @unchecked Sendable {
+    // @unchecked: `seen` is Locked; `disposition` is immutable.
+    let disposition: AuthChallengeDisposition
+    let seen = Locked<[AuthenticationChallenge]>([])
+    init(_ disposition: AuthChallengeDisposition) { self.disposition = disposition }
+
+    func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
+        seen.withLock { $0.append(challenge) }
+        completionHandler(disposition, nil)
+    }
+}
+
+/// SPEC S12: the session-level server-trust hook sees the chain of a server that did not
+/// verify (the loopback server's self-signed identity, its CA not given) and decides.
+@Suite struct ServerTrustTests {
+    func session(_ delegate: TrustAnswerer) -> TransferSession {
+        TransferSession(configuration: .ephemeral, delegate: delegate)
+    }
+
+    @Test func trustedByTheDelegateSucceedsAndIsRememberedForTheSession() async throws {
+        let server = try await TestServer.get()
+        let answerer = TrustAnswerer(.useCredential)
+        let s = session(answerer)
+        defer { s.invalidateAndCancel() }
+        let (data, response) = try await s.data(from: url(server.httpsBase + "/bytes/64"))
+        #expect(response.statusCode == 200 && data.count == 64)
+        let (_, again) = try await s.data(from: url(server.httpsBase + "/bytes/32"))
+        #expect(again.statusCode == 200)
+        let seen = answerer.seen.withLock { $0 }
+        #expect(seen.count == 1)
+        let trust = try #require(seen.first?.serverTrust)
+        #expect(seen.first?.protectionSpace.authenticationMethod == .serverTrust)
+        #expect(trust.host == "localhost" && trust.certificates.count == 1)
+        let body = { (pem: String) in pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined() }
+        #expect(body(trust.certificates[0]) == body(LoopbackServer.caCertificatePEM))
+    }
+
+    @Test(arguments: [AuthChallengeDisposition.performDefaultHandling, .rejectProtectionSpace, .cancelAuthenticationChallenge])
+    func anyOtherAnswerFailsTheTask(_ answer: AuthChallengeDisposition) async throws {
+        let server = try await TestServer.get()
+        let answerer = TrustAnswerer(answer)
+        let s = session(answerer)
+        defer { s.invalidateAndCancel() }
+        do {
+            _ = try await s.data(from: url(server.httpsBase + "/bytes/64"))
+            Issue.record("an untrusted server was accepted")
+        } catch {
+            #expect(error.code == (answer == .cancelAuthenticationChallenge ? .cancelled : .serverCertificateUntrusted))
+        }
+        #expect(answerer.seen.withLock { $0.count } == 1)
+    }
+}

@@ -62,6 +62,20 @@ public struct AuthenticationChallenge: Sendable {
     public var proposedCredential: TransferCredential?
     /// The 401/407 response itself.
     public var failureResponse: TransferResponse?
+    /// For a session-level server-trust challenge: what the failed verification saw.
+    public var serverTrust: ServerTrust? = nil
+}
+
+/// A server whose certificate chain did not verify (SPEC S12), shown to the session
+/// delegate's `didReceive challenge`. Answer `.useCredential` (the credential is ignored) to
+/// trust this server's leaf key for the rest of the session; anything else fails the task.
+public struct ServerTrust: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    /// The chain as the server sent it, leaf first, PEM.
+    public var certificates: [String]
+    /// libcurl's reason, e.g. "SSL certificate problem: self-signed certificate".
+    public var reason: String
 }
 
 /// The delegate's answer to a challenge, as URLSession's `AuthChallengeDisposition`.

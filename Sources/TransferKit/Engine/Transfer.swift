@@ -74,6 +74,13 @@ final class Transfer {
     var awaitingChallenge = false
     var authFailures = 0
     var credentialToStore: (TransferCredential, ProtectionSpace)?
+    /// Server trust: this hop collects the chain (CURLOPT_CERTINFO) to show the delegate;
+    /// the delegate has not answered yet.
+    var trustProbe = false
+    var trustProbed = false
+    var awaitingTrust = false
+    var pendingTrust: ServerTrust?
+    var probeReason = ""
     /// False once a redirect turned the request into a body-less GET.
     var hasBodyThisHop = true
 

@@ -7,11 +7,16 @@ extension TransferEngine {
         detach(t)
         let doneAt = Monotonic.now()
         recordTransaction(t, code: code, doneAt: doneAt)
+        if t.trustProbe {
+            trustProbeFinished(t, code: code)
+            return
+        }
         if t.restartFromZeroPending {
             restartFromZero(t)
             return
         }
         if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
+        if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
         if code == CURLE_OK, let space = t.pendingChallenge {
             askChallenge(t, space)
             return

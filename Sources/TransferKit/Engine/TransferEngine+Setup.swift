@@ -23,7 +23,10 @@ extension TransferEngine {
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy, isTLS: scheme == "https")
-            if scheme == "https" { try configureClientTLS(easy) }
+            if scheme == "https" {
+                try configureClientTLS(easy)
+                try configureTrustException(easy, t)
+            }
             try configureAuth(easy, t)
             if t.request.httpShouldHandleCookies { try configureCookies(easy) }
             try configureTrace(easy, t)

@@ -21,6 +21,8 @@ final class TransferEngine: @unchecked Sendable {
         case redirect(TransferTask, TransferRequest?)
         /// The delegate's answer to an authentication challenge.
         case challenge(TransferTask, AuthChallengeDisposition, TransferCredential?)
+        /// The session delegate's answer to a server-trust challenge.
+        case trust(TransferTask, AuthChallengeDisposition)
         /// The data delegate caught up: unpause a transfer paused for back-pressure.
         case drained(TransferTask)
         /// The delegate's answer to `needNewBodyStream` (nil: none).
@@ -32,7 +34,7 @@ final class TransferEngine: @unchecked Sendable {
         var task: TransferTask? {
             switch self {
             case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
-                 .disposition(let t, _), .redirect(let t, _), .challenge(let t, _, _), .drained(let t), .bodyStream(let t, _),
+                 .disposition(let t, _), .redirect(let t, _), .challenge(let t, _, _), .trust(let t, _), .drained(let t), .bodyStream(let t, _),
                  .bodyReady(let t): return t
             case .shutdown: return nil
             }
@@ -96,6 +98,9 @@ final class TransferEngine: @unchecked Sendable {
     /// The session's credentials (SPEC S12): the configuration's store, or by kind.
     lazy var credentials: CredentialStore = configuration.credentialStore
         ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared)
+    /// Servers the session delegate trusted after a failed verification: "host:port" → the
+    /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
+    var trustExceptions: [String: String] = [:]
     lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
 
     init(configuration: TransferConfiguration, sessionID: Int) {
@@ -223,6 +228,7 @@ final class TransferEngine: @unchecked Sendable {
         case .disposition(let task, let d): transfers[ObjectIdentifier(task)].map { applyDisposition($0, d) }
         case .redirect(let task, let r): transfers[ObjectIdentifier(task)].map { applyRedirectDecision($0, r) }
         case .challenge(let task, let d, let c): transfers[ObjectIdentifier(task)].map { applyChallengeAnswer($0, d, c) }
+        case .trust(let task, let d): transfers[ObjectIdentifier(task)].map { applyTrustAnswer($0, d) }
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
         case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)

@@ -6,6 +6,13 @@ import Foundation
 public protocol TransferSessionDelegate: AnyObject, Sendable {
     /// The last callback a session makes; the session lets go of its delegate after it.
     func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?)
+    /// A session-level challenge, as URLSession's `urlSession(_:didReceive:completionHandler:)`:
+    /// today a server whose chain did not verify (`challenge.serverTrust`, method
+    /// `.serverTrust`). `.useCredential` trusts that server's leaf key for this session (pinned:
+    /// another key is refused); the default, `.performDefaultHandling`, fails the task as
+    /// curl would (`serverCertificateUntrusted`).
+    func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void)
 }
 
 /// Task-level callbacks shared by every kind of task.
@@ -65,6 +72,10 @@ public protocol TransferDownloadDelegate: TransferTaskDelegate {
 
 extension TransferSessionDelegate {
     public func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) {}
+    public func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,
+                        completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
 }
 
 extension TransferTaskDelegate {
