@@ -132,6 +132,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--user", ":hunter2", url], fragment: "needs a user name before ':'", never: ["hunter2"]),
         BadInput(args: ["--basic", "--digest", url], fragment: "--basic and --digest cannot be combined"),
         BadInput(args: ["--netrc=1", url], fragment: "option '--netrc' takes no value"),
+        BadInput(args: ["--insecure=1", url], fragment: "option '--insecure' takes no value"),
         BadInput(args: ["--netrc-file", "", url], fragment: "--netrc-file needs a non-empty value"),
         BadInput(args: ["--pinnedpubkey", "sha256//hunter2", url], fragment: "bad --pinnedpubkey"),
         BadInput(args: ["--cert", "", url], fragment: "--cert needs a non-empty value"),

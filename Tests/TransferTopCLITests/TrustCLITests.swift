@@ -63,3 +63,22 @@ import Testing
         #expect(largestFile(under: dir + "/b") == 100)
     }
 }
+
+/// `-k/--insecure` accepts the self-signed server and the exports record it per hop.
+@Suite struct InsecureCLITests {
+    @Test func insecureIsAcceptedAndRecordedInCSVAndHAR() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Run.binary(["-o", dir + "/out", "-k", "--csv", dir + "/m.csv", "--har", dir + "/m.har",
+                                      "\(server.httpsBase)/bytes/10"],
+                                     environment: ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let csv = try String(contentsOfFile: dir + "/m.csv", encoding: .utf8).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let column = try #require(csv.first?.firstIndex(of: "tls_insecure"))
+        #expect(csv.count == 2 && csv[1][column] == "true")
+        let har = try String(contentsOfFile: dir + "/m.har", encoding: .utf8)
+        #expect(har.replacingOccurrences(of: " ", with: "").contains("\"_tlsInsecure\":true"), "\(har)")
+    }
+}

@@ -21,6 +21,7 @@ extension TransferEngine {
                                                                     remotePort: m.remotePort)
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
+            m.isTLSVerificationDisabled = t.tls == nil ? nil : configuration.allowsInsecureTLS
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent

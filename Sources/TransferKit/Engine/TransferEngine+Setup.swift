@@ -109,9 +109,9 @@ extension TransferEngine {
         let minV = Self.curlSSLVersion(configuration.tlsMinimumSupportedProtocolVersion)
         let maxV = configuration.tlsMaximumSupportedProtocolVersion.map { Self.curlSSLVersion($0) << 16 } ?? 0
         try e.set(CURLOPT_SSLVERSION, minV | maxV)
-        // TLS is verified by default; there is deliberately no switch to turn it off.
-        try e.set(CURLOPT_SSL_VERIFYPEER, true)
-        try e.set(CURLOPT_SSL_VERIFYHOST, 2)
+        // TLS is verified unless the configuration explicitly says `allowsInsecureTLS` (-k).
+        try e.set(CURLOPT_SSL_VERIFYPEER, !configuration.allowsInsecureTLS)
+        try e.set(CURLOPT_SSL_VERIFYHOST, configuration.allowsInsecureTLS ? 0 : 2)
         // Plain HTTP never loads the trust store (a redirect to https sets up a new hop).
         if isTLS { try configureTrust(e) }
         // An explicit empty proxy also stops libcurl from reading proxy environment variables.

@@ -38,6 +38,9 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var allowsHTTP2 = true
     public var tlsMinimumSupportedProtocolVersion: TLSVersion = .v1_2
     public var tlsMaximumSupportedProtocolVersion: TLSVersion? = nil
+    /// Accept any server certificate (curl's `-k/--insecure`). false by default and never
+    /// turned on by anything but this property; exports and the monitor flag its transfers.
+    public var allowsInsecureTLS = false
     /// Extra CA certificates (PEM file) trusted in addition to the system store.
     public var additionalTrustedCAFile: String? = nil
     /// Where credentials live (SPEC S12). nil: `CredentialStore.shared` for default sessions,

@@ -51,6 +51,7 @@ public enum HARExport {
             ("_tlsVersion", m.tlsProtocolVersion.map(JSONValue.string) ?? .null),
             ("_cipher", m.tlsCipherSuite.map(JSONValue.string) ?? .null),
             ("_tlsResumed", m.isTLSSessionResumed.map(JSONValue.bool) ?? .null),
+            ("_tlsInsecure", m.isTLSVerificationDisabled.map(JSONValue.bool) ?? .null),
             ("_error", error.map { .string(Redaction.redactText($0)) } ?? .null),
         ]
         return .object(fields)

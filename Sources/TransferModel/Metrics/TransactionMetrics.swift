@@ -47,6 +47,9 @@ public struct TransactionMetrics: Sendable, Equatable, Codable {
     /// Negotiated TLS version and cipher suite, e.g. `TLSv1.3`, `TLS_AES_256_GCM_SHA384`.
     public var tlsProtocolVersion: String?
     public var tlsCipherSuite: String?
+    /// This hop's certificate was not verified (`-k/--insecure`, SPEC S12); false for a
+    /// verified TLS hop, nil without TLS. Not in Apple's metrics.
+    public var isTLSVerificationDisabled: Bool?
     /// The handshake of this hop's new connection resumed a TLS session of an earlier one
     /// (abbreviated handshake); nil without TLS, false on a reused connection. Not in Apple's
     /// metrics: it says why one TLS phase is shorter than another.

@@ -13,6 +13,8 @@ public struct AuthOptions: Sendable, Equatable {
 
     public var credential: Credential? = nil
     public var digest = false
+    /// `-k/--insecure`.
+    public var insecure = false
     public var netrc = false
     public var netrcFile: String? = nil
     public var pinnedPublicKey: String? = nil
@@ -37,6 +39,7 @@ public struct AuthOptions: Sendable, Equatable {
             c.credentialStore = store
         }
         c.httpAuthentication = digest ? .digest : .basic
+        c.allowsInsecureTLS = insecure
         c.netrcFile = netrcFile ?? (netrc ? NetrcDefault.path : nil)
         c.pinnedPublicKey = pinnedPublicKey
         c.clientCertificateFile = certificate

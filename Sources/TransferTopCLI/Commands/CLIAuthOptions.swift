@@ -3,6 +3,10 @@ import Foundation
 
 /// Authentication and trust options (SPEC S12), as curl spells them.
 struct CLIAuthOptions: ParsableArguments {
+    @Flag(name: [.customShort("k"), .customLong("insecure")],
+          help: "Do not verify the server's certificate (shown in red in the monitor; recorded in CSV/HAR). Never the default.")
+    var insecure = false
+
     @Option(name: [.customShort("u"), .customLong("user")], parsing: .unconditional,
             help: ArgumentHelp("Server user and password; without ':PASSWORD' it is asked for on the terminal (not echoed). Sent only to the URLs' own origins.", valueName: "USER[:PASSWORD]"))
     var user: String?
@@ -38,6 +42,7 @@ struct CLIAuthOptions: ParsableArguments {
         }
         if basic && digest { throw UsageError("--basic and --digest cannot be combined (choose one scheme)") }
         a.digest = digest
+        a.insecure = insecure
         a.netrc = netrc
         if let v = netrcFile { a.netrcFile = try OptionValues.nonEmpty(v, "--netrc-file") }
         if let v = pinnedpubkey { a.pinnedPublicKey = try AuthOptions.pins(v) }
