@@ -64,6 +64,9 @@ public struct MonitorModel: Sendable {
     public var monochrome = false
     /// `--debug`: the header also shows how long each frame took.
     public var debug = false
+    /// `-k/--insecure`: certificates are not verified; the header and every https task say so
+    /// in the error colour (SPEC S12).
+    public var insecure = false
     /// Destructive keys ask first (`--yes` turns this off).
     public var confirmDestructive = true
     /// The question on the status line, with the effect `y` performs.

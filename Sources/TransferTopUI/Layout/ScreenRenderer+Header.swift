@@ -8,6 +8,11 @@ extension ScreenRenderer {
         var pieces = headerPieces(model)
         while pieces.count > 1, DisplayWidth.of(pieces.joined(separator: "  ")) > grid.width { pieces.removeLast() }
         grid.write(pieces.joined(separator: "  "), column: 0, row: 0, role: .header)
+        // Written last, over the right end, so no width hides it.
+        if model.insecure {
+            let badge = " INSECURE (-k) "
+            grid.write(badge, column: Swift.max(0, grid.width - badge.count), row: 0, role: .error)
+        }
     }
 
     /// In order of importance: name, tasks per state, speeds, sessions, frame time.

@@ -56,7 +56,10 @@ extension ScreenRenderer {
         case .id: return [Span(t.id.description)]
         case .kind: return [Span(kindLabel(t.kind), .dim)]
         case .state: return [Span(DisplayState(t).label, DisplayState(t).role)]
-        case .url: return [Span(TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
+        case .url:
+            let label = TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model))
+            // An unverified TLS transfer (-k) is shown in the error colour.
+            return [model.insecure && t.currentURL.lowercased().hasPrefix("https:") ? Span(label, .error) : Span(label)]
         case .progress: return progressCell(t, model: model, barWidth: columns.barWidth)
         case .result: return resultCell(t, hops: hops)
         case .dns: return TaskPhases.cell(.dns, hops: hops)
