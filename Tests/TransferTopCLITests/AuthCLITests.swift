@@ -97,4 +97,20 @@ import Testing
         #expect(!state.contains(Self.password) && !state.contains("YWxpY2U6"))
         server.openGate(gate)
     }
+
+    /// `--netrc-file` supplies the credential for its machine, as curl's.
+    @Test func netrcFileAnswersTheServer() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let netrc = dir + "/netrc"
+        FileManager.default.createFile(atPath: netrc, contents: Data("machine 127.0.0.1 login alice password \(Self.password)\n".utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        let env = ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"]
+        let r = try await Run.binary(["-o", dir + "/out", "--netrc-file", netrc, "\(server.httpBase)/basic"], environment: env)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let without = try await Run.binary(["-o", dir + "/out2", "\(server.httpBase)/basic"], environment: env)
+        #expect(without.status != 0 && without.status != 2 && (without.stdout + without.stderr).contains("401"))
+    }
 }
