@@ -171,7 +171,13 @@ public final class Runner: @unchecked Sendable {
             guard task.state == .running else { return }
             task.suspend()
             self?.notice("demo: suspended task \(task.taskIdentifier); resuming in \(Int(back)) s")
-            DispatchQueue.global().asyncAfter(deadline: .now() + back) { task.resume() }
+            // The notice replaces "resuming in N s" once it is no longer true (issue 11: no
+            // stale demo messages).
+            DispatchQueue.global().asyncAfter(deadline: .now() + back) { [weak self] in
+                guard task.state == .suspended else { return }
+                task.resume()
+                self?.notice("demo: resumed task \(task.taskIdentifier)")
+            }
         }
     }
 
