@@ -39,6 +39,22 @@ public func waitFor(_ what: String, timeout: TimeInterval = 60, _ condition: @Se
     }
 }
 
+/// Waits until a count reaches `target`, failing only when it stops moving for `stall`
+/// seconds. For batches of hundreds of transfers: their total time depends on the machine (a
+/// sanitizer build beside other suites on two cores), but a batch that makes no progress for a
+/// minute is a hang, which is what such a wait must catch.
+public func waitForCount(_ what: String, reaches target: Int, stall: TimeInterval = 60,
+                         _ count: @Sendable () -> Int) async throws {
+    var last = count()
+    var deadline = Date().addingTimeInterval(stall)
+    while last < target {
+        if Date() > deadline { throw WaitTimeout(what: "\(what) (stuck at \(last) of \(target))") }
+        try await Task.sleep(nanoseconds: 5_000_000)
+        let now = count()
+        if now != last { last = now; deadline = Date().addingTimeInterval(stall) }
+    }
+}
+
 /// A private temporary directory for one test (its own XDG directories go inside it).
 public func privateDirectory(_ label: String = "t") throws -> String {
     let d = NSTemporaryDirectory() + "tt-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
