@@ -59,3 +59,30 @@ import TransferTopUI
         #expect(!loud.stdout.contains("\r") && !loud.stdout.contains("\u{1B}"))
     }
 }
+
+/// The first progress line already has a speed: the run's start counts as a sample, so an
+/// upload whose bytes all went out in the first second does not read "0 B/s  ETA --" while it
+/// waits for its answer (found with `-T FILE --progress`, issue 14).
+@Suite struct FirstProgressLineTests {
+    @Test func theFirstLineOfAnUploadHasASpeed() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(LoopbackServer.body(size: 4 << 20, seed: 9)).write(to: URL(fileURLWithPath: dir + "/up.bin"))
+        let gate = "progress-\(UUID().uuidString)"
+        let run = try Run.spawn(["--no-tui", "--progress", "-T", dir + "/up.bin", "\(server.httpBase)/echo?headGate=\(gate)"])
+        try await server.waitForGate(gate)
+        // The answer is held at the gate, so the task is still running when the first line
+        // (a second after the start) is printed.
+        try await waitFor("a progress line") {
+            ((try? String(contentsOfFile: run.outPath, encoding: .utf8)) ?? "").contains("progress: ")
+        }
+        server.openGate(gate)
+        let r = await run.wait()
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let first = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("progress: ") })
+        #expect(first.hasPrefix("progress: 0 done, 1 running"), "\(first)")
+        #expect(!first.contains(" 0 B/s") && !first.contains("ETA --"), "\(first)")
+    }
+}

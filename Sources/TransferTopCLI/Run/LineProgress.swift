@@ -36,6 +36,9 @@ final class LineProgress: @unchecked Sendable {
         self.mode = mode
         self.runner = runner
         self.lines = lines
+        // The run's start is a sample (nothing moved yet), so the first line a second in
+        // already has a speed and an ETA instead of "0 B/s  ETA --".
+        meter.record(bytes: 0, at: 0)
         timer = DispatchSource.makeTimerSource(queue: queue)
         let interval: DispatchTimeInterval = mode == .inPlace ? .milliseconds(500) : .seconds(1)
         timer.schedule(deadline: .now() + interval, repeating: interval)
