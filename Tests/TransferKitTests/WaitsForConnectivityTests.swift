@@ -24,11 +24,15 @@ import Testing
         }
     }
 
-    /// A loopback port nothing listens on (bound, read, closed): connecting is refused.
-    private func refusedPort() throws -> Int {
+    /// A loopback port nothing listens on: connecting is refused. The socket stays bound (with
+    /// SO_REUSEADDR, never listening) until `release`, so no other test's server can be given
+    /// the port in between (under ASan one was: "Address already in use" when this test's own
+    /// server came to listen on it); a server with SO_REUSEADDR may still bind and listen.
+    private func reservedRefusedPort() throws -> (port: Int, release: () -> Void) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
-        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -37,8 +41,14 @@ import Testing
         let bound = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
         }
-        try #require(bound)
-        return Int(UInt16(bigEndian: addr.sin_port))
+        guard bound else { close(fd); throw Timeout(what: "a bound loopback port") }
+        return (Int(UInt16(bigEndian: addr.sin_port)), { close(fd) })
+    }
+
+    private func refusedPort() throws -> Int {
+        let (port, release) = try reservedRefusedPort()
+        release()
+        return port
     }
 
     @Test func offByDefaultARefusedConnectionFailsAtOnce() async throws {
@@ -54,7 +64,8 @@ import Testing
     }
 
     @Test func waitsOnceThenConnectsWhenTheServerListens() async throws {
-        let port = try refusedPort()
+        let (port, release) = try reservedRefusedPort()
+        defer { release() }
         let watcher = Watcher()
         let session = TransferSession(configuration: ephemeralConfig { $0.waitsForConnectivity = true }, delegate: watcher)
         defer { session.finishTasksAndInvalidate() }
@@ -90,7 +101,8 @@ import Testing
     }
 
     @Test func cancelWhileWaitingEndsTheTask() async throws {
-        let port = try refusedPort()
+        let (port, release) = try reservedRefusedPort()
+        defer { release() }
         let watcher = Watcher()
         let session = TransferSession(configuration: ephemeralConfig { $0.waitsForConnectivity = true }, delegate: watcher)
         defer { session.finishTasksAndInvalidate() }
