@@ -99,6 +99,12 @@ enum Router {
             for (name, value) in queryItems { plan.headers.add(name: "Set-Cookie", value: "\(name)=\(value); Path=/") }
             return plan
 
+        case ("cookies", 2) where segments[1] == "keep":
+            // Persistent cookies: each query item for a day (a store writes them to its file).
+            var plan = ResponsePlan.text(.ok, "ok")
+            for (name, value) in queryItems { plan.headers.add(name: "Set-Cookie", value: "\(name)=\(value); Path=/; Max-Age=86400") }
+            return plan
+
         case ("redirect", 2):
             guard let n = Int(segments[1]), n >= 0 else { return notFound() }
             if n == 0 { return .text(.ok, "done") }

@@ -6,6 +6,7 @@ extension TransferEngine {
 
     func responseHeadComplete(_ t: Transfer) {
         recordHSTS(t)
+        recordCookies(t)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)

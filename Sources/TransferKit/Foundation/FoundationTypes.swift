@@ -29,6 +29,7 @@ extension TransferRequest {
         self.init(url: url, httpMethod: request.httpMethod ?? "GET", headers: fields.map { HTTPHeader($0.key, $0.value) },
                   httpBody: body, timeoutInterval: request.timeoutInterval == 60 ? nil : request.timeoutInterval)
         httpShouldHandleCookies = request.httpShouldHandleCookies
+        mainDocumentURL = request.mainDocumentURL
     }
 
     private static func read(_ stream: InputStream) -> Data {
@@ -52,6 +53,7 @@ extension TransferRequest {
         r.httpBody = httpBody
         if let timeoutInterval { r.timeoutInterval = timeoutInterval }
         r.httpShouldHandleCookies = httpShouldHandleCookies
+        r.mainDocumentURL = mainDocumentURL
         return r
     }
 }

@@ -103,6 +103,9 @@ public final class Runner: @unchecked Sendable {
         configuration.trace = observability.logging.trace
         let session = TransferSession(configuration: configuration, delegate: RunDelegate(runner: self), name: sp.name)
         session.addObserver(RunObserver(runner: self))
+        // A corrupt line of a cookie file is skipped, never fatal: said once, as a note.
+        for p in session.cookieFileProblems { notice(p) }
+        if configuration.httpShouldSetCookies, let p = session.cookieStorage.problem { notice(p) }
         state.withLock { $0.sessions.append(session) }
         return session
     }
