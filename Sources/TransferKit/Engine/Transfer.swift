@@ -24,6 +24,15 @@ final class Transfer {
     var isRedirectHop = false
     var redirectBody = Data()
 
+    // The HTTP cache (TransferEngine+Cache.swift): the stored response matching this request,
+    // whether this hop revalidates it, whether a 304 came (its body is then the stored one),
+    // the body copied for storing, and what this hop's metrics say of it.
+    var cacheStored: CachedResponse?
+    var cacheRevalidating = false
+    var cacheServeStoredBody = false
+    var cacheCapture: Data?
+    var cacheRequestTime = 0.0
+
     // Where the body goes.
     enum Sink { case collect, delegate, file }
     var sink: Sink

@@ -102,6 +102,8 @@ extension TransferEngine {
                 headers.append(HTTPHeader("Cookie", stored))
             }
         }
+        // A cached response being revalidated: its validators (TransferEngine+Cache.swift).
+        headers += cacheConditionalHeaders(t)
         try configureAuthentication(e, t)
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         // No `Expect: 100-continue` round trip before bodies: servers rarely need it on

@@ -38,6 +38,14 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// `-b FILE`): Netscape cookies.txt, or lines of `Set-Cookie:` headers, as libcurl reads,
     /// imported into the session's store when the session is made.
     public var cookieFiles: [String] = []
+    /// The HTTP cache (URLSession's `urlCache`); nil (the default): none, every request goes to
+    /// the network (DECISIONS 102: unlike Apple's default sessions, a downloader's bytes are not
+    /// kept twice unless asked). `TransferURLCache.forKind(kind)` gives the kind's cache: a
+    /// shared one on disk under `$XDG_CACHE_HOME/transfertop` for default sessions, one in
+    /// memory only for an ephemeral session.
+    public var urlCache: TransferURLCache? = nil
+    /// The policy of requests that do not set one (URLSession's `requestCachePolicy`).
+    public var requestCachePolicy: RequestCachePolicy = .useProtocolCachePolicy
     /// HTTP/1.1 pipelining, as URLSession's property: false by default, as Apple's. libcurl
     /// removed HTTP/1.1 pipelining in 7.62, so true changes nothing; HTTP/2 multiplexing of
     /// several tasks on one connection does not depend on it (Apple's neither).

@@ -18,6 +18,9 @@ public struct TransferRequest: Sendable, Equatable {
     /// `onlyFromMainDocumentDomain` accept policy, only cookies for its domain are kept. nil: each
     /// response is its own main document (Apple's behaviour without one).
     public var mainDocumentURL: URL? = nil
+    /// URLRequest's `cachePolicy`; nil: the session's `requestCachePolicy`. Without effect
+    /// when the session has no `urlCache`.
+    public var cachePolicy: RequestCachePolicy? = nil
 
     public init(url: URL, httpMethod: String = "GET", headers: [HTTPHeader] = [],
                 httpBody: Data? = nil, timeoutInterval: TimeInterval? = nil) {
