@@ -29,6 +29,7 @@ enum CompletionProbe {
         c.kind = .ephemeral
         c.cookieFiles = []
         c.httpCookieStorage = nil
+        c.urlCache = nil
         let delegate = ProbeDelegate()
         let session = TransferSession(configuration: c, delegate: delegate, name: "probe")
         defer { session.invalidateAndCancel() }

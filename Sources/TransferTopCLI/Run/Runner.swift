@@ -18,6 +18,8 @@ public final class Runner: @unchecked Sendable {
     /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
     /// 10,000 events calling it overflowed the stack (issue 8).
     let sink = Locked<EventSink?>(nil)
+    /// Cache problems already said (`takeNotices`).
+    let reportedCacheProblems = Locked<Set<String>>([])
 
     final class EventSink: Sendable {
         let body: @Sendable (TransferSession, TransferEvent) -> Void
@@ -182,7 +184,13 @@ public final class Runner: @unchecked Sendable {
 
     /// Messages for the user gathered since the last call (resume notices, save errors).
     public func takeNotices() -> [String] {
-        state.withLock { s in defer { s.notices = [] }; return s.notices }
+        // A cache directory that cannot be written leaves the cache in memory: said once.
+        for session in sessions {
+            if let cache = session.configuration.urlCache, let p = cache.problem, reportedCacheProblems.withLock({ $0.insert(p).inserted }) {
+                notice(p)
+            }
+        }
+        return state.withLock { s in defer { s.notices = [] }; return s.notices }
     }
 
     public func snapshots() -> [SessionSnapshot] { sessions.map { $0.snapshot() } }
