@@ -270,3 +270,31 @@ import Testing
         #expect(session.configuration.urlCache?.cachedResponse(for: TransferRequest(url: u)) == nil)
     }
 }
+
+extension URLCacheTests {
+    @Test func varyOnAuthorizationKeepsNoCredentialOnDisk() async throws {
+        let server = try await TestServer.get()
+        let dir = NSTemporaryDirectory() + "urlcache-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let session = TransferSession(configuration: ephemeralConfig {
+            $0.urlCache = TransferURLCache(memoryCapacity: 1 << 20, diskCapacity: 1 << 20, directory: dir)
+        })
+        defer { session.invalidateAndCancel() }
+        let m = marker()
+        let u = "\(server.httpBase)/cache?cc=public%2C%20max-age%3D3600&vary=Authorization&id=\(m)"
+        let alice = [HTTPHeader("Authorization", "Bearer alice-sekrit")]
+        _ = try await fetch(session, u, headers: alice)
+        let again = try await fetch(session, u, headers: alice)
+        #expect(again.metrics.transactionMetrics.last?.fetchTypeName == "local-cache")
+        let bob = try await fetch(session, u, headers: [HTTPHeader("Authorization", "Bearer bob")])
+        #expect(bob.metrics.transactionMetrics.last?.fetchTypeName == "network")
+        #expect(count(server, m) == 2)
+        // The head line of each entry (the body is the route's echo of the header, by design).
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
+            let head = String(decoding: bytes.prefix(while: { $0 != 0x0a }), as: UTF8.self)
+            #expect(head.contains("sha256:"), "\(head)")
+            #expect(!head.contains("sekrit") && !head.contains("Bearer"), "\(head)")
+        }
+    }
+}

@@ -17,8 +17,14 @@ extension TransferEngine {
         for h in configuration.httpAdditionalHeaders where headers.first(named: h.name) == nil { headers.append(h) }
         let allowed = RedirectPolicy.credentialsAllowed(origin: t.task.originalRequest.url, hop: t.request.url,
                                                         trusted: configuration.redirectsKeepCredentials)
-        if (configuration.credential != nil && allowed) || configuration.netrc != nil, headers.first(named: "Authorization") == nil {
-            headers.append(HTTPHeader("Authorization", "(credentials)"))
+        if headers.first(named: "Authorization") == nil {
+            // Which credentials (a digest, never the password): a Vary: Authorization response
+            // stored for one user is not another's.
+            if let c = configuration.credential, allowed {
+                headers.append(HTTPHeader("Authorization", "(credentials \(SHA256.hex(Data((c.user + ":" + c.password).utf8))))"))
+            } else if configuration.netrc != nil {
+                headers.append(HTTPHeader("Authorization", "(netrc \(t.request.url.host ?? ""))"))
+            }
         }
         return headers
     }

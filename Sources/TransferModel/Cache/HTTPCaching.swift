@@ -175,12 +175,15 @@ public enum CacheRules {
         return names.sorted()
     }
 
-    /// A request's values for the Vary names (all of each, joined), as stored with a response.
+    /// A request's values for the Vary names (all of each, joined), as stored with a response:
+    /// as SHA-256 digests, so a `Vary: Authorization` or `Cookie` never puts a credential in
+    /// the cache's files (equal values still match).
     public static func varyValues(_ names: [String], of requestHeaders: [HTTPHeader]) -> [String: String] {
         var out: [String: String] = [:]
         for n in names {
-            out[n] = requestHeaders.filter { $0.name.lowercased() == n }.map { $0.value.trimmingCharacters(in: .whitespaces) }
+            let value = requestHeaders.filter { $0.name.lowercased() == n }.map { $0.value.trimmingCharacters(in: .whitespaces) }
                 .joined(separator: ",")
+            out[n] = "sha256:" + SHA256.hex(Data(value.utf8))
         }
         return out
     }
