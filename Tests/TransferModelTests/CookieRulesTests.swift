@@ -136,6 +136,14 @@ import Testing
         #expect(jar.all.map(\.name) == ["ok"], "an expired line is dropped, not counted")
     }
 
+    @Test func setCookieLinesNeedTheirDomain() {
+        var jar = CookieJar()
+        let text = "Set-Cookie: a=1; Domain=example.com; Path=/\nSet-Cookie: b=2; Path=/\n"
+        #expect(jar.merge(fileText: text, now: now) == 1)
+        #expect(jar.all.map(\.name) == ["a"])
+        #expect(jar.cookieHeader(for: u("http://www.example.com/"), now: now) == "a=1")
+    }
+
     @Test func mergeKeepsAnotherWritersCookiesButNotDeletedOnes() {
         var mine = CookieJar(), theirs = CookieJar()
         let a = TransferCookie(name: "a", value: "1", domain: "h.test", expires: now + 100, created: now)

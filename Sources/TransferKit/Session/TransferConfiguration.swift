@@ -35,7 +35,7 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// (`TransferCookieStorage.persistent`), an ephemeral session gets one in memory, its own.
     public var httpCookieStorage: TransferCookieStorage? = nil
     /// Cookie files read into the session's cookies when its first request starts (curl's
-    /// `-b FILE`): Netscape cookies.txt, or lines of `Set-Cookie:` headers, as libcurl reads,
+    /// `-b FILE`): Netscape cookies.txt, or `Set-Cookie:` lines with a Domain attribute,
     /// imported into the session's store when the session is made.
     public var cookieFiles: [String] = []
     /// The HTTP cache (URLSession's `urlCache`); nil (the default): none, every request goes to

@@ -103,7 +103,11 @@ public struct CookieJar: Sendable, Equatable {
         for raw in fileText.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
             var line = Substring(raw)
             if line.lowercased().hasPrefix("set-cookie:") {
-                if let origin, let c = CookieRules.parse(setCookie: String(line.dropFirst(11)), from: origin, now: now) { set(c, now: now) } else { skipped += 1 }
+                let value = String(line.dropFirst(11))
+                // Without the URL it came from, its own Domain attribute stands for it (as libcurl
+                // reads such files): no Domain, no cookie.
+                let from = origin ?? Self.domainAttribute(value).flatMap { URL(string: "https://\($0)/") }
+                if let from, let c = CookieRules.parse(setCookie: value, from: from, now: now) { set(c, now: now) } else { skipped += 1 }
                 continue
             }
             var httpOnly = false
@@ -112,6 +116,17 @@ public struct CookieJar: Sendable, Equatable {
             if !c.isExpired(now: now) { set(c, now: now) }
         }
         return skipped
+    }
+
+    static func domainAttribute(_ setCookie: String) -> String? {
+        for piece in setCookie.split(separator: ";").dropFirst() {
+            let kv = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if kv.count == 2, kv[0].lowercased() == "domain" {
+                let d = CookieRules.normalizedDomain(kv[1])
+                return d.isEmpty || d.contains(where: { $0 == "/" || $0 == "@" || $0 == ":" || $0 == " " }) ? nil : d
+            }
+        }
+        return nil
     }
 
     static func parseNetscapeLine(_ line: Substring, httpOnly: Bool, now: Double) -> TransferCookie? {
