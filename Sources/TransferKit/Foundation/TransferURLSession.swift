@@ -41,6 +41,7 @@ public final class TransferURLSession: Sendable {
         case .never: t.httpCookieAcceptPolicy = .never
         default: t.httpCookieAcceptPolicy = .onlyFromMainDocumentDomain
         }
+        t.requestCachePolicy = TransferRequest.cachePolicy(c.requestCachePolicy) ?? .useProtocolCachePolicy
         t.httpAdditionalHeaders = (c.httpAdditionalHeaders ?? [:])
             .compactMap { k, v in (k as? String).map { HTTPHeader($0, "\(v)") } }
             .sorted { $0.name.lowercased() < $1.name.lowercased() }
