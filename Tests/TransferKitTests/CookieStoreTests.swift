@@ -160,3 +160,15 @@ import Testing
         #expect(text.contains("\tsid\tabc") && text.contains("\tb\t2"), "\(text)")
     }
 }
+
+extension CookieStoreTests {
+    /// The system's list (Debian's `publicsuffix`, a dependency of libcurl's libpsl) is read.
+    @Test func theSystemPublicSuffixListRefusesASupercookie() throws {
+        let list = try #require(TransferCookieStorage.publicSuffixes)
+        #expect(list.isPublicSuffix("co.uk") && list.isPublicSuffix("github.io") && !list.isPublicSuffix("example.co.uk"))
+        let store = TransferCookieStorage()
+        store.setCookies(fromSetCookieHeaders: ["sid=1; Domain=co.uk", "ok=1; Domain=example.co.uk"],
+                         for: url("http://www.example.co.uk/"), mainDocumentURL: nil)
+        #expect(store.cookies.map(\.name) == ["ok"])
+    }
+}

@@ -65,6 +65,29 @@ import Testing
         #expect(parsed.expires == c.expires)
     }
 
+    static let psl = PublicSuffixList(text: "// comment\ncom\nuk\nco.uk\n*.ck\n!www.ck\nblogspot.com\n")
+
+    @Test(arguments: [
+        ("a=1; Domain=co.uk", "http://example.co.uk/", nil as String?, true),
+        ("a=1; Domain=example.co.uk", "http://www.example.co.uk/", "example.co.uk", false),
+        ("a=1; Domain=anything.ck", "http://x.anything.ck/", nil, true),
+        ("a=1; Domain=www.ck", "http://a.www.ck/", "www.ck", false),
+        ("a=1; Domain=blogspot.com", "http://me.blogspot.com/", nil, true),
+        // The host itself is a public suffix: kept, host-only.
+        ("a=1; Domain=blogspot.com", "http://blogspot.com/", "blogspot.com", true),
+    ])
+    func publicSuffixesAreRefusedAsDomains(header: String, from: String, domain: String?, hostOnly: Bool) {
+        let c = CookieRules.parse(setCookie: header, from: u(from), now: now, publicSuffixes: Self.psl)
+        #expect(c?.domain == domain)
+        if let c { #expect(c.isHostOnly == hostOnly) }
+    }
+
+    @Test func pslRules() {
+        #expect(Self.psl.isPublicSuffix("com") && Self.psl.isPublicSuffix("co.uk") && Self.psl.isPublicSuffix("foo.ck"))
+        #expect(Self.psl.isPublicSuffix("localhost"), "a single label always is")
+        #expect(!Self.psl.isPublicSuffix("www.ck") && !Self.psl.isPublicSuffix("example.com"))
+    }
+
     @Test func quotedValueLosesItsQuotes() throws {
         let c = try #require(CookieRules.parse(setCookie: "a=\"b c\"", from: u("http://h.test/"), now: now))
         #expect(c.value == "b c")

@@ -136,7 +136,8 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
     func receive(_ values: [String], from url: URL, mainDocumentURL: URL?, policy: CookieAcceptPolicy) {
         guard policy != .never, !values.isEmpty else { return }
         let now = Self.now
-        let parsed = values.compactMap { CookieRules.parse(setCookie: $0, from: url, now: now) }
+        let suffixes = Self.publicSuffixes
+        let parsed = values.compactMap { CookieRules.parse(setCookie: $0, from: url, now: now, publicSuffixes: suffixes) }
         let accepted = parsed.filter { c in
             guard policy == .onlyFromMainDocumentDomain, let main = (mainDocumentURL ?? url).host else { return true }
             return CookieRules.domainMatches(host: CookieRules.normalizedDomain(main), domain: c.domain)
@@ -164,6 +165,18 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
         }
         return Self.atomicWrite(text, to: file)
     }
+
+    /// The system's public suffix list (Debian's `publicsuffix`, which libcurl's libpsl uses),
+    /// read once; nil where it is missing (then a Domain needs a dot, DECISIONS 100).
+    static let publicSuffixes: PublicSuffixList? = {
+        for path in ["/usr/share/publicsuffix/public_suffix_list.dat", "/usr/share/publicsuffix/effective_tld_names.dat"] {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                let list = PublicSuffixList(text: text)
+                if !list.isEmpty { return list }
+            }
+        }
+        return nil
+    }()
 
     // MARK: the file
 

@@ -104,7 +104,10 @@ public enum CookieRules {
     /// ignored: no '=' or an empty name, control characters (a tab would break a cookies.txt
     /// line), a Domain the host does not belong to (or a bare top-level name), Secure from a
     /// plain http URL. An expiry in the past gives a cookie that deletes its namesake.
-    public static func parse(setCookie header: String, from url: URL, now: Double) -> TransferCookie? {
+    /// `publicSuffixes`: a Domain that is a public suffix (`co.uk`) is refused unless it is the
+    /// host itself (then the cookie is host-only); without a list, a Domain needs a dot.
+    public static func parse(setCookie header: String, from url: URL, now: Double,
+                             publicSuffixes: PublicSuffixList? = nil) -> TransferCookie? {
         guard let host = url.host.map(normalizedDomain), !host.isEmpty else { return nil }
         var pieces = header.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         guard let pair = pieces.next(), let eq = pair.firstIndex(of: "=") else { return nil }
@@ -141,12 +144,14 @@ public enum CookieRules {
         var cookie = TransferCookie(name: name, value: value, domain: host, path: path ?? defaultPath(url),
                                     isHostOnly: true, isSecure: secure, isHTTPOnly: httpOnly, created: now)
         if let d = domainAttribute, d != host {
-            // A parent domain: the host must be within it, and it must not be a bare name
-            // such as "com" (no public suffix list: one dot at least), nor an IP address.
-            guard domainMatches(host: host, domain: d), d.contains("."), !isIPAddress(host) else { return nil }
+            // A parent domain: the host must be within it, and it must not be a registry such
+            // as "com" or "co.uk" (the public suffix list; without one, a bare name), nor the
+            // parent of an IP address.
+            guard domainMatches(host: host, domain: d), d.contains("."), !isIPAddress(host),
+                  !(publicSuffixes?.isPublicSuffix(d) ?? false) else { return nil }
             cookie.domain = d
             cookie.isHostOnly = false
-        } else if domainAttribute != nil {
+        } else if domainAttribute != nil, !isIPAddress(host), !(publicSuffixes?.isPublicSuffix(host) ?? false) {
             cookie.isHostOnly = false
         }
         if let maxAge { cookie.expires = maxAge <= 0 ? -.infinity : now + maxAge } else if let expires { cookie.expires = expires }
