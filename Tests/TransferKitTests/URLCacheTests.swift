@@ -298,3 +298,35 @@ extension URLCacheTests {
         }
     }
 }
+
+extension URLCacheTests {
+    func entry(_ u: String, size: Int) -> CachedResponse {
+        CachedResponse(url: u, statusCode: 200, headers: [HTTPHeader("Cache-Control", "max-age=60")], requestTime: 0,
+                       responseTime: 0, varyNames: [], varyValues: [:], body: Data(repeating: 7, count: size))
+    }
+
+    @Test func capacitiesEvictTheLeastRecentlyUsed() throws {
+        let dir = NSTemporaryDirectory() + "urlcache-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cache = TransferURLCache(memoryCapacity: 9000, diskCapacity: 10_000, directory: dir)
+        let urls = (0..<4).map { "http://h.test/\($0)" }
+        for u in urls.prefix(3) { cache.storeCachedResponse(entry(u, size: 2400), for: TransferRequest(url: url(u))) }
+        // Touch the first, then a fourth entry pushes out the least recently used (the second).
+        #expect(cache.cachedResponse(for: TransferRequest(url: url(urls[0]))) != nil)
+        cache.storeCachedResponse(entry(urls[3], size: 2400), for: TransferRequest(url: url(urls[3])))
+        #expect(cache.currentMemoryUsage <= 9000)
+        #expect(cache.currentDiskUsage <= 10_000)
+        let fresh = TransferURLCache(memoryCapacity: 0, diskCapacity: 10_000, directory: dir)
+        #expect(fresh.currentDiskUsage == cache.currentDiskUsage)
+        #expect(fresh.cachedResponse(for: TransferRequest(url: url(urls[1]))) == nil, "the least recently used left the disk")
+        #expect(fresh.cachedResponse(for: TransferRequest(url: url(urls[0]))) != nil)
+        #expect(fresh.cachedResponse(for: TransferRequest(url: url(urls[3]))) != nil)
+        #expect(cache.cachedResponse(for: TransferRequest(url: url(urls[1]))) == nil, "and memory")
+        // Larger than a quarter of the larger capacity: not stored at all.
+        cache.storeCachedResponse(entry("http://h.test/big", size: 3000), for: TransferRequest(url: url("http://h.test/big")))
+        #expect(cache.cachedResponse(for: TransferRequest(url: url("http://h.test/big"))) == nil)
+        cache.removeAllCachedResponses()
+        #expect(cache.currentMemoryUsage == 0 && cache.currentDiskUsage == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".cache") }.isEmpty)
+    }
+}

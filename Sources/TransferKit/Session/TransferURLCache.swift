@@ -55,6 +55,13 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
         var disk: [String: (size: Int, used: Double)]?
         var diskBytes = 0
         var problem: String?
+        var lastDiskUse = 0.0
+
+        /// Now, but always later than the last use: entries stored in one instant keep order.
+        mutating func diskUseTime() -> Double {
+            lastDiskUse = Swift.max(Date().timeIntervalSince1970, lastDiskUse + 0.000_001)
+            return lastDiskUse
+        }
     }
 
     public init(memoryCapacity: Int, diskCapacity: Int, directory: String?) {
@@ -154,6 +161,10 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
         s.clock &+= 1
         if let hit = s.memory[key] {
             s.memory[key]?.used = s.clock
+            if s.disk?[key] != nil {
+                let t = s.diskUseTime()
+                s.disk?[key]?.used = t
+            }
             return hit.entry
         }
         loadDisk(&s)
@@ -165,7 +176,8 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
             unlink(path)
             return nil
         }
-        s.disk?[key]?.used = Date().timeIntervalSince1970
+        let used = s.diskUseTime()
+        s.disk?[key]?.used = used
         putMemory(&s, key, entry)
         return entry
     }
@@ -197,7 +209,8 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
             return
         }
         if let old = s.disk?[key] { s.diskBytes -= old.size }
-        s.disk?[key] = (bytes.count, Date().timeIntervalSince1970)
+        let used = s.diskUseTime()
+        s.disk?[key] = (bytes.count, used)
         s.diskBytes += bytes.count
         while s.diskBytes > diskCapacity, let oldest = s.disk?.min(by: { $0.value.used < $1.value.used }) {
             s.disk?.removeValue(forKey: oldest.key)
