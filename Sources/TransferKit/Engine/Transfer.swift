@@ -26,12 +26,11 @@ final class Transfer {
 
     // The HTTP cache (TransferEngine+Cache.swift): the stored response matching this request,
     // whether this hop revalidates it, whether a 304 came (its body is then the stored one),
-    // the body copied for storing, and what this hop's metrics say of it.
+    // and the body copied for storing.
     var cacheStored: CachedResponse?
     var cacheRevalidating = false
     var cacheServeStoredBody = false
     var cacheCapture: Data?
-    var cacheRequestTime = 0.0
 
     // Where the body goes.
     enum Sink { case collect, delegate, file }
