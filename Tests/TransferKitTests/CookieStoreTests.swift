@@ -172,3 +172,31 @@ extension CookieStoreTests {
         #expect(store.cookies.map(\.name) == ["ok"])
     }
 }
+
+extension CookieStoreTests {
+    func inode(_ path: String) throws -> UInt64 {
+        try #require((try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value)
+    }
+
+    /// Each change of a persistent cookie is written at once (a new file renamed into place);
+    /// an expiry renewed within the same minute is not a change worth a write.
+    @Test func writesFollowChangesNotRefreshes() throws {
+        let dir = try privateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/cookies.txt"
+        let store = TransferCookieStorage.persistent(at: path)
+        let base = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 + 3600
+        store.setCookie(TransferCookie(name: "a", value: "1", domain: "h.test", expires: base))
+        let first = try inode(path)
+        store.setCookie(TransferCookie(name: "a", value: "1", domain: "h.test", expires: base + 30))
+        #expect(try inode(path) == first, "a refresh within the minute writes nothing")
+        store.setCookie(TransferCookie(name: "a", value: "2", domain: "h.test", expires: base + 30))
+        #expect(try inode(path) != first)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\ta\t2\n"))
+        let second = try inode(path)
+        store.setCookie(TransferCookie(name: "s", value: "1", domain: "h.test"))
+        #expect(try inode(path) == second, "a session cookie is not written")
+        store.deleteCookie(TransferCookie(name: "a", value: "", domain: "h.test"))
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("\ta\t"))
+    }
+}

@@ -185,11 +185,23 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
     private func change(_ body: (inout CookieJar) -> Bool) {
         state.withLock { s in
             load(&s)
-            let persistentBefore = path == nil ? [] : s.jar.all.filter { !$0.isSessionOnly }
+            let before = path == nil ? [] : Self.fileSignature(s.jar)
             guard body(&s.jar), let path else { return }
-            // Only persistent cookies reach the file: a session cookie's change writes nothing.
-            if s.jar.all.filter({ !$0.isSessionOnly }) == persistentBefore { return }
+            // Only persistent cookies reach the file: a session cookie's change writes nothing,
+            // nor does a server refreshing an expiry by less than a minute (a cookie renewed
+            // with every response of a long list would otherwise cost a write each).
+            if Self.fileSignature(s.jar) == before { return }
             save(&s, path)
+        }
+    }
+
+    /// What the file would say, expiries to the minute.
+    static func fileSignature(_ jar: CookieJar) -> [TransferCookie] {
+        jar.all.filter { !$0.isSessionOnly }.map { c in
+            var c = c
+            c.expires = c.expires.map { ($0 / 60).rounded(.down) * 60 }
+            c.created = 0
+            return c
         }
     }
 
