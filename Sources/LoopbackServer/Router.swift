@@ -99,6 +99,45 @@ enum Router {
             for (name, value) in queryItems { plan.headers.add(name: "Set-Cookie", value: "\(name)=\(value); Path=/") }
             return plan
 
+        case ("cookies", 2) where segments[1] == "keep":
+            // Persistent cookies: each query item for a day (a store writes them to its file).
+            var plan = ResponsePlan.text(.ok, "ok")
+            for (name, value) in queryItems { plan.headers.add(name: "Set-Cookie", value: "\(name)=\(value); Path=/; Max-Age=86400") }
+            return plan
+
+        case ("cache", 1):
+            // A cacheable response (issue 13, S11): `max-age=N` (Cache-Control: max-age=N), or
+            // `cc=RAW` for any Cache-Control; `etag=X` (ETag "X"), `lm=DATE` (Last-Modified),
+            // `expires=DATE`, `vary=NAME` (Vary: NAME; the body then names that request header's
+            // value), else `size` pattern bytes of `seed`. A matching If-None-Match or
+            // If-Modified-Since is answered 304 with no body. Tests count these requests in
+            // `stats.requests` (a server-side counter).
+            var headers: [(String, String)] = []
+            if let cc = query["cc"] { headers.append(("Cache-Control", cc)) } else if let m = query["max-age"] { headers.append(("Cache-Control", "max-age=\(m)")) }
+            let etag = query["etag"].map { "\"\($0)\"" }
+            if let etag { headers.append(("ETag", etag)) }
+            if let lm = query["lm"] { headers.append(("Last-Modified", lm)) }
+            if let e = query["expires"] { headers.append(("Expires", e)) }
+            if let v = query["vary"] { headers.append(("Vary", v)) }
+            let inm = head.headers[canonicalForm: "if-none-match"].joined(separator: ",")
+            let ims = head.headers["if-modified-since"].first
+            if (etag != nil && inm.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag! })
+                || (etag == nil && ims != nil && ims == query["lm"]) {
+                var plan = ResponsePlan(status: .notModified)
+                plan.framing = .length(0)
+                for (n, v) in headers { plan.headers.add(name: n, value: v) }
+                plan.headers.add(name: "X-Revalidated", value: "1")
+                return plan
+            }
+            var plan: ResponsePlan
+            if let v = query["vary"] {
+                plan = .text(.ok, "variant \(v)=\(head.headers[canonicalForm: v].joined(separator: ","))")
+            } else {
+                plan = .pattern(.ok, count: max(0, min(int("size") ?? 64, 8 << 20)), seed: seed)
+            }
+            for (n, v) in headers { plan.headers.add(name: n, value: v) }
+            return plan
+
         case ("redirect", 2):
             guard let n = Int(segments[1]), n >= 0 else { return notFound() }
             if n == 0 { return .text(.ok, "done") }

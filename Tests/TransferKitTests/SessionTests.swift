@@ -100,7 +100,8 @@ import Testing
         var config = TransferConfiguration.default
         config.stateDirectory = dir
         let first = TransferSession(configuration: config)
-        _ = try await first.data(from: url("\(server.httpBase)/cookies/set?jar=kept"))
+        // A cookie with an expiry: session cookies stay in memory (DECISIONS 101).
+        _ = try await first.data(from: url("\(server.httpBase)/cookies/keep?jar=kept"))
         first.finishTasksAndInvalidate()
         try await waitUntil { first.state == .invalidated }
         #expect(FileManager.default.fileExists(atPath: dir + "/cookies.txt"))

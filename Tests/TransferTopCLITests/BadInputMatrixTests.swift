@@ -64,6 +64,8 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["-b", "{dir}/nojar", url], fragment: "cannot read cookie file"),
         BadInput(args: ["-b", "a=1\r\nX-Evil: 2", url], fragment: "--cookie must not contain CR, LF or NUL"),
         BadInput(args: ["-c", "{dir}/d", url], directories: ["d"], fragment: "--cookie-jar"),
+        BadInput(args: ["--cache", "--cache-policy", "sometimes", url], fragment: "--cache-policy takes useProtocolCachePolicy"),
+        BadInput(args: ["--cache-policy", "returnCacheDataElseLoad", url], fragment: "--cache-policy needs --cache"),
         BadInput(args: ["-c", "{dir}/missing/jar", url], fragment: "cannot write the cookie jar"),
         BadInput(args: ["--pinnedpubkey", "sha256//AAAA", url], fragment: "not 'sha256//AAAA'"),
         BadInput(args: ["--pinnedpubkey", "sha256//lTmAwRRRTkk3jMKt1T+V4uBtl56rCjsN+1j0vRk/7uY=;", url], fragment: "--pinnedpubkey takes"),

@@ -42,4 +42,61 @@ import Testing
         let body = try String(contentsOfFile: dir + "/o/cookies", encoding: .utf8)
         #expect(body.contains("\"x\":\"1\"") && body.contains("\"y\":\"two\""), "\(body)")
     }
+
+    /// A default session's store in the private XDG data directory of the test.
+    func persistentEnv(_ dir: String) -> [String: String] { env(dir).merging(["XDG_DATA_HOME": dir + "/data"]) { $1 } }
+
+    @Test func aServersCookiesReachTheNextRunThroughThePersistentStoreAndCurlReadsIt() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try await Run.binary(["--no-tui", "-o", dir + "/a", "\(server.httpBase)/cookies/keep?sid=abc123"],
+                                         environment: persistentEnv(dir))
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let store = dir + "/data/transfertop/cookies.txt"
+        let text = try String(contentsOfFile: store, encoding: .utf8)
+        #expect(text.contains("\tsid\tabc123"), "\(text)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: store)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+
+        let second = try await Run.binary(["--no-tui", "-o", dir + "/b", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(try String(contentsOfFile: dir + "/b/cookies", encoding: .utf8).contains("\"sid\":\"abc123\""))
+
+        let curl = try await offPool { try ToolRun.runBlocking("/usr/bin/curl", ["-s", "-b", store, "\(server.httpBase)/cookies"]).output }
+        #expect(curl.contains("\"sid\":\"abc123\""), "\(curl)")
+        // Never to another host.
+        let elsewhere = try await Run.binary(["--no-tui", "-o", dir + "/c", "http://localhost:\(server.httpPort)/cookies"],
+                                             environment: persistentEnv(dir))
+        #expect(elsewhere.status == 0, "\(elsewhere.stdout)\(elsewhere.stderr)")
+        #expect(!(try String(contentsOfFile: dir + "/c/cookies", encoding: .utf8)).contains("abc123"))
+    }
+
+    @Test func anEphemeralRunLeavesNoCookieFile() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Run.binary(["--no-tui", "--session", "ephemeral", "-o", dir + "/a", "\(server.httpBase)/cookies/keep?sid=abc"],
+                                     environment: persistentEnv(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/data/transfertop/cookies.txt"))
+        let next = try await Run.binary(["--no-tui", "-o", dir + "/b", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(next.status == 0)
+        #expect(!(try String(contentsOfFile: dir + "/b/cookies", encoding: .utf8)).contains("abc"))
+    }
+
+    @Test func aCorruptCookieFileIsANoteNotAFailure() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/jar.txt"
+        try "\u{1}\u{2}binary junk\n127.0.0.1\tFALSE\t/\tFALSE\t0\tok\t1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "-b", file, "-o", dir + "/a", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("skipped 1 unreadable line of cookie file"), "\(r.stdout)")
+        #expect(try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8).contains("\"ok\":\"1\""))
+    }
 }

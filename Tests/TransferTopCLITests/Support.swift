@@ -67,7 +67,7 @@ enum Run {
         // Isolation: a run never touches the user's own state or configuration. Each run gets
         // private XDG directories unless the test names its own (to look inside them).
         let isolated = NSTemporaryDirectory() + "tt-xdg-\(getpid())-\(UUID().uuidString.prefix(8))"
-        for key in ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"] {
+        for key in ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"] {
             env[key] = isolated + "/" + key.lowercased()
         }
         for (k, v) in extra { env[k] = v }

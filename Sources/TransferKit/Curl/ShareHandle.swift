@@ -1,14 +1,14 @@
 import CCurl
 
 /// A session's share handle: DNS cache and TLS session tickets (never the connection cache,
-/// which is not thread-safe to share in 7.88 — KNOWN_BUGS 11.11), plus cookies when the
-/// session uses them. Lock callbacks are real locks although one thread uses it (A5).
+/// which is not thread-safe to share in 7.88 — KNOWN_BUGS 11.11). Cookies are TransferKit's
+/// own (`TransferCookieStorage`), never libcurl's cookie engine. Lock callbacks are real locks although one thread uses it (A5).
 final class ShareHandle {
     let raw: UnsafeMutableRawPointer
     private let locks: UnsafeMutablePointer<pthread_mutex_t>
     private static let lockCount = 16
 
-    init?(shareCookies: Bool) {
+    init?() {
         guard CurlGlobal.ready, let s = curl_share_init() else { return nil }
         raw = s
         locks = .allocate(capacity: Self.lockCount)
@@ -22,9 +22,6 @@ final class ShareHandle {
         }, UnsafeMutableRawPointer(locks))
         _ = tk_share_setopt_long(raw, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
         _ = tk_share_setopt_long(raw, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
-        if shareCookies {
-            _ = tk_share_setopt_long(raw, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
-        }
     }
 
     deinit {

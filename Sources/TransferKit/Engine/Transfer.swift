@@ -24,6 +24,14 @@ final class Transfer {
     var isRedirectHop = false
     var redirectBody = Data()
 
+    // The HTTP cache (TransferEngine+Cache.swift): the stored response matching this request,
+    // whether this hop revalidates it, whether a 304 came (its body is then the stored one),
+    // and the body copied for storing.
+    var cacheStored: CachedResponse?
+    var cacheRevalidating = false
+    var cacheServeStoredBody = false
+    var cacheCapture: Data?
+
     // Where the body goes.
     enum Sink { case collect, delegate, file }
     var sink: Sink

@@ -7,6 +7,7 @@ extension TransferEngine {
         detach(t)
         let doneAt = Monotonic.now()
         recordTransaction(t, code: code, doneAt: doneAt)
+        if code == CURLE_OK, !t.restartFromZeroPending, !t.isRedirectHop, t.sinkFailure == nil { completeCaching(t) }
         if t.restartFromZeroPending {
             restartFromZero(t)
             return

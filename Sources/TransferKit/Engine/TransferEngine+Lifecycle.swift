@@ -24,7 +24,19 @@ extension TransferEngine {
             if case .file(let url) = task.upload { try openUploadFile(t, url) }
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task (issue 8).
+            let cache = cacheDecision(t)
             t.easy = try makeEasy(for: t, using: placeholder)
+            switch cache {
+            case .useStored?:
+                beginTransaction(t)
+                serveFromCache(t)
+                return
+            case .fail?:
+                beginTransaction(t)
+                finish(t, error: Self.cacheMissError(t))
+                return
+            default: break
+            }
         } catch {
             finish(t, error: error)
             return

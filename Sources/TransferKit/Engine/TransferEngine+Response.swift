@@ -5,7 +5,9 @@ extension TransferEngine {
     // MARK: response head (called from the header callback)
 
     func responseHeadComplete(_ t: Transfer) {
+        cacheResponseHead(t)
         recordHSTS(t)
+        recordCookies(t)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)

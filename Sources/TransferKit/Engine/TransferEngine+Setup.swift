@@ -23,7 +23,6 @@ extension TransferEngine {
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy, isTLS: scheme == "https")
-            if t.request.httpShouldHandleCookies { try configureCookies(easy) }
             try configureTrace(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
@@ -93,6 +92,18 @@ extension TransferEngine {
         for h in sessionHeaders where headers.first(named: h.name) == nil {
             headers.append(h)
         }
+        // The store's cookies for this hop's URL (its own domain, path and scheme only: a
+        // cookie never goes to a host it does not belong to), after a Cookie header of the
+        // request's own, as curl joins `-b` strings and its cookie engine's.
+        if let stored = storedCookieHeader(t) {
+            if let i = headers.firstIndex(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }) {
+                headers[i] = HTTPHeader(headers[i].name, headers[i].value + "; " + stored)
+            } else {
+                headers.append(HTTPHeader("Cookie", stored))
+            }
+        }
+        // A cached response being revalidated: its validators (TransferEngine+Cache.swift).
+        headers += cacheConditionalHeaders(t)
         try configureAuthentication(e, t)
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         // No `Expect: 100-continue` round trip before bodies: servers rarely need it on
@@ -145,55 +156,6 @@ extension TransferEngine {
             // Unreadable: libcurl reports it as curl does (77, "problem with the CA cert").
             try e.set(CURLOPT_CAINFO, extra)
         }
-    }
-
-    /// libcurl sends and stores cookies only on a handle whose cookie engine is on (a
-    /// COOKIEFILE set): a request that handles no cookies gets none, though the handle shares
-    /// the session's cookie store.
-    private func configureCookies(_ e: EasyHandle) throws(CurlSetupError) {
-        guard configuration.httpShouldSetCookies else { return }
-        // Ephemeral sessions keep cookies in memory only (their share handle); default ones
-        // load the jar once into the share and write it back at teardown.
-        if !cookiesLoaded, let jar = cookieJarPath, FileManager.default.fileExists(atPath: jar) {
-            try e.set(CURLOPT_COOKIEFILE, jar)
-        } else {
-            try e.set(CURLOPT_COOKIEFILE, "")
-        }
-        // The configuration's own files (`-b FILE`) join the first request's load: libcurl
-        // reads every COOKIEFILE given to a handle into the session's shared cookies.
-        if !cookiesLoaded { for file in configuration.cookieFiles { try e.set(CURLOPT_COOKIEFILE, file) } }
-        cookiesLoaded = true
-    }
-
-    var cookieJarPath: String? {
-        guard case .default = configuration.kind else { return nil }
-        return StatePaths.stateDirectory(configuration.stateDirectory).map { $0 + "/cookies.txt" }
-    }
-
-    /// Writes the session's cookies to `path` (curl's `-c`), private to the user (0600): on the
-    /// transfer thread, which owns the share handle's cookies. libcurl writes a temporary file
-    /// and renames it, so a reader never sees half a jar.
-    func writeCookies(to path: String) -> Bool {
-        guard let share, let e = EasyHandle() else { return false }
-        do {
-            try e.set(CURLOPT_SHARE, pointer: share.raw)
-            try e.set(CURLOPT_COOKIEJAR, path)
-            try e.set(CURLOPT_COOKIELIST, "FLUSH")
-        } catch {
-            return false
-        }
-        guard FileManager.default.fileExists(atPath: path) else { return false }
-        return chmod(path, 0o600) == 0
-    }
-
-    /// Writes a default session's cookies back to its jar (at teardown).
-    func flushCookies() {
-        guard configuration.httpShouldSetCookies, let jar = cookieJarPath, let share, let e = EasyHandle() else { return }
-        try? FileManager.default.createDirectory(atPath: (jar as NSString).deletingLastPathComponent,
-                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try? e.set(CURLOPT_SHARE, pointer: share.raw)
-        try? e.set(CURLOPT_COOKIEJAR, jar)
-        try? e.set(CURLOPT_COOKIELIST, "FLUSH")
     }
 
     static func curlSSLVersion(_ v: TLSVersion) -> Int {

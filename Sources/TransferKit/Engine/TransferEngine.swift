@@ -26,15 +26,13 @@ final class TransferEngine: @unchecked Sendable {
         /// A streamed body has bytes again.
         case bodyReady(TransferTask)
         case shutdown(DispatchSemaphore)
-        /// Writes the session's cookies to a file (curl's `-c`); the reply says whether it did.
-        case writeCookies(String, @Sendable (Bool) -> Void)
 
         var task: TransferTask? {
             switch self {
             case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
                  .disposition(let t, _), .redirect(let t, _), .drained(let t), .bodyStream(let t, _),
                  .bodyReady(let t): return t
-            case .shutdown, .writeCookies: return nil
+            case .shutdown: return nil
             }
         }
     }
@@ -85,7 +83,8 @@ final class TransferEngine: @unchecked Sendable {
     /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
-    var cookiesLoaded = false
+    /// The session's cookie store (thread-safe; shared with other default sessions).
+    let cookieStorage: TransferCookieStorage
     /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
     var hsts = HSTSStore()
     var hstsChanged = false
@@ -95,8 +94,9 @@ final class TransferEngine: @unchecked Sendable {
     /// that request's queue time, never in a network phase.
     lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
 
-    init(configuration: TransferConfiguration, sessionID: Int) {
+    init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage) {
         self.configuration = configuration
+        self.cookieStorage = cookieStorage
         self.sessionID = sessionID
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
@@ -158,7 +158,7 @@ final class TransferEngine: @unchecked Sendable {
     // MARK: the loop
 
     private func run() {
-        share = ShareHandle(shareCookies: configuration.httpShouldSetCookies)
+        share = ShareHandle()
         loadHSTS()
         while true {
             if case .shutdown(let done)? = runCommands() {
@@ -222,7 +222,6 @@ final class TransferEngine: @unchecked Sendable {
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
         case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)
-        case .writeCookies(let path, let reply): reply(writeCookies(to: path))
         case .shutdown: break
         }
     }
@@ -305,7 +304,6 @@ final class TransferEngine: @unchecked Sendable {
         connectivityWaiters.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
-        flushCookies()
         saveHSTS()
         share = nil
         multi.close()

@@ -20,7 +20,8 @@ extension TransferRequest {
     /// A request from Foundation's: URL, method, header fields, body (a body stream is read
     /// into memory), and the timeout when it differs from URLRequest's default of 60 s (the
     /// session's `timeoutIntervalForRequest` applies otherwise, as on Apple's platforms),
-    /// `httpShouldHandleCookies`. `cachePolicy` has no meaning here (TransferKit keeps no cache).
+    /// `httpShouldHandleCookies`, `mainDocumentURL`, and `cachePolicy` (the four TransferKit knows;
+    /// the two others become useProtocolCachePolicy and reloadIgnoringLocalCacheData).
     public init(_ request: URLRequest) throws(TransferError) {
         guard let url = request.url else { throw TransferError(.badURL, "the URLRequest has no URL") }
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
@@ -29,6 +30,19 @@ extension TransferRequest {
         self.init(url: url, httpMethod: request.httpMethod ?? "GET", headers: fields.map { HTTPHeader($0.key, $0.value) },
                   httpBody: body, timeoutInterval: request.timeoutInterval == 60 ? nil : request.timeoutInterval)
         httpShouldHandleCookies = request.httpShouldHandleCookies
+        mainDocumentURL = request.mainDocumentURL
+        cachePolicy = Self.cachePolicy(request.cachePolicy)
+    }
+
+    /// nil for useProtocolCachePolicy (URLRequest's default): the session's policy applies.
+    static func cachePolicy(_ p: URLRequest.CachePolicy) -> RequestCachePolicy? {
+        switch p {
+        case .returnCacheDataElseLoad: return .returnCacheDataElseLoad
+        case .returnCacheDataDontLoad: return .returnCacheDataDontLoad
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData, .reloadRevalidatingCacheData:
+            return .reloadIgnoringLocalCacheData
+        default: return nil
+        }
     }
 
     private static func read(_ stream: InputStream) -> Data {
@@ -52,6 +66,13 @@ extension TransferRequest {
         r.httpBody = httpBody
         if let timeoutInterval { r.timeoutInterval = timeoutInterval }
         r.httpShouldHandleCookies = httpShouldHandleCookies
+        r.mainDocumentURL = mainDocumentURL
+        switch cachePolicy {
+        case .reloadIgnoringLocalCacheData?: r.cachePolicy = .reloadIgnoringLocalCacheData
+        case .returnCacheDataElseLoad?: r.cachePolicy = .returnCacheDataElseLoad
+        case .returnCacheDataDontLoad?: r.cachePolicy = .returnCacheDataDontLoad
+        default: break
+        }
         return r
     }
 }

@@ -36,6 +36,12 @@ public final class TransferURLSession: Sendable {
         t.timeoutIntervalForResource = c.timeoutIntervalForResource
         t.httpMaximumConnectionsPerHost = c.httpMaximumConnectionsPerHost
         t.httpShouldSetCookies = c.httpShouldSetCookies
+        switch c.httpCookieAcceptPolicy {
+        case .always: t.httpCookieAcceptPolicy = .always
+        case .never: t.httpCookieAcceptPolicy = .never
+        default: t.httpCookieAcceptPolicy = .onlyFromMainDocumentDomain
+        }
+        t.requestCachePolicy = TransferRequest.cachePolicy(c.requestCachePolicy) ?? .useProtocolCachePolicy
         t.httpAdditionalHeaders = (c.httpAdditionalHeaders ?? [:])
             .compactMap { k, v in (k as? String).map { HTTPHeader($0, "\(v)") } }
             .sorted { $0.name.lowercased() < $1.name.lowercased() }

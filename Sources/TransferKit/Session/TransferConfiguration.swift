@@ -22,10 +22,30 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var httpAuthentication: HTTPAuthentication = .basic
     /// Credentials from a netrc file, by the host of each hop (nil: none).
     public var netrc: NetrcUse? = nil
+    /// Whether tasks send the cookie store's cookies and store the ones they get (URLSession's
+    /// `httpShouldSetCookies`). A request can opt out (`httpShouldHandleCookies`).
     public var httpShouldSetCookies = true
+    /// Which Set-Cookie headers are kept (URLSession's `httpCookieAcceptPolicy`). The default,
+    /// as Apple's, keeps cookies from the request's main document's domain; a request without a
+    /// `mainDocumentURL` is its own main document (so a redirect to another host still stores
+    /// that host's cookies, as curl does).
+    public var httpCookieAcceptPolicy: CookieAcceptPolicy = .onlyFromMainDocumentDomain
+    /// The cookie store (URLSession's `httpCookieStorage`); nil: the kind's own. `default` and
+    /// background sessions share the persistent store of their data directory
+    /// (`TransferCookieStorage.persistent`), an ephemeral session gets one in memory, its own.
+    public var httpCookieStorage: TransferCookieStorage? = nil
     /// Cookie files read into the session's cookies when its first request starts (curl's
-    /// `-b FILE`): Netscape cookies.txt, or lines of `Set-Cookie:` headers, as libcurl reads.
+    /// `-b FILE`): Netscape cookies.txt, or `Set-Cookie:` lines with a Domain attribute,
+    /// imported into the session's store when the session is made.
     public var cookieFiles: [String] = []
+    /// The HTTP cache (URLSession's `urlCache`); nil (the default): none, every request goes to
+    /// the network (DECISIONS 102: unlike Apple's default sessions, a downloader's bytes are not
+    /// kept twice unless asked). `TransferURLCache.forKind(kind)` gives the kind's cache: a
+    /// shared one on disk under `$XDG_CACHE_HOME/transfertop` for default sessions, one in
+    /// memory only for an ephemeral session.
+    public var urlCache: TransferURLCache? = nil
+    /// The policy of requests that do not set one (URLSession's `requestCachePolicy`).
+    public var requestCachePolicy: RequestCachePolicy = .useProtocolCachePolicy
     /// HTTP/1.1 pipelining, as URLSession's property: false by default, as Apple's. libcurl
     /// removed HTTP/1.1 pipelining in 7.62, so true changes nothing; HTTP/2 multiplexing of
     /// several tasks on one connection does not depend on it (Apple's neither).

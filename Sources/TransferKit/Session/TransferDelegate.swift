@@ -36,6 +36,18 @@ public protocol TransferDataDelegate: TransferTaskDelegate {
     func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data)
     func session(_ session: TransferSession, dataTask: TransferDataTask,
                  didBecome downloadTask: TransferDownloadTask)
+    /// URLSession's `willCacheResponse`: a response about to be stored in the session's cache
+    /// (before the task completes). Call the handler with it, a changed copy, or nil to store
+    /// nothing. The default stores it as proposed.
+    func session(_ session: TransferSession, dataTask: TransferDataTask, willCacheResponse proposed: CachedResponse,
+                 completionHandler: @escaping @Sendable (CachedResponse?) -> Void)
+}
+
+extension TransferDataDelegate {
+    public func session(_ session: TransferSession, dataTask: TransferDataTask, willCacheResponse proposed: CachedResponse,
+                        completionHandler: @escaping @Sendable (CachedResponse?) -> Void) {
+        completionHandler(proposed)
+    }
 }
 
 /// Callbacks of download tasks made without a completion handler.

@@ -14,6 +14,13 @@ public struct TransferRequest: Sendable, Equatable {
     /// (URLRequest's `httpShouldHandleCookies`). Without effect when the session's
     /// `httpShouldSetCookies` is false.
     public var httpShouldHandleCookies = true
+    /// The page this request is for (URLRequest's `mainDocumentURL`): with the
+    /// `onlyFromMainDocumentDomain` accept policy, only cookies for its domain are kept. nil: each
+    /// response is its own main document (Apple's behaviour without one).
+    public var mainDocumentURL: URL? = nil
+    /// URLRequest's `cachePolicy`; nil: the session's `requestCachePolicy`. Without effect
+    /// when the session has no `urlCache`.
+    public var cachePolicy: RequestCachePolicy? = nil
 
     public init(url: URL, httpMethod: String = "GET", headers: [HTTPHeader] = [],
                 httpBody: Data? = nil, timeoutInterval: TimeInterval? = nil) {

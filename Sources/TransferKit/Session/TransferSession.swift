@@ -15,6 +15,12 @@ public final class TransferSession: @unchecked Sendable {
     /// Unique within the process; used by the monitor and exports.
     public let sessionID: Int
     let engine: TransferEngine
+    /// The session's cookie store (URLSession's `configuration.httpCookieStorage`): the shared
+    /// persistent one of default sessions, an ephemeral session's own in memory, or the one the
+    /// configuration named.
+    public let cookieStorage: TransferCookieStorage
+    /// Lines of the configuration's `cookieFiles` that could not be read, as one-line warnings.
+    public let cookieFileProblems: [String]
     let core: Locked<SessionCore>
 
     struct SessionCore {
@@ -46,7 +52,18 @@ public final class TransferSession: @unchecked Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
         self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate))
-        self.engine = TransferEngine(configuration: configuration, sessionID: id)
+        let cookies = TransferCookieStorage.forConfiguration(configuration)
+        var problems: [String] = []
+        for file in configuration.cookieFiles {
+            switch cookies.importFile(file) {
+            case nil: problems.append("cannot read cookie file '\(SafeQuote.quote(file))'")
+            case let n? where n > 0: problems.append("skipped \(n) unreadable line\(n == 1 ? "" : "s") of cookie file '\(SafeQuote.quote(file))'")
+            default: break
+            }
+        }
+        self.cookieStorage = cookies
+        self.cookieFileProblems = problems
+        self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies)
     }
 
     public var name: String {

@@ -52,6 +52,7 @@ public enum HARExport {
             ("_cipher", m.tlsCipherSuite.map(JSONValue.string) ?? .null),
             ("_tlsResumed", m.isTLSSessionResumed.map(JSONValue.bool) ?? .null),
             ("_tlsVerified", m.isTLSVerified.map(JSONValue.bool) ?? .null),
+            ("_fetchType", m.fetchTypeName.isEmpty ? .null : .string(m.fetchTypeName)),
             ("_error", error.map { .string(Redaction.redactText($0)) } ?? .null),
         ]
         return .object(fields)

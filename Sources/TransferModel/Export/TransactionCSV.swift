@@ -10,7 +10,7 @@ public enum TransactionCSV {
         "receive_ms", "ttfb_ms", "total_ms", "request_header_bytes", "request_body_bytes",
         "response_header_bytes", "response_body_bytes", "error",
         // Appended columns (not in the fixed prefix).
-        "session_id", "task_state", "resume_offset_bytes", "tls_verified",
+        "session_id", "task_state", "resume_offset_bytes", "tls_verified", "fetch_type",
     ]
 
     /// The whole file: header, then rows ordered by session id, task id, hop. CRLF records.
@@ -52,7 +52,7 @@ public enum TransactionCSV {
             String(m.countOfRequestHeaderBytesSent), String(m.countOfRequestBodyBytesSent),
             String(m.countOfResponseHeaderBytesReceived), String(m.countOfResponseBodyBytesReceived),
             text(error.map(Redaction.redactText)),
-        ] + trailing(t) + [m.isTLSVerified.map { $0 ? "true" : "false" } ?? ""]
+        ] + trailing(t) + [m.isTLSVerified.map { $0 ? "true" : "false" } ?? "", m.fetchTypeName]
     }
 
     static func emptyRow(_ t: TaskSnapshot) -> [String] {
@@ -64,7 +64,7 @@ public enum TransactionCSV {
         cells[5] = CSVEncoding.guardFormula(Redaction.redactURL(t.currentURL))
         cells[6] = num(t.statusCode)
         cells[28] = CSVEncoding.guardFormula(t.error.map { Redaction.redactText(describe($0)) } ?? "")
-        return cells + trailing(t) + [""]
+        return cells + trailing(t) + ["", ""]
     }
 
     static func trailing(_ t: TaskSnapshot) -> [String] {

@@ -60,6 +60,21 @@ public struct TransactionMetrics: Sendable, Equatable, Codable {
     public var countOfResponseHeaderBytesReceived: Int64
     public var countOfResponseBodyBytesReceived: Int64
     public var resourceFetchType: ResourceFetchType
+    /// true: this hop revalidated a cached response and the server answered 304, so the body
+    /// came from the cache (Apple counts such a load as `.networkLoad`; so does
+    /// `resourceFetchType` here). nil: not a revalidation. DECISIONS 103.
+    public var isRevalidated: Bool? = nil
+
+    /// The fetch type as exports and the monitor name it: `network`, `local-cache` (no request
+    /// was sent), `revalidated` (a 304 from the server, the body from the cache), or empty.
+    public var fetchTypeName: String {
+        if isRevalidated == true { return "revalidated" }
+        switch resourceFetchType {
+        case .networkLoad: return "network"
+        case .localCache: return "local-cache"
+        case .unknown: return ""
+        }
+    }
 
     /// The phase this transaction is in now (`.done` once it ended).
     public var currentPhase: TransactionPhase

@@ -17,6 +17,9 @@ public struct Options: Sendable, Equatable {
     public var caCertificate: String? = nil
     /// `--pinnedpubkey`: checked `sha256//BASE64` pins, `;`-separated.
     public var pinnedPublicKeys: String? = nil
+    /// `--cache`, `--cache-policy NAME` (DECISIONS 104).
+    public var cache = false
+    public var cachePolicy: RequestCachePolicy = .useProtocolCachePolicy
     /// `-k/--insecure`.
     public var insecure = false
     public var upload: String? = nil

@@ -77,6 +77,14 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var cacert: String?
 
+    @Flag(help: "Use an HTTP cache (off by default, as curl has none): fresh responses are served without a request, stale ones revalidated (a 304 keeps the cached body). Default sessions share $XDG_CACHE_HOME/transfertop; --session ephemeral keeps it in memory.")
+    var cache = false
+
+    @Option(name: .customLong("cache-policy"), parsing: .unconditional,
+            help: ArgumentHelp("With --cache: useProtocolCachePolicy (default), reloadIgnoringLocalCacheData, returnCacheDataElseLoad or returnCacheDataDontLoad (URLRequest's cache policies).", valueName: "NAME"),
+            completion: .list(RequestCachePolicy.allCases.map(\.rawValue)))
+    var cachePolicy: String?
+
     @Flag(name: [.customShort("k"), .customLong("insecure")],
           help: "Do not verify https certificates or host names (as curl -k): anyone on the path can read and change the transfer. Marked in red in the monitor and recorded in CSV (tls_verified) and HAR (_tlsVerified).")
     var insecure = false
@@ -179,6 +187,14 @@ struct TransferOptions: ParsableArguments {
         }
         if let v = cookieJar { o.cookieJar = try OptionValues.nonEmpty(v, "--cookie-jar") }
         o.insecure = insecure
+        o.cache = cache
+        if let v = cachePolicy {
+            guard let p = RequestCachePolicy(rawValue: v) else {
+                throw UsageError("--cache-policy takes \(RequestCachePolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(SafeQuote.quote(v))'")
+            }
+            guard cache else { throw UsageError("--cache-policy needs --cache") }
+            o.cachePolicy = p
+        }
         if let v = upload { o.upload = try OptionValues.nonEmpty(v, "--upload") }
         o.form = try form.map { v throws(UsageError) in try FormField.parse(v) }
         if o.upload != nil && !o.form.isEmpty { throw UsageError("--upload and --form cannot be combined (one request body per task)") }

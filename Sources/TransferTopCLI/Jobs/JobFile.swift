@@ -86,6 +86,9 @@ struct JobReader {
         s.caFile = defaults.caCertificate
         s.locationTrusted = defaults.locationTrusted
         s.compressed = defaults.compressed
+        // `--cache` and `--cache-policy` apply to every session of the job (each kind its cache).
+        s.cache = defaults.cache
+        s.cachePolicy = defaults.cachePolicy
         for key in table.keys {
             let value = table[key]!
             let fail = { (m: String) in self.fail(path + "." + key, key, m) }

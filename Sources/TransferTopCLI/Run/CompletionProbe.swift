@@ -27,6 +27,9 @@ enum CompletionProbe {
         guard !candidates.isEmpty else { return [] }
         var c = configuration
         c.kind = .ephemeral
+        c.cookieFiles = []
+        c.httpCookieStorage = nil
+        c.urlCache = nil
         let delegate = ProbeDelegate()
         let session = TransferSession(configuration: c, delegate: delegate, name: "probe")
         defer { session.invalidateAndCancel() }

@@ -37,6 +37,9 @@ public struct SessionPlan: Sendable, Equatable {
     public var pinnedPublicKeys: String? = nil
     /// `-k`: no certificate verification (marked wherever a transaction shows).
     public var insecure = false
+    /// `--cache`: the kind's cache (TransferURLCache.forKind), with this policy.
+    public var cache = false
+    public var cachePolicy: RequestCachePolicy = .useProtocolCachePolicy
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
@@ -70,6 +73,10 @@ public struct SessionPlan: Sendable, Equatable {
         c.httpAuthentication = httpAuthentication
         c.netrc = netrc
         c.cookieFiles = cookieFiles
+        if cache {
+            c.urlCache = TransferURLCache.forKind(c.kind)
+            c.requestCachePolicy = cachePolicy
+        }
         return c
     }
 }
@@ -107,6 +114,8 @@ extension RunPlan {
         s.caFile = o.caCertificate
         s.pinnedPublicKeys = o.pinnedPublicKeys
         s.insecure = o.insecure
+        s.cache = o.cache
+        s.cachePolicy = o.cachePolicy
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
         s.credential = try o.user?.credential()

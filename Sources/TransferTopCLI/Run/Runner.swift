@@ -18,6 +18,8 @@ public final class Runner: @unchecked Sendable {
     /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
     /// 10,000 events calling it overflowed the stack (issue 8).
     let sink = Locked<EventSink?>(nil)
+    /// Cache problems already said (`takeNotices`).
+    let reportedCacheProblems = Locked<Set<String>>([])
 
     final class EventSink: Sendable {
         let body: @Sendable (TransferSession, TransferEvent) -> Void
@@ -103,6 +105,9 @@ public final class Runner: @unchecked Sendable {
         configuration.trace = observability.logging.trace
         let session = TransferSession(configuration: configuration, delegate: RunDelegate(runner: self), name: sp.name)
         session.addObserver(RunObserver(runner: self))
+        // A corrupt line of a cookie file is skipped, never fatal: said once, as a note.
+        for p in session.cookieFileProblems { notice(p) }
+        if configuration.httpShouldSetCookies, let p = session.cookieStorage.problem { notice(p) }
         state.withLock { $0.sessions.append(session) }
         return session
     }
@@ -185,7 +190,13 @@ public final class Runner: @unchecked Sendable {
 
     /// Messages for the user gathered since the last call (resume notices, save errors).
     public func takeNotices() -> [String] {
-        state.withLock { s in defer { s.notices = [] }; return s.notices }
+        // A cache directory that cannot be written leaves the cache in memory: said once.
+        for session in sessions {
+            if let cache = session.configuration.urlCache, let p = cache.problem, reportedCacheProblems.withLock({ $0.insert(p).inserted }) {
+                notice(p)
+            }
+        }
+        return state.withLock { s in defer { s.notices = [] }; return s.notices }
     }
 
     public func snapshots() -> [SessionSnapshot] { sessions.map { $0.snapshot() } }

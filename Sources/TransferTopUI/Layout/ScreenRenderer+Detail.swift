@@ -42,12 +42,24 @@ extension ScreenRenderer {
         if task.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) {
             lines.append([Span("TLS NOT VERIFIED (-k): the certificate and host name were not checked", .error)])
         }
+        if let line = cacheLine(task) { lines.append(line) }
         lines += WaterfallView.lines(task.metrics, now: model.now, width: width - 2, utf8: model.utf8, monochrome: model.monochrome)
         if let last = task.metrics.transactionMetrics.last {
             lines += headerLines(request: last.requestHeaders, response: last.responseHeaders,
                                  width: width - 2, utf8: model.utf8)
         }
         return lines
+    }
+
+    /// Where the last response came from when the cache took part (`--cache`): the fetch type
+    /// the CSV's `fetch_type` column and HAR's `_fetchType` record.
+    static func cacheLine(_ t: TaskSnapshot) -> [Span]? {
+        guard let last = t.metrics.transactionMetrics.last else { return nil }
+        switch last.fetchTypeName {
+        case "local-cache": return [Span("fetch: ", .dim), Span("local cache", .title), Span(" (no request was sent)", .dim)]
+        case "revalidated": return [Span("fetch: ", .dim), Span("revalidated", .title), Span(" (the server answered 304; the body came from the cache)", .dim)]
+        default: return nil
+        }
     }
 
     /// `speed ▁▂▅█▇▆  peak 3.2 MiB/s, one block a second`: the task's own sparkline, the

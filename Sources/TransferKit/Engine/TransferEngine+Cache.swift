@@ -1,0 +1,173 @@
+import CCurl
+import Foundation
+
+/// The HTTP cache in the task life cycle (issue 13, S11, DECISIONS 102-104). Before a task's
+/// first hop: the policy and the stored response decide (`CacheRules.decide`) between the
+/// stored response (no request sent: `.localCache`), a conditional request, the network, or
+/// a failure (returnCacheDataDontLoad). A 304 to our conditional request turns into the stored
+/// response with its headers updated, its body delivered after the hop (`revalidated`). A
+/// storable 200 has its body copied as it arrives and is stored when the hop ends, through
+/// the data delegate's `willCacheResponse` when it has one.
+extension TransferEngine {
+    /// The headers the hop sends as far as a cache is concerned: the request's, the session's,
+    /// and an `Authorization` standing for credentials libcurl adds itself (`-u`, netrc), so a
+    /// credentialed response is stored only when it says it may be (RFC 9111 3.5).
+    func cacheRequestHeaders(_ t: Transfer) -> [HTTPHeader] {
+        var headers = t.request.headers
+        for h in configuration.httpAdditionalHeaders where headers.first(named: h.name) == nil { headers.append(h) }
+        let allowed = RedirectPolicy.credentialsAllowed(origin: t.task.originalRequest.url, hop: t.request.url,
+                                                        trusted: configuration.redirectsKeepCredentials)
+        if headers.first(named: "Authorization") == nil {
+            // Which credentials (a digest, never the password): a Vary: Authorization response
+            // stored for one user is not another's.
+            if let c = configuration.credential, allowed {
+                headers.append(HTTPHeader("Authorization", "(credentials \(SHA256.hex(Data((c.user + ":" + c.password).utf8))))"))
+            } else if configuration.netrc != nil {
+                headers.append(HTTPHeader("Authorization", "(netrc \(t.request.url.host ?? ""))"))
+            }
+        }
+        return headers
+    }
+
+    /// Decides, before the first hop's handle is made; nil: no cache takes part.
+    func cacheDecision(_ t: Transfer) -> CacheDecision? {
+        guard let cache = configuration.urlCache, t.hop == 0, t.task.resumeFrom == nil, t.task.upload == nil,
+              t.request.httpMethod.uppercased() == "GET",
+              t.request.value(forHTTPHeaderField: "Range") == nil,
+              t.request.value(forHTTPHeaderField: "If-None-Match") == nil,
+              t.request.value(forHTTPHeaderField: "If-Modified-Since") == nil
+        else { return nil }
+        let headers = cacheRequestHeaders(t)
+        var probe = t.request
+        probe.headers = headers
+        let stored = cache.cachedResponse(for: probe)
+        let decision = CacheRules.decide(policy: t.request.cachePolicy ?? configuration.requestCachePolicy,
+                                         stored: stored?.facts, requestHeaders: headers, now: Date().timeIntervalSince1970)
+        t.cacheStored = stored
+        if case .revalidate = decision { t.cacheRevalidating = true }
+        return decision
+    }
+
+    /// The validators of a revalidating first hop (added to its headers).
+    func cacheConditionalHeaders(_ t: Transfer) -> [HTTPHeader] {
+        guard t.cacheRevalidating, t.hop == 0, let stored = t.cacheStored else { return [] }
+        return stored.facts.conditionalHeaders
+    }
+
+    /// Delivers the stored response without sending anything: the same path as a response
+    /// from libcurl (head, disposition, body, end), with a `.localCache` transaction.
+    func serveFromCache(_ t: Transfer) {
+        guard let stored = t.cacheStored else { return }
+        t.statusCode = stored.statusCode
+        t.responseHeaders = stored.headers
+        t.headComplete = true
+        t.firstHeaderAt = Monotonic.now()
+        responseHeadComplete(t)
+        let body = stored.body
+        let n = body.withUnsafeBytes { t.receiveBody($0) }
+        if n != body.count, t.sinkFailure == nil {
+            t.sinkFailure = TransferError(.cannotWriteToFile, "the cached response could not be delivered",
+                                          failingURL: Redaction.redactURL(t.request.url.absoluteString))
+        }
+        let status = stored.statusCode, headers = stored.headers, end = clock.date(Monotonic.now())
+        updateTransaction(t) { m in
+            m.statusCode = status
+            m.responseHeaders = headers
+            m.resourceFetchType = .localCache
+            m.responseEndDate = end
+            m.currentPhase = .done
+        }
+        finish(t, error: t.sinkFailure)
+    }
+
+    /// From the response head (before redirects are considered): a 304 to our validators
+    /// becomes the stored response; a storable response starts being copied.
+    func cacheResponseHead(_ t: Transfer) {
+        guard let cache = configuration.urlCache else { return }
+        t.cacheCapture = nil
+        let method = t.request.httpMethod.uppercased()
+        if method != "GET" && method != "HEAD" {
+            // RFC 9111 4.4: an unsafe request that succeeded invalidates what is stored.
+            if (200..<400).contains(t.statusCode) {
+                var get = t.request
+                get.httpMethod = "GET"
+                cache.removeCachedResponse(for: get)
+            }
+            return
+        }
+        if t.cacheRevalidating, t.hop == 0, t.statusCode == 304, let stored = t.cacheStored {
+            t.responseHeaders = stored.facts.updated(with: t.responseHeaders)
+            t.statusCode = stored.statusCode
+            t.cacheServeStoredBody = true
+            return
+        }
+        guard t.task.resumeFrom == nil,
+              CacheRules.isStorable(method: method, requestHeaders: cacheRequestHeaders(t), statusCode: t.statusCode,
+                                    responseHeaders: t.responseHeaders)
+        else { return }
+        if let length = t.responseHeaders.first(named: "Content-Length").flatMap({ Int($0) }), length > cache.maximumEntryBytes { return }
+        t.cacheCapture = Data()
+    }
+
+    func captureForCache(_ t: Transfer, _ bytes: UnsafeRawBufferPointer) {
+        guard let cache = configuration.urlCache else { return }
+        if (t.cacheCapture?.count ?? 0) + bytes.count > cache.maximumEntryBytes {
+            t.cacheCapture = nil
+            return
+        }
+        t.cacheCapture?.append(contentsOf: bytes)
+    }
+
+    /// A hop ended well: a revalidated response gets the stored body; a copied one is stored.
+    func completeCaching(_ t: Transfer) {
+        guard let cache = configuration.urlCache else { return }
+        let now = Date().timeIntervalSince1970
+        let requestTime = clock.date(t.hopStart).timeIntervalSince1970
+        if t.cacheServeStoredBody, var stored = t.cacheStored {
+            t.cacheServeStoredBody = false
+            stored.headers = t.responseHeaders.filter { !CacheRules.unstoredHeaders.contains($0.name.lowercased()) }
+            stored.requestTime = min(requestTime, now)
+            stored.responseTime = now
+            cache.storeCachedResponse(stored, for: t.request)
+            let body = stored.body
+            let n = body.withUnsafeBytes { t.receiveBody($0) }
+            if n != body.count, t.sinkFailure == nil {
+                t.sinkFailure = TransferError(.cannotWriteToFile, "the cached body could not be delivered",
+                                              failingURL: Redaction.redactURL(t.request.url.absoluteString))
+            }
+            updateTransaction(t) { m in
+                m.statusCode = 304
+                m.isRevalidated = true
+            }
+            return
+        }
+        guard let body = t.cacheCapture else { return }
+        t.cacheCapture = nil
+        let names = CacheRules.varyNames(t.responseHeaders) ?? []
+        let entry = CachedResponse(url: TransferURLCache.key(t.request.url), statusCode: t.statusCode,
+                                   headers: t.responseHeaders.filter { !CacheRules.unstoredHeaders.contains($0.name.lowercased()) },
+                                   requestTime: min(requestTime, now), responseTime: now, varyNames: names,
+                                   varyValues: CacheRules.varyValues(names, of: cacheRequestHeaders(t)), body: body)
+        var sent = t.request
+        sent.headers = cacheRequestHeaders(t)
+        let request = sent
+        let session = t.task.session
+        if t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
+           let delegate = session.delegate as? any TransferDataDelegate {
+            // Before the task's completion, which is queued after this on the same queue.
+            session.delegateQueue.async {
+                session.emit(.delegateCallback("willCacheResponse"), task: dataTask, detail: "\(body.count) bytes")
+                delegate.session(session, dataTask: dataTask, willCacheResponse: entry) { chosen in
+                    if let chosen { cache.storeCachedResponse(chosen, for: request) }
+                }
+            }
+        } else {
+            cache.storeCachedResponse(entry, for: request)
+        }
+    }
+
+    static func cacheMissError(_ t: Transfer) -> TransferError {
+        TransferError(.resourceUnavailable, "not in the cache, and the cache policy (returnCacheDataDontLoad) sends nothing",
+                      failingURL: Redaction.redactURL(t.request.url.absoluteString))
+    }
+}
