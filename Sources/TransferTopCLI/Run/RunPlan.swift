@@ -37,6 +37,8 @@ public struct SessionPlan: Sendable, Equatable {
     public var pinnedPublicKeys: String? = nil
     /// `-k`: no certificate verification (marked wherever a transaction shows).
     public var insecure = false
+    /// `--cert`/`--key`: the client certificate presented to servers that ask for one.
+    public var clientCertificate: ClientCertificate? = nil
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
@@ -64,6 +66,9 @@ public struct SessionPlan: Sendable, Equatable {
         c.additionalTrustedCAFile = caFile
         c.pinnedPublicKeys = pinnedPublicKeys
         c.allowsInsecureTLS = insecure
+        c.clientCertificateFile = clientCertificate?.file
+        c.clientKeyFile = clientCertificate?.key
+        c.clientKeyPassword = clientCertificate?.password
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
         c.credential = credential
@@ -107,6 +112,7 @@ extension RunPlan {
         s.caFile = o.caCertificate
         s.pinnedPublicKeys = o.pinnedPublicKeys
         s.insecure = o.insecure
+        s.clientCertificate = o.clientCertificate
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
         s.credential = try o.user?.credential()
