@@ -84,6 +84,9 @@ final class Transfer {
     var pendingTrust: ServerTrust?
     var probeReason = ""
     var usesTrustException = false
+    /// Between hops, waiting for the delegate (a redirect, a challenge, server trust): no
+    /// timer runs and a resume does not restart the hop; the answer does.
+    var awaitingDelegateDecision: Bool { awaitingRedirectDecision || awaitingChallenge || awaitingTrust }
     /// False once a redirect turned the request into a body-less GET.
     var hasBodyThisHop = true
 
