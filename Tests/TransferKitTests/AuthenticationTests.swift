@@ -147,6 +147,41 @@ final class ChallengeAnswerer: TransferTaskDelegate, @unchecked Sendable {
     }
 }
 
+/// Persistence across sessions: a `.permanent` answer in a default session reaches the state
+/// directory only as its 0600 netrc, and a later default session with that state directory
+/// (a later run: a fresh store reading the file) is served without being asked.
+@Suite struct PermanentCredentialTests {
+    @Test func aPermanentAnswerIsKeptOnlyInTheNetrcAndServesALaterRun() async throws {
+        let server = try await TestServer.get()
+        let dir = try privateDirectory("perm")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let state = dir + "/state"
+        let password = "perm-\(UUID().uuidString.prefix(8))"
+        let target = url(server.httpBase + "/auth/basic/pat/\(password)")
+        var configuration = TransferConfiguration.default
+        configuration.stateDirectory = state
+        let answerer = ChallengeAnswerer(.useCredential, TransferCredential(user: "pat", password: password, persistence: .permanent))
+        let session = TransferSession(configuration: configuration, delegate: answerer)
+        #expect(try await session.data(from: target).1.statusCode == 200)
+        session.invalidateAndCancel()
+        let netrc = state + "/netrc"
+        #expect(try FileManager.default.attributesOfItem(atPath: netrc)[.posixPermissions] as? Int == 0o600)
+        #expect(try String(contentsOfFile: netrc, encoding: .utf8) == "machine 127.0.0.1 login pat password \(password)\n")
+        // Nothing else in the state directory holds it.
+        for name in try FileManager.default.subpathsOfDirectory(atPath: state) where name != "netrc" {
+            let data = FileManager.default.contents(atPath: state + "/" + name) ?? Data()
+            #expect(!String(decoding: data, as: UTF8.self).contains(password), "\(name)")
+        }
+        // A later run: its own store, read from the file.
+        configuration.credentialStore = CredentialStore(netrcPath: netrc)
+        let later = ChallengeAnswerer(.rejectProtectionSpace)
+        let next = TransferSession(configuration: configuration, delegate: later)
+        defer { next.invalidateAndCancel() }
+        #expect(try await next.data(from: target).1.statusCode == 200)
+        #expect(later.seen.withLock { $0.isEmpty })
+    }
+}
+
 /// The credential store's permanent level: a netrc only the user can read (DECISIONS 89).
 @Suite struct CredentialStoreTests {
     let space = ProtectionSpace(host: "example.org", port: 443, protocol: "https", realm: nil, authenticationMethod: .httpBasic)
@@ -168,6 +203,15 @@ final class ChallengeAnswerer: TransferTaskDelegate, @unchecked Sendable {
         // curl's netrc syntax, quoted where the password needs it; read back by a new store.
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "machine example.org login u password \"p w\\\"x\"\n")
         #expect(CredentialStore(netrcPath: path).credential(for: space)?.password == "p w\"x")
+        // netrc has no port: the entry serves any port of its host, as curl's.
+        var other = space
+        other.port = 8443
+        #expect(CredentialStore(netrcPath: path).credential(for: other)?.user == "u")
+        // Removing it removes it from the file too.
+        let again = CredentialStore(netrcPath: path)
+        again.remove(for: other)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "")
+        #expect(CredentialStore(netrcPath: path).credential(for: space) == nil)
     }
 
     @Test func aNetrcOthersCanReadIsIgnored() throws {

@@ -15,6 +15,9 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
 
     private let lock = NSLock()
     private var entries: [Key: TransferCredential] = [:]
+    /// Permanent credentials read from the netrc file, by host: netrc names machines, not
+    /// ports or schemes, so (as curl) they serve any port of that host.
+    private var fromFile: [String: TransferCredential] = [:]
     /// nil: memory only.
     public let netrcPath: String?
     private var loaded = false
@@ -59,8 +62,18 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
             isProxy: space.isProxy)
     }
 
+    /// Forgets the space's credential; a permanent one (or the netrc file's entry for that
+    /// host) is also removed from the file.
     public func remove(for space: ProtectionSpace) {
-        lock.withLock { entries[Self.key(space)] = nil }
+        lock.withLock {
+            loadIfNeeded()
+            let key = Self.key(space)
+            let removed = entries.removeValue(forKey: key)
+            let inFile = !key.isProxy && fromFile.removeValue(forKey: key.host) != nil
+            if removed?.persistence == .permanent || inFile {
+                writeNetrc(entries.filter { $0.value.persistence == .permanent && !$0.key.isProxy }.map { ($0.key.host, $0.value) })
+            }
+        }
     }
 
     /// The credential for the space: one for its realm, else one for any realm of the server.
@@ -77,14 +90,13 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
             any.realm = nil
             if let c = entries[any] { return c }
             // Before a challenge the realm is unknown: any credential of that server will do.
-            guard realm == nil else { return nil }
-            return entries.first { $0.key.host == key.host && $0.key.port == port && $0.key.scheme == key.scheme
-                && $0.key.isProxy == isProxy }?.value
+            if realm == nil, let c = entries.first(where: { $0.key.host == key.host && $0.key.port == port
+                && $0.key.scheme == key.scheme && $0.key.isProxy == isProxy })?.value { return c }
+            return isProxy ? nil : fromFile[key.host]
         }
     }
 
-    /// Permanent credentials from the netrc file (lock held). A netrc entry names a machine,
-    /// not a port or scheme: it is kept for both http (80) and https (443). A file others may
+    /// Permanent credentials from the netrc file (lock held), by machine. A file others may
     /// read (any group or other permission bit) is not trusted with passwords: ignored.
     private func loadIfNeeded() {
         guard !loaded else { return }
@@ -92,20 +104,19 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
         var info = stat()
         guard let netrcPath, stat(netrcPath, &info) == 0, info.st_mode & 0o077 == 0,
               let text = try? String(contentsOfFile: netrcPath, encoding: .utf8) else { return }
-        for entry in Netrc.parse(text) {
-            let c = TransferCredential(user: entry.login, password: entry.password, persistence: .permanent)
-            for (scheme, port) in [("http", 80), ("https", 443)] {
-                entries[Key(host: entry.machine.lowercased(), port: port, scheme: scheme, realm: nil, isProxy: false)] = c
-            }
+        for entry in Netrc.parse(text) where fromFile[entry.machine.lowercased()] == nil {  // the first entry wins, as curl's
+            fromFile[entry.machine.lowercased()] = TransferCredential(user: entry.login, password: entry.password, persistence: .permanent)
         }
     }
 
     /// Lock held. The file names machines only (netrc has no port or realm): a permanent
-    /// credential comes back for that host's http and https default ports.
+    /// credential comes back for any port of its host. Entries read from the file and not
+    /// replaced in this process are kept.
     private func writeNetrc(_ items: [(String, TransferCredential)]) {
         guard let netrcPath else { return }
         var seen = Set<String>(), text = ""
-        for (host, c) in items.sorted(by: { $0.0 < $1.0 }) where seen.insert(host).inserted {
+        let kept = fromFile.filter { host, _ in !items.contains { $0.0 == host } }.map { ($0.key, $0.value) }
+        for (host, c) in (items + kept).sorted(by: { $0.0 < $1.0 }) where seen.insert(host).inserted {
             text += Netrc.line(machine: host, login: c.user, password: c.password)
         }
         let dir = (netrcPath as NSString).deletingLastPathComponent
