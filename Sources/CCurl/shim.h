@@ -269,4 +269,36 @@ static inline int tk_link_unnamed(int fd, const char *_Nonnull to) {
     return linkat(AT_FDCWD, path, AT_FDCWD, to, AT_SYMLINK_FOLLOW);
 }
 
+// MARK: server trust (SPEC S12): the chain a failed verification saw, and a leaf's pin
+
+#include <openssl/pem.h>
+
+// The PEM of certificate `i` of a transfer made with CURLOPT_CERTINFO (libcurl collects the
+// chain before it checks it, so it is there after error 60 too); NULL past the end.
+static inline const char *_Nullable tk_certinfo_pem(CURL *_Nonnull h, int i) {
+    struct curl_certinfo *ci = NULL;
+    if (curl_easy_getinfo(h, CURLINFO_CERTINFO, &ci) != CURLE_OK || !ci || i < 0 || i >= ci->num_of_certs) return NULL;
+    for (struct curl_slist *l = ci->certinfo[i]; l; l = l->next) {
+        if (strncmp(l->data, "Cert:", 5) == 0) return l->data + 5;
+    }
+    return NULL;
+}
+
+// SHA-256 of a PEM certificate's public key (SubjectPublicKeyInfo, DER): what
+// CURLOPT_PINNEDPUBLICKEY's sha256// compares. 1 on success.
+static inline int tk_pem_pubkey_sha256(const char *_Nonnull pem, unsigned char *_Nonnull out) {
+    BIO *bio = BIO_new_mem_buf(pem, -1);
+    if (!bio) return 0;
+    X509 *x = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (!x) return 0;
+    unsigned char *der = NULL;
+    int n = i2d_PUBKEY(X509_get0_pubkey(x), &der);
+    X509_free(x);
+    if (n <= 0) return 0;
+    SHA256(der, (size_t)n, out);
+    OPENSSL_free(der);
+    return 1;
+}
+
 #endif

@@ -5,8 +5,18 @@ import TransferModel
 /// `/auth/basic/USER/PASS` and `/auth/digest/USER/PASS` (issue 13): 200 for the right
 /// credentials, else 401 with a challenge, as an RFC 7617 / RFC 7616 server (realm
 /// "loopback"; Digest with MD5 and qop=auth, the variant curl and browsers answer).
-enum AuthRoutes {
-    static let realm = "loopback"
+/// `/auth/basic` and `/auth/digest` are the same for ``user`` and ``password``, so a test can
+/// look for the password everywhere without finding it in a URL.
+/// A request in absolute form (`GET http://host/path`: the server used as a plain HTTP proxy)
+/// needs `Proxy-Authorization: Basic` for ``proxyUser``/``proxyPassword`` (else 407, realm
+/// "proxy"), then is served as `/path`.
+public enum AuthRoutes {
+    public static let realm = "loopback"
+    public static let user = "alice"
+    public static let password = "wonderland-5f2c9a"
+    public static let proxyRealm = "proxy"
+    public static let proxyUser = "proxyuser"
+    public static let proxyPassword = "proxypass-81d3"
     static let nonce = "dGVzdC1ub25jZS1mb3ItdHJhbnNmZXJ0b3A"
 
     static func route(_ scheme: String, user: String, password: String, head: HTTPRequestHead) -> ResponsePlan? {
@@ -24,6 +34,19 @@ enum AuthRoutes {
         default:
             return nil
         }
+    }
+
+    /// nil: not a proxy request. Otherwise the 407 to send (nil when authorised) and the
+    /// origin-form target to serve.
+    static func proxyRequest(_ head: HTTPRequestHead) -> (refusal: ResponsePlan?, target: String)? {
+        guard head.uri.lowercased().hasPrefix("http://"), let url = URL(string: head.uri) else { return nil }
+        var target = url.path.isEmpty ? "/" : url.path
+        if let q = url.query { target += "?" + q }
+        let expected = "Basic " + Data("\(proxyUser):\(proxyPassword)".utf8).base64EncodedString()
+        if head.headers.first(name: "Proxy-Authorization") == expected { return (nil, target) }
+        var plan = ResponsePlan.text(HTTPResponseStatus(statusCode: 407), "proxy authentication required\n")
+        plan.headers.add(name: "Proxy-Authenticate", value: "Basic realm=\"\(proxyRealm)\"")
+        return (plan, target)
     }
 
     static func challenge(_ value: String) -> ResponsePlan {

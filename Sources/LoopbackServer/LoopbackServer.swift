@@ -177,13 +177,39 @@ public final class LoopbackServer: Sendable {
     /// The server's self-signed certificate in PEM form; trust it as a CA (curl `--cacert`, CAINFO).
     public static let caCertificatePEM: String = EmbeddedIdentity.certificatePEM
 
-    private static let sslContext: Result<NIOSSLContext, any Error> = Result {
+    private static let sslContext: Result<NIOSSLContext, any Error> = Result { try makeSSLContext(requiringClientCertificate: false) }
+    /// The client-certificate port's: the handshake fails unless the client presents a
+    /// certificate signed by the embedded identity (the identity itself will do: SPEC S12).
+    private static let clientCertificateSSLContext: Result<NIOSSLContext, any Error> = Result {
+        try makeSSLContext(requiringClientCertificate: true)
+    }
+
+    private static func makeSSLContext(requiringClientCertificate: Bool) throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: Array(EmbeddedIdentity.certificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(EmbeddedIdentity.privateKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         configuration.applicationProtocols = ["h2", "http/1.1"]
+        if requiringClientCertificate {
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .certificates([certificate])
+        }
         return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// The TLS port that requires a client certificate (the same routes).
+    public var clientCertificatePort: Int { listeners.count > 2 ? listeners[2].localAddress?.port ?? 0 : 0 }
+    /// `https://localhost:PORT` of ``clientCertificatePort``.
+    public var clientCertificateBase: String { ipv6 ? "https://[::1]:\(clientCertificatePort)" : "https://localhost:\(clientCertificatePort)" }
+
+    /// Writes a client identity the client-certificate port accepts: a certificate and its
+    /// private key (PEM; the key file 0600).
+    public func writeClientIdentity(certificate: String, key: String) throws {
+        try EmbeddedIdentity.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
+        guard FileManager.default.createFile(atPath: key, contents: Data(EmbeddedIdentity.privateKeyPEM.utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
     }
 
     private init(host: String, ipv6: Bool, core: ServerCore, listeners: [any Channel]) {
@@ -195,7 +221,8 @@ public final class LoopbackServer: Sendable {
         self.httpsPort = listeners[1].localAddress?.port ?? 0
     }
 
-    /// Starts a server bound to port 0 (plain) and port 0 (TLS) on `host`.
+    /// Starts a server bound to port 0 (plain), port 0 (TLS) and port 0 (TLS requiring a client
+    /// certificate) on `host`.
     /// - Parameters:
     ///   - host: the address to bind; `127.0.0.1` by default.
     ///   - ipv6: when `true` and `host` is the default, binds `::1` instead.
@@ -204,11 +231,13 @@ public final class LoopbackServer: Sendable {
     public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0) async throws -> LoopbackServer {
         let bindHost = (ipv6 && host == "127.0.0.1") ? "::1" : host
         let core = ServerCore()
-        let sslContext = try Self.sslContext.get()
+        let serverContext = try Self.sslContext.get()
+        let clientCertificateContext = try Self.clientCertificateSSLContext.get()
         let group = MultiThreadedEventLoopGroup.singleton
 
-        func bootstrap(tls: Bool) -> ServerBootstrap {
-            ServerBootstrap(group: group)
+        func bootstrap(tls: Bool, requiringClientCertificate: Bool = false) -> ServerBootstrap {
+            let sslContext = requiringClientCertificate ? clientCertificateContext : serverContext
+            return ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -262,7 +291,13 @@ public final class LoopbackServer: Sendable {
         let plain = try await bootstrap(tls: false).bind(host: bindHost, port: httpPort).get()
         do {
             let secure = try await bootstrap(tls: true).bind(host: bindHost, port: 0).get()
-            return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure])
+            do {
+                let mutual = try await bootstrap(tls: true, requiringClientCertificate: true).bind(host: bindHost, port: 0).get()
+                return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure, mutual])
+            } catch {
+                try? await secure.close().get()
+                throw error
+            }
         } catch {
             try? await plain.close().get()
             throw error

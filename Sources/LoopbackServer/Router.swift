@@ -29,6 +29,13 @@ enum Router {
 
     private static func routeByPath(head: HTTPRequestHead, bodyCount: Int64, hasher: inout SHA256.Hasher?, core: ServerCore,
                                     connectionID: Int, protocolName: String) -> ResponsePlan {
+        if let (refusal, target) = AuthRoutes.proxyRequest(head) {
+            if let refusal { return refusal }
+            var direct = head
+            direct.uri = target
+            return routeByPath(head: direct, bodyCount: bodyCount, hasher: &hasher, core: core,
+                               connectionID: connectionID, protocolName: protocolName)
+        }
         let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? "/"
         let queryString = parts.count > 1 ? String(parts[1]) : ""
@@ -150,6 +157,9 @@ enum Router {
 
         case ("redirect-method", 1):
             return redirect(to: "/echo", status: int("status") ?? 302)
+
+        case ("auth", 2):
+            return AuthRoutes.route(segments[1], user: AuthRoutes.user, password: AuthRoutes.password, head: head) ?? notFound()
 
         case ("auth", 4):
             return AuthRoutes.route(segments[1], user: segments[2], password: segments[3], head: head) ?? notFound()

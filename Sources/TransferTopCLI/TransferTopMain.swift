@@ -86,6 +86,7 @@ enum Preparation {
         try Preflight.checkForm(o.form)
         try Preflight.checkCACertificate(o.caCertificate)
         try Preflight.checkNetrc(o.netrc)
+        try Preflight.checkClientCertificate(o.clientCertificate)
         try Preflight.checkCookies(files: o.cookieFiles, jar: o.cookieJar)
         var plan: RunPlan
         if let job = o.job {

@@ -72,6 +72,29 @@ final class Transfer {
     /// A redirect hop finished and the delegate has not answered yet.
     var awaitingRedirectDecision = false
     var pendingRedirect: TransferRequest?
+    /// Authentication (TransferEngine+Auth.swift): the credential a challenge was answered
+    /// with and the space it answers (`credentialSpace`: its origin, or the proxy), the one
+    /// this hop sent, the 401/407 held for the delegate, how many credentials were refused,
+    /// and one to store once it worked.
+    var credential: TransferCredential?
+    var credentialSpace: ProtectionSpace?
+    var sentCredential: TransferCredential?
+    var pendingChallenge: ProtectionSpace?
+    var awaitingChallenge = false
+    var authFailures = 0
+    var credentialToStore: (TransferCredential, ProtectionSpace)?
+    /// Server trust (TransferEngine+ServerTrust.swift): this hop only connects to collect the
+    /// chain (CURLOPT_CERTINFO); one probe per task; the session delegate has not answered
+    /// yet; the hop runs on a trust exception (verification off, pinned to the trusted key).
+    var trustProbe = false
+    var trustProbed = false
+    var awaitingTrust = false
+    var pendingTrust: ServerTrust?
+    var probeReason = ""
+    var usesTrustException = false
+    /// Between hops, waiting for the delegate (a redirect, a challenge, server trust): no
+    /// timer runs and a resume does not restart the hop; the answer does.
+    var awaitingDelegateDecision: Bool { awaitingRedirectDecision || awaitingChallenge || awaitingTrust }
     /// False once a redirect turned the request into a body-less GET.
     var hasBodyThisHop = true
 

@@ -5,6 +5,10 @@ extension TransferEngine {
     /// A hop's easy handle reported DONE.
     func hopFinished(_ t: Transfer, code: CURLcode) {
         detach(t)
+        if t.trustProbe {
+            trustProbeFinished(t, code: code)
+            return
+        }
         let doneAt = Monotonic.now()
         recordTransaction(t, code: code, doneAt: doneAt)
         if code == CURLE_OK, !t.restartFromZeroPending, !t.isRedirectHop, t.sinkFailure == nil { completeCaching(t) }
@@ -13,6 +17,11 @@ extension TransferEngine {
             return
         }
         if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
+        if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
+        if code == CURLE_OK, let space = t.pendingChallenge {
+            askChallenge(t, space)
+            return
+        }
         if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
             redirect(t, to: proposed)
             return

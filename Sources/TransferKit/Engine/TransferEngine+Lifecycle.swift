@@ -94,7 +94,7 @@ extension TransferEngine {
         if let since = t.suspendedSince { t.suspendedTotal += now - since }
         t.suspendedSince = nil
         t.lastActivity = now
-        if t.awaitingRedirectDecision || t.awaitingBodyStream { return }
+        if t.awaitingDelegateDecision || t.awaitingBodyStream { return }
         if !t.inMulti {
             restartHop(t)
         } else if !t.pausedForDisposition {
@@ -146,7 +146,7 @@ extension TransferEngine {
     }
 
     func deadlines(_ t: Transfer) -> Deadlines? {
-        guard !t.wantPaused, !t.awaitingRedirectDecision, t.deferredFinish == nil else { return nil }
+        guard !t.wantPaused, !t.awaitingDelegateDecision, t.deferredFinish == nil else { return nil }
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
         // would kill the process (issue 9).

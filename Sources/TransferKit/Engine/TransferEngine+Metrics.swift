@@ -22,7 +22,9 @@ extension TransferEngine {
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
-            m.isTLSVerified = t.request.url.scheme?.lowercased() == "https" ? !configuration.allowsInsecureTLS : nil
+            // A server the delegate trusted (a pinned exception) was not verified either.
+            m.isTLSVerified = t.request.url.scheme?.lowercased() == "https"
+                ? !(configuration.allowsInsecureTLS || t.usesTrustException) : nil
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))

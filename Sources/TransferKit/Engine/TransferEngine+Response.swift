@@ -20,6 +20,10 @@ extension TransferEngine {
             m.statusCode = status
             m.responseHeaders = headers
         }
+        // libcurl's own Digest answer may follow a 401 on this hop: each head starts afresh.
+        t.isRedirectHop = false
+        t.redirectBody = Data()
+        if holdChallenge(t, response) { return }
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),

@@ -23,6 +23,10 @@ extension TransferEngine {
             try configureMethodAndBody(easy, t)
             try configureHeaders(easy, t)
             try configureTLSAndProxy(easy, isTLS: scheme == "https")
+            if scheme == "https" {
+                try configureClientCertificate(easy)
+                try configureTrustException(easy, t)
+            }
             try configureTrace(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
@@ -110,28 +114,6 @@ extension TransferEngine {
         // loopback-speed links and it costs up to a second against servers that ignore it.
         if t.task.upload != nil { lines.append("Expect:") }
         try e.set(CURLOPT_HTTPHEADER, list: lines)
-    }
-
-    /// The session's credential (`-u`) where the hop may carry credentials, as the session's
-    /// credential headers; netrc entries match each hop's own host.
-    private func configureAuthentication(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
-        let allowed = RedirectPolicy.credentialsAllowed(origin: t.task.originalRequest.url, hop: t.request.url,
-                                                        trusted: configuration.redirectsKeepCredentials)
-        if let c = configuration.credential, allowed {
-            try e.set(CURLOPT_USERNAME, c.user)
-            try e.set(CURLOPT_PASSWORD, c.password)
-            let mask: UInt
-            switch configuration.httpAuthentication {
-            case .basic: mask = TK_CURLAUTH_BASIC
-            case .digest: mask = TK_CURLAUTH_DIGEST
-            case .any: mask = TK_CURLAUTH_ANY
-            }
-            try e.set(CURLOPT_HTTPAUTH, Int(bitPattern: mask))
-        }
-        if let netrc = configuration.netrc {
-            try e.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
-            if let file = netrc.file { try e.set(CURLOPT_NETRC_FILE, file) }
-        }
     }
 
     private func configureTLSAndProxy(_ e: EasyHandle, isTLS: Bool) throws(CurlSetupError) {

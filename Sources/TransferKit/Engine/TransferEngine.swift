@@ -19,6 +19,10 @@ final class TransferEngine: @unchecked Sendable {
         case cancel(TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?)
         case disposition(TransferTask, ResponseDisposition)
         case redirect(TransferTask, TransferRequest?)
+        /// The task delegate's answer to an authentication challenge.
+        case challenge(TransferTask, AuthChallengeDisposition, TransferCredential?)
+        /// The session delegate's answer to a server-trust challenge.
+        case trust(TransferTask, AuthChallengeDisposition)
         /// The data delegate caught up: unpause a transfer paused for back-pressure.
         case drained(TransferTask)
         /// The delegate's answer to `needNewBodyStream` (nil: none).
@@ -30,7 +34,8 @@ final class TransferEngine: @unchecked Sendable {
         var task: TransferTask? {
             switch self {
             case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
-                 .disposition(let t, _), .redirect(let t, _), .drained(let t), .bodyStream(let t, _),
+                 .disposition(let t, _), .redirect(let t, _), .challenge(let t, _, _), .trust(let t, _),
+                 .drained(let t), .bodyStream(let t, _),
                  .bodyReady(let t): return t
             case .shutdown: return nil
             }
@@ -90,6 +95,12 @@ final class TransferEngine: @unchecked Sendable {
     var hstsChanged = false
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
+    /// The session's credentials (SPEC S12): the configuration's store, else by kind (DECISIONS 89).
+    lazy var credentials: CredentialStore = configuration.credentialStore
+        ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared(stateDirectory: configuration.stateDirectory))
+    /// Servers the session delegate trusted after a failed verification: "host:port" → the
+    /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
+    var trustExceptions: [String: String] = [:]
     /// Loaded on the transfer thread when the first https request is set up: its cost is in
     /// that request's queue time, never in a network phase.
     lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
@@ -219,6 +230,8 @@ final class TransferEngine: @unchecked Sendable {
         case .cancel(let task, let rd, let reply): cancel(task, byProducingResumeData: rd, reply: reply)
         case .disposition(let task, let d): transfers[ObjectIdentifier(task)].map { applyDisposition($0, d) }
         case .redirect(let task, let r): transfers[ObjectIdentifier(task)].map { applyRedirectDecision($0, r) }
+        case .challenge(let task, let d, let c): transfers[ObjectIdentifier(task)].map { applyChallengeAnswer($0, d, c) }
+        case .trust(let task, let d): transfers[ObjectIdentifier(task)].map { applyTrustAnswer($0, d) }
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
         case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)

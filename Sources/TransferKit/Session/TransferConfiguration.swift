@@ -22,6 +22,10 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var httpAuthentication: HTTPAuthentication = .basic
     /// Credentials from a netrc file, by the host of each hop (nil: none).
     public var netrc: NetrcUse? = nil
+    /// Where credentials given to challenges are kept (SPEC S12). nil: `CredentialStore.shared`
+    /// for default and background sessions (permanent credentials in a 0600 netrc in the
+    /// state directory), a store of the session's own, in memory, for ephemeral ones.
+    public var credentialStore: CredentialStore? = nil
     /// Whether tasks send the cookie store's cookies and store the ones they get (URLSession's
     /// `httpShouldSetCookies`). A request can opt out (`httpShouldHandleCookies`).
     public var httpShouldSetCookies = true
@@ -79,6 +83,11 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// default and never implied; every transaction made so says `isTLSVerified == false`,
     /// which CSV, HAR and the monitor show.
     public var allowsInsecureTLS = false
+    /// A client certificate (PEM) for servers that ask for one (curl's `--cert`), its private
+    /// key (PEM; nil: in the certificate's file, curl's `--key`) and the key's password.
+    public var clientCertificateFile: String? = nil
+    public var clientKeyFile: String? = nil
+    public var clientKeyPassword: String? = nil
     /// A proxy URL such as `http://127.0.0.1:3128`; nil uses no proxy (environment ignored).
     public var proxy: String? = nil
     /// Where persistent state lives for `default` sessions (cookies, resume data).

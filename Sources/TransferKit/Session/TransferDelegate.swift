@@ -6,6 +6,13 @@ import Foundation
 public protocol TransferSessionDelegate: AnyObject, Sendable {
     /// The last callback a session makes; the session lets go of its delegate after it.
     func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?)
+    /// A session-level challenge, as URLSession's `urlSession(_:didReceive:completionHandler:)`:
+    /// a server whose chain did not verify (`challenge.serverTrust`, method `.serverTrust`).
+    /// `.useCredential` trusts that server's leaf key for this session (pinned: another key is
+    /// refused); the default, `.performDefaultHandling`, fails the task as curl would
+    /// (`serverCertificateUntrusted`).
+    func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void)
 }
 
 /// Task-level callbacks shared by every kind of task.
@@ -15,6 +22,13 @@ public protocol TransferTaskDelegate: TransferSessionDelegate {
     func session(_ session: TransferSession, task: TransferTask,
                  willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
                  completionHandler: @escaping @Sendable (TransferRequest?) -> Void)
+    /// A 401, or a proxy's 407, offering Basic or Digest (SPEC S12), as URLSession's
+    /// `urlSession(_:task:didReceive:completionHandler:)`: answer with a disposition and, for
+    /// `.useCredential`, the credential. The default is `.performDefaultHandling` (the
+    /// credential store's credential, once). Check `previousFailureCount` before answering
+    /// with the same credential again; after 5 refused credentials the 401 is the response.
+    func session(_ session: TransferSession, task: TransferTask, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void)
     func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
                  totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics)
@@ -70,6 +84,10 @@ public protocol TransferDownloadDelegate: TransferTaskDelegate {
 
 extension TransferSessionDelegate {
     public func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) {}
+    public func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,
+                        completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
 }
 
 extension TransferTaskDelegate {
@@ -81,6 +99,10 @@ extension TransferTaskDelegate {
                         willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
                         completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {
         completionHandler(newRequest)
+    }
+    public func session(_ session: TransferSession, task: TransferTask, didReceive challenge: AuthenticationChallenge,
+                        completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
     }
     public func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
                         totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}

@@ -1,18 +1,33 @@
 import CCurl
 import Foundation
 
-/// A user name and password for HTTP authentication (URLCredential's `.user(_:password:)`).
-/// The password never appears in a description, a log line or an export.
+/// A user name and password for HTTP authentication (URLCredential's
+/// `init(user:password:persistence:)`). The password never appears in a description, a log
+/// line or an export.
 public struct TransferCredential: Sendable, Equatable, CustomStringConvertible {
-    public var user: String
-    public var password: String
-
-    public init(user: String, password: String) {
-        self.user = user
-        self.password = password
+    /// How long a credential given to a challenge is kept (URLCredential.Persistence), in
+    /// the session's `CredentialStore`.
+    public enum Persistence: String, Sendable, Equatable {
+        /// Used for this task only.
+        case none
+        /// Kept in the session's store, in memory, until the process ends.
+        case forSession
+        /// Also written to the store's netrc file, readable only by the user (0600): never
+        /// clear text anywhere else (DECISIONS 89).
+        case permanent
     }
 
-    public var description: String { "TransferCredential(user: \(user), password: ••••)" }
+    public var user: String
+    public var password: String
+    public var persistence: Persistence
+
+    public init(user: String, password: String, persistence: Persistence = .forSession) {
+        self.user = user
+        self.password = password
+        self.persistence = persistence
+    }
+
+    public var description: String { "TransferCredential(user: \(user), password: ••••, \(persistence.rawValue))" }
 }
 
 /// Which HTTP authentication schemes a credential may be sent with (curl's `--basic`,

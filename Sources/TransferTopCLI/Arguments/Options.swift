@@ -22,6 +22,8 @@ public struct Options: Sendable, Equatable {
     public var cachePolicy: RequestCachePolicy = .useProtocolCachePolicy
     /// `-k/--insecure`.
     public var insecure = false
+    /// `--cert FILE[:PASSWORD]` and `--key FILE`.
+    public var clientCertificate: ClientCertificate? = nil
     public var upload: String? = nil
     /// `-u USER[:PASSWORD]`: the password is nil until asked (`Preflight.askPassword`).
     public var user: UserOption? = nil

@@ -28,6 +28,22 @@ enum Preflight {
         }
     }
 
+    /// `--cert` and `--key` must be readable PEM files (libcurl's own message would only say
+    /// "could not load PEM client certificate", after the connection was made).
+    static func checkClientCertificate(_ c: ClientCertificate?) throws(UsageError) {
+        guard let c else { return }
+        for (path, option, marker) in [(c.file, "--cert", "-----BEGIN CERTIFICATE-----")] + (c.key.map { [($0, "--key", "PRIVATE KEY-----")] } ?? []) {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
+                  let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read \(option) file '\(SafeQuote.quote(path))'")
+            }
+            if data.range(of: Data(marker.utf8)) == nil {
+                throw UsageError("\(option) file '\(SafeQuote.quote(path))' holds no PEM \(option == "--cert" ? "certificate" : "private key") (expected \(marker))")
+            }
+        }
+    }
+
     /// `-b FILE` must be readable; `-c FILE` must be a file (not a directory) in a directory
     /// that exists and can be written, checked before any transfer (curl finds out at the end).
     static func checkCookies(files: [String], jar: String?) throws(UsageError) {

@@ -93,6 +93,16 @@ struct TransferOptions: ParsableArguments {
             help: ArgumentHelp("Also require the server's public key to match one of these SHA-256 pins (base64, as curl's --pinnedpubkey; the chain is still verified).", valueName: "sha256//HASH[;sha256//HASH...]"))
     var pinnedpubkey: String?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Present this client certificate (PEM) to https servers that ask for one, as curl's --cert; ':PASSWORD' after the file name unlocks its key.", valueName: "FILE[:PASSWORD]"),
+            completion: .file())
+    var cert: String?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The client certificate's private key (PEM), when it is not in --cert's file.", valueName: "FILE"),
+            completion: .file())
+    var key: String?
+
     @Option(name: [.customShort("T"), .customLong("upload")], parsing: .unconditional,
             help: ArgumentHelp("Upload FILE to each URL instead of downloading (PUT, as curl -T). '-' reads standard input as it arrives, sent chunked, to one URL, in line mode.", valueName: "FILE"),
             completion: .file())
@@ -181,6 +191,9 @@ struct TransferOptions: ParsableArguments {
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
         if let v = pinnedpubkey { o.pinnedPublicKeys = try OptionValues.pins(v) }
+        if let v = cert { o.clientCertificate = try ClientCertificate.parse(v, key: key) } else if key != nil {
+            throw UsageError("--key needs --cert (the certificate the key belongs to)")
+        }
         for v in cookie {
             if v.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) { throw UsageError("--cookie must not contain CR, LF or NUL") }
             if v.contains("=") { o.cookieStrings.append(v) } else { o.cookieFiles.append(try OptionValues.nonEmpty(v, "--cookie")) }

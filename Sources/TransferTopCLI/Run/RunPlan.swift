@@ -40,6 +40,8 @@ public struct SessionPlan: Sendable, Equatable {
     /// `--cache`: the kind's cache (TransferURLCache.forKind), with this policy.
     public var cache = false
     public var cachePolicy: RequestCachePolicy = .useProtocolCachePolicy
+    /// `--cert`/`--key`: the client certificate presented to servers that ask for one.
+    public var clientCertificate: ClientCertificate? = nil
     /// `--location-trusted`: credential headers may follow redirects to other hosts.
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
@@ -67,6 +69,9 @@ public struct SessionPlan: Sendable, Equatable {
         c.additionalTrustedCAFile = caFile
         c.pinnedPublicKeys = pinnedPublicKeys
         c.allowsInsecureTLS = insecure
+        c.clientCertificateFile = clientCertificate?.file
+        c.clientKeyFile = clientCertificate?.key
+        c.clientKeyPassword = clientCertificate?.password
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
         c.credential = credential
@@ -116,6 +121,7 @@ extension RunPlan {
         s.insecure = o.insecure
         s.cache = o.cache
         s.cachePolicy = o.cachePolicy
+        s.clientCertificate = o.clientCertificate
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
         s.credential = try o.user?.credential()
