@@ -67,6 +67,12 @@ extension Transfer {
         let now = Monotonic.now()
         lastActivity = now
         touch()
+        // FTP's server replies come here too (220, 331, 213, …): activity, not a response head.
+        // The hop's response is made at its first body byte (TransferEngine+Schemes).
+        guard scheme.isHTTP else {
+            if tls == nil, scheme.isTLS { tls = easy.tlsInfo() }  // ftps: after the handshake
+            return line.count
+        }
         if firstHeaderAt == nil {
             firstHeaderAt = now
             tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
@@ -105,6 +111,7 @@ extension Transfer {
         lastActivity = now
         lastByteAt = now
         touch()
+        if response == nil, !scheme.isHTTP { engine.beginByteStreamResponse(self) }
         if restartFromZeroPending { return 0 }  // abort: this body must not touch the file
         if sinkFailure != nil { return 0 }  // abort: refused response (e.g. an unsolicited 206)
         if alreadyComplete { return bytes.count }

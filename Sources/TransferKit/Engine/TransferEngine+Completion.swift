@@ -6,6 +6,8 @@ extension TransferEngine {
     func hopFinished(_ t: Transfer, code: CURLcode) {
         detach(t)
         let doneAt = Monotonic.now()
+        // An empty file (or a resumed one with nothing left) never called the write callback.
+        if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
         recordTransaction(t, code: code, doneAt: doneAt)
         if t.restartFromZeroPending {
             restartFromZero(t)

@@ -22,7 +22,7 @@ extension TransferEngine {
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
-            m.isTLSVerified = t.request.url.scheme?.lowercased() == "https" ? !configuration.allowsInsecureTLS : nil
+            m.isTLSVerified = t.scheme.isTLS ? !configuration.allowsInsecureTLS : nil
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))
@@ -30,6 +30,13 @@ extension TransferEngine {
             m.resourceFetchType = .networkLoad
             m.currentPhase = .done
             m.errorDescription = failure
+            if !t.scheme.needsHost {
+                // A local file or a data: URL: no connection, so none reused and no ports
+                // (libcurl answers -1 for the local port of the file protocol).
+                m.isReusedConnection = false
+                m.localPort = nil
+                m.remotePort = nil
+            }
         }
     }
 
@@ -41,7 +48,7 @@ extension TransferEngine {
             namelookupMicros: e.offset(CURLINFO_NAMELOOKUP_TIME_T), connectMicros: e.offset(CURLINFO_CONNECT_TIME_T),
             appconnectMicros: e.offset(CURLINFO_APPCONNECT_TIME_T), pretransferMicros: e.offset(CURLINFO_PRETRANSFER_TIME_T),
             starttransferMicros: e.offset(CURLINFO_STARTTRANSFER_TIME_T), totalMicros: e.offset(CURLINFO_TOTAL_TIME_T),
-            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.request.url.scheme?.lowercased() == "https",
+            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.scheme.isTLS,
             fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
             connectingAt: t.dequeuedAt.map(clock.date),
             firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),
