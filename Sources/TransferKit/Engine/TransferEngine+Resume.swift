@@ -47,6 +47,7 @@ extension TransferEngine {
     }
 
     func currentResumability(_ t: Transfer) -> Resumability {
+        guard t.scheme.needsHost else { return .notResumable(.scheme(t.scheme.rawValue)) }
         let response = t.response
         // A file or FTP body is the whole resource, as a 200 would be (its response has no status).
         let status = t.scheme.isHTTP ? response?.statusCode : response.map { _ in 200 }
