@@ -11,7 +11,9 @@ extension TransferEngine {
         updateTransaction(t) { m in
             m.apply(dates)
             m.statusCode = t.statusCode > 0 ? t.statusCode : nil
-            m.responseHeaders = t.responseHeaders
+            // A non-HTTP hop had no header lines: its record keeps the made-up response's
+            // (type, size, modification time) so HAR and the detail pane can show them.
+            m.responseHeaders = t.scheme.isHTTP ? t.responseHeaders : t.response?.headers ?? []
             m.networkProtocolName = t.response?.networkProtocolName
             m.remoteAddress = e.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
             m.remotePort = Self.nonZero(e.long(CURLINFO_PRIMARY_PORT))
