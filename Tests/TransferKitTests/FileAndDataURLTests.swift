@@ -188,4 +188,22 @@ import Testing
             #expect(error.code == .invalidRequest)
         }
     }
+
+    /// libcurl 7.88 copies a file inside one perform call: a slow data delegate must not turn
+    /// into CURLE_WRITE_ERROR (the file protocol cannot pause), and every byte arrives in order.
+    @Test func aDelegateDataTaskOfALargeFileNeverPausesLibcurl() async throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let body = randomBytes(40 * 1024 * 1024 + 3)  // more than 16 chunks of 1 MiB in flight
+        try body.write(to: URL(fileURLWithPath: dir + "/large.bin"))
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: URL(fileURLWithPath: dir + "/large.bin")).resume()
+        try await rec.waitForCompletion(timeout: 60)
+        #expect(rec.error == nil, "\(String(describing: rec.error))")
+        #expect(sha256(rec.data) == sha256(body))
+        let events = rec.events
+        #expect(events.first == "response 0" && events.suffix(2) == ["metrics", "complete"])
+    }
 }

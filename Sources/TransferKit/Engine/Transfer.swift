@@ -17,6 +17,8 @@ final class Transfer {
     /// What libcurl fetches: the request URL, or for `data:` the file holding its bytes.
     var curlURL = ""
     var dataSource: DataURLSource?
+    /// When a file or data: copy last published its progress from inside the copy.
+    var lastLocalPublish: UInt64 = 0
     /// 0 for the first request, +1 per further request (redirect or resume restart).
     var hop = 0
     /// Redirects followed (a resume restart is a new hop but not a redirect).

@@ -98,6 +98,43 @@ extension Transfer {
         return line.count
     }
 
+    /// A file or data: body. libcurl 7.88's file protocol reads the whole file inside one
+    /// `curl_multi_perform` call and cannot pause (a PAUSE from here becomes
+    /// CURLE_WRITE_ERROR): so this callback never pauses (a slow delegate's chunks and bytes
+    /// held for a disposition are buffered), publishes progress itself every progress
+    /// interval (the monitor would otherwise see 0 % until the copy ended), and ends the copy
+    /// when the task is being cancelled, as the engine's cancel command waits behind it.
+    func receiveLocalBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let now = Monotonic.now()
+        lastActivity = now
+        lastByteAt = now
+        touch()
+        if response == nil { engine.beginByteStreamResponse(self) }
+        if restartFromZeroPending || sinkFailure != nil { return 0 }
+        if task.state == .canceling {
+            sinkFailure = TransferError.cancelled(url: Redaction.redactURL(task.originalRequest.url.absoluteString))
+            return 0
+        }
+        if awaitingDisposition {
+            held.append(contentsOf: bytes)
+        } else {
+            switch sink {
+            case .collect: collected.append(contentsOf: bytes)
+            case .delegate:
+                pending.append(contentsOf: bytes)
+                if pending.count >= TransferEngine.deliveryChunk { engine.flushData(self) }
+            case .file:
+                if !writeToFile(bytes) { return 0 }
+            }
+        }
+        hopReceived += Int64(bytes.count)
+        if now - lastLocalPublish >= TransferEngine.progressInterval {
+            lastLocalPublish = now
+            engine.publishProgress(self, now: now)
+        }
+        return bytes.count
+    }
+
     static func parseStatus(_ line: String) -> Int {
         let parts = line.split(separator: " ", maxSplits: 2)
         return parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
@@ -106,6 +143,7 @@ extension Transfer {
     /// Body bytes: into memory, to the delegate, or to the file. Returning anything but
     /// `count` (or PAUSE) makes libcurl fail the transfer with CURLE_WRITE_ERROR.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !scheme.needsHost { return receiveLocalBody(bytes) }
         if wantPaused { return Int(CURL_WRITEFUNC_PAUSE) }
         let now = Monotonic.now()
         lastActivity = now
