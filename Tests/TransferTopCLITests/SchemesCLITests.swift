@@ -92,6 +92,39 @@ import Testing
         #expect(r.stdout.contains("error: \(dir) is a directory, not a file"), "\(r.stdout)")
     }
 
+    /// Ctrl-C midway through an ftp download keeps resume data (stored without the password);
+    /// the same command again continues with REST and the file is byte-exact. The server sends
+    /// `slow-` files at 256 KiB/s from offset 0, so the interrupt surely lands midway.
+    @Test func interruptedFTPDownloadResumesOnTheNextRun() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/root", withIntermediateDirectories: true)
+        let server = try await FTPTestServer.start(root: dir + "/root", password: "pw-\(UUID().uuidString.prefix(8))")
+        let body = randomBytes(4 * 1024 * 1024)
+        try body.write(to: URL(fileURLWithPath: dir + "/root/slow-big.bin"))
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-o", dir + "/out", server.url("slow-big.bin").absoluteString]
+        let first = try Run.spawn(args, environment: env)
+        try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 100_000 }
+        first.signal(SIGINT)
+        let r1 = await first.wait()
+        #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
+        #expect(r1.stdout.contains("interrupted: 1 download(s) kept resume data"), "\(r1.stdout)")
+        let resumeDir = dir + "/state/transfertop/resume"
+        let saved = (try? FileManager.default.contentsOfDirectory(atPath: resumeDir)) ?? []
+        #expect(saved.count == 1)
+        for name in saved {
+            let stored = try Data(contentsOf: URL(fileURLWithPath: resumeDir + "/" + name))
+            #expect(!String(decoding: stored, as: UTF8.self).contains(server.password), "stored resume data holds the password")
+        }
+        let r2 = try await Run.binary(args, environment: env)
+        await server.stop()
+        #expect(r2.status == 0, "\(r2.stdout)\(r2.stderr)")
+        #expect(r2.stdout.contains("resuming"), "\(r2.stdout)")
+        #expect(FileManager.default.contents(atPath: dir + "/out/slow-big.bin") == body)
+        for text in [r1.stdout, r1.stderr, r2.stdout, r2.stderr] { #expect(!text.contains(server.password)) }
+    }
+
     static let pythonWithJSONSchema: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let dirs = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
