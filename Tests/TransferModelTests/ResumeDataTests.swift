@@ -71,7 +71,7 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
         ("digest edited", envelope(payload: payload("bytesReceived", .int(400)), sha: String(repeating: "0", count: 64)), .integrityCheckFailed),
         ("payload not JSON", envelope(payload: "not json"), .malformed("the payload is not a JSON object")),
         ("url missing", envelope(payload: payload("url", nil)), .malformed("\"url\" must be a string")),
-        ("file URL", envelope(payload: payload("url", .string("file:///etc/passwd"))), .malformed("\"url\" must be an http or https URL")),
+        ("file URL", envelope(payload: payload("url", .string("file:///etc/passwd"))), .malformed("\"url\" must be an http, https, ftp or ftps URL")),
         ("POST", envelope(payload: payload("method", .string("POST"))), .notGET),
         ("no validators", envelope(payload: JSONValue.object([("url", .string("https://h/")), ("method", .string("GET")), ("etag", .null)]).serialized()), .noValidator),
         ("offset negative", envelope(payload: payload("bytesReceived", .int(-5))), .malformed("\"bytesReceived\" -5 does not fit \"expectedTotal\" 1000")),

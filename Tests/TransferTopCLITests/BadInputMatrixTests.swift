@@ -60,7 +60,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["http://user:hunter2@[bad/x"], fragment: "not a URL", never: ["hunter2"]),
         BadInput(args: ["-u", ":hunter2", url], fragment: "--user needs a user name", never: ["hunter2"]),
         BadInput(args: ["--pinnedpubkey", "abc", url], fragment: "--pinnedpubkey takes sha256//BASE64 hashes"),
-        BadInput(args: ["-k", "ftp://127.0.0.1/x"], fragment: "unsupported scheme 'ftp'"),
+        BadInput(args: ["-k", "gopher://127.0.0.1/x"], fragment: "unsupported scheme 'gopher'"),
         BadInput(args: ["-b", "{dir}/nojar", url], fragment: "cannot read cookie file"),
         BadInput(args: ["-b", "a=1\r\nX-Evil: 2", url], fragment: "--cookie must not contain CR, LF or NUL"),
         BadInput(args: ["-c", "{dir}/d", url], directories: ["d"], fragment: "--cookie-jar"),
@@ -90,8 +90,12 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["-i", "{dir}/shadow"], files: ["shadow": BadInput.text(shadow)], fragment: "input file",
                  never: ["9hash", "hashhash", "saltsalt$"]),
         // Refused at parse time, with the reason.
-        BadInput(args: ["ftp://127.0.0.1/x"], fragment: "unsupported scheme 'ftp'"),
-        BadInput(args: ["file:///etc/hosts"], fragment: "unsupported scheme 'file'"),
+        BadInput(args: ["gopher://127.0.0.1/x"], fragment: "unsupported scheme 'gopher' in 'gopher://127.0.0.1/x' (use http, https, ftp, ftps, file or data)"),
+        BadInput(args: ["ftp:///x"], fragment: "not a URL: 'ftp:///x'"),
+        // ftp, file and data: URLs are fetched (issue 13); a malformed data: URL is a usage error.
+        BadInput(args: ["data:text/plain;base64,SGVsbG8=!"], fragment: "malformed data: URL: its data is not valid base64"),
+        BadInput(args: ["data:text/plain"], fragment: "malformed data: URL: it has no ',' before its data"),
+        BadInput(args: ["data:text,x"], fragment: "malformed data: URL: 'text' is not a media type (type/subtype)"),
         BadInput(args: ["--cacert", "{dir}/ca.txt", url], files: ["ca.txt": BadInput.text("not a certificate\n")],
                  fragment: "holds no PEM certificate"),
         BadInput(args: ["--upload", "{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
@@ -166,8 +170,8 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["-Afoo", url], fragment: "unknown option '-A'"),
         // A job-file URL with a password is not echoed when it is bad.
         BadInput(args: ["--job", "{dir}/j.toml"],
-                 files: ["j.toml": BadInput.text("[[session]]\n[[session.task]]\nurl = \"ftp://u:hunter2@h/x\"\n")],
-                 fragment: "unsupported scheme 'ftp'", never: ["hunter2"]),
+                 files: ["j.toml": BadInput.text("[[session]]\n[[session.task]]\nurl = \"gopher://u:hunter2@h/x\"\n")],
+                 fragment: "unsupported scheme 'gopher'", never: ["hunter2"]),
     ]
 
     @Test(arguments: rows) func refused(_ row: BadInput) async throws {

@@ -106,7 +106,7 @@ import Testing
         (["--fps", "1000", "http://a/"], "--fps must be a whole number from 1 to 120, not '1000'"),
         (["-H", "nocolon", "http://a/"], "bad header 'nocolon' (expected 'Name: value')"),
         (["not a url"], "not a URL: 'not a url'"),
-        (["gopher://h/x"], "unsupported scheme 'gopher' in 'gopher://h/x' (use http or https)"),
+        (["gopher://h/x"], "unsupported scheme 'gopher' in 'gopher://h/x' (use http, https, ftp, ftps, file or data)"),
         (["demo", "http://a/"], "'demo' takes no URLs"),
         (["--job", "j", "--upload", "f"], "--upload cannot be combined with --job (put uploads in the job file)"),
         (["-o", "", "http://a/"], "--output-dir needs a non-empty value"),

@@ -86,3 +86,16 @@ import TransferModel
         #expect(hop.label == "#1 ---")
     }
 }
+
+/// file, ftp and data: hops have no status code (issue 13): the label names the protocol.
+@Suite struct ByteStreamWaterfallTests {
+    @Test func aFinishedFTPHopIsLabelledWithItsProtocol() {
+        var t = TransactionMetrics(method: "GET", url: "ftp://h/x", fetchStartDate: Fixtures.at(0), currentPhase: .done)
+        t.networkProtocolName = "ftp"
+        t.responseStartDate = Fixtures.at(5)
+        t.responseEndDate = Fixtures.at(9)
+        #expect(Waterfall.hop(t, number: 1, origin: Fixtures.at(0), now: Fixtures.at(10)).label == "#1 ftp")
+        t.errorDescription = "the file does not exist"
+        #expect(Waterfall.hop(t, number: 1, origin: Fixtures.at(0), now: Fixtures.at(10)).label == "#1 ---")
+    }
+}

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import TransferModel
 
 /// The transfer thread's record of one running task: its easy handle, the response being
 /// parsed, where the body goes, flow control and timers. Lives and dies on the transfer
@@ -10,6 +11,14 @@ final class Transfer {
     unowned let engine: TransferEngine
     var easy: EasyHandle
     var request: TransferRequest
+    /// This hop's scheme (set up by `makeEasy`): http(s) parse a status line and headers; the
+    /// others get a response made from what libcurl knows (TransferEngine+Schemes).
+    var scheme: URLScheme = .http
+    /// What libcurl fetches: the request URL, or for `data:` the file holding its bytes.
+    var curlURL = ""
+    var dataSource: DataURLSource?
+    /// When a file or data: copy last published its progress from inside the copy.
+    var lastLocalPublish: UInt64 = 0
     /// 0 for the first request, +1 per further request (redirect or resume restart).
     var hop = 0
     /// Redirects followed (a resume restart is a new hop but not a redirect).

@@ -67,6 +67,12 @@ extension Transfer {
         let now = Monotonic.now()
         lastActivity = now
         touch()
+        // FTP's server replies come here too (220, 331, 213, …): activity, not a response head.
+        // The hop's response is made at its first body byte (TransferEngine+Schemes).
+        guard scheme.isHTTP else {
+            if tls == nil, scheme.isTLS { tls = easy.tlsInfo() }  // ftps: after the handshake
+            return line.count
+        }
         if firstHeaderAt == nil {
             firstHeaderAt = now
             tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
@@ -92,6 +98,43 @@ extension Transfer {
         return line.count
     }
 
+    /// A file or data: body. libcurl 7.88's file protocol reads the whole file inside one
+    /// `curl_multi_perform` call and cannot pause (a PAUSE from here becomes
+    /// CURLE_WRITE_ERROR): so this callback never pauses (a slow delegate's chunks and bytes
+    /// held for a disposition are buffered), publishes progress itself every progress
+    /// interval (the monitor would otherwise see 0 % until the copy ended), and ends the copy
+    /// when the task is being cancelled, as the engine's cancel command waits behind it.
+    func receiveLocalBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let now = Monotonic.now()
+        lastActivity = now
+        lastByteAt = now
+        touch()
+        if response == nil { engine.beginByteStreamResponse(self) }
+        if restartFromZeroPending || sinkFailure != nil { return 0 }
+        if task.state == .canceling {
+            sinkFailure = TransferError.cancelled(url: Redaction.redactURL(task.originalRequest.url.absoluteString))
+            return 0
+        }
+        if awaitingDisposition {
+            held.append(contentsOf: bytes)
+        } else {
+            switch sink {
+            case .collect: collected.append(contentsOf: bytes)
+            case .delegate:
+                pending.append(contentsOf: bytes)
+                if pending.count >= TransferEngine.deliveryChunk { engine.flushData(self) }
+            case .file:
+                if !writeToFile(bytes) { return 0 }
+            }
+        }
+        hopReceived += Int64(bytes.count)
+        if now - lastLocalPublish >= TransferEngine.progressInterval {
+            lastLocalPublish = now
+            engine.publishProgress(self, now: now)
+        }
+        return bytes.count
+    }
+
     static func parseStatus(_ line: String) -> Int {
         let parts = line.split(separator: " ", maxSplits: 2)
         return parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
@@ -100,11 +143,13 @@ extension Transfer {
     /// Body bytes: into memory, to the delegate, or to the file. Returning anything but
     /// `count` (or PAUSE) makes libcurl fail the transfer with CURLE_WRITE_ERROR.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !scheme.needsHost { return receiveLocalBody(bytes) }
         if wantPaused { return Int(CURL_WRITEFUNC_PAUSE) }
         let now = Monotonic.now()
         lastActivity = now
         lastByteAt = now
         touch()
+        if response == nil, !scheme.isHTTP { engine.beginByteStreamResponse(self) }
         if restartFromZeroPending { return 0 }  // abort: this body must not touch the file
         if sinkFailure != nil { return 0 }  // abort: refused response (e.g. an unsolicited 206)
         if alreadyComplete { return bytes.count }

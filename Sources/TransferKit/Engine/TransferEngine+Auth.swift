@@ -45,9 +45,17 @@ extension TransferEngine {
             try e.set(CURLOPT_PROXYAUTH, Int(bitPattern: Self.authMask(space.authenticationMethod == .httpDigest ? .digest : .basic)))
             t.sentCredential = c
         }
-        if let netrc = configuration.netrc {
+        // netrc only where the hop may carry credentials, as `-u`: a netrc `default` entry
+        // matches every host, so a redirect to another host (or from https to http) would
+        // otherwise be handed a password. And with the scheme asked for: without HTTPAUTH
+        // libcurl answers with Basic, so `--digest --netrc` would put the password on the
+        // wire (found in review).
+        if let netrc = configuration.netrc, allowed {
             try e.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
             if let file = netrc.file { try e.set(CURLOPT_NETRC_FILE, file) }
+            if credential == nil {
+                try e.set(CURLOPT_HTTPAUTH, Int(bitPattern: Self.authMask(configuration.httpAuthentication)))
+            }
         }
     }
 

@@ -10,6 +10,8 @@ extension TransferEngine {
             return
         }
         let doneAt = Monotonic.now()
+        // An empty file (or a resumed one with nothing left) never called the write callback.
+        if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
         recordTransaction(t, code: code, doneAt: doneAt)
         if code == CURLE_OK, !t.restartFromZeroPending, !t.isRedirectHop, t.sinkFailure == nil { completeCaching(t) }
         if t.restartFromZeroPending {

@@ -11,7 +11,9 @@ extension TransferEngine {
         updateTransaction(t) { m in
             m.apply(dates)
             m.statusCode = t.statusCode > 0 ? t.statusCode : nil
-            m.responseHeaders = t.responseHeaders
+            // A non-HTTP hop had no header lines: its record keeps the made-up response's
+            // (type, size, modification time) so HAR and the detail pane can show them.
+            m.responseHeaders = t.scheme.isHTTP ? t.responseHeaders : t.response?.headers ?? []
             m.networkProtocolName = t.response?.networkProtocolName
             m.remoteAddress = e.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
             m.remotePort = Self.nonZero(e.long(CURLINFO_PRIMARY_PORT))
@@ -23,8 +25,7 @@ extension TransferEngine {
             m.tlsCipherSuite = t.tls?.cipher
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
             // A server the delegate trusted (a pinned exception) was not verified either.
-            m.isTLSVerified = t.request.url.scheme?.lowercased() == "https"
-                ? !(configuration.allowsInsecureTLS || t.usesTrustException) : nil
+            m.isTLSVerified = t.scheme.isTLS ? !(configuration.allowsInsecureTLS || t.usesTrustException) : nil
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))
@@ -32,6 +33,13 @@ extension TransferEngine {
             m.resourceFetchType = .networkLoad
             m.currentPhase = .done
             m.errorDescription = failure
+            if !t.scheme.needsHost {
+                // A local file or a data: URL: no connection, so none reused and no ports
+                // (libcurl answers -1 for the local port of the file protocol).
+                m.isReusedConnection = false
+                m.localPort = nil
+                m.remotePort = nil
+            }
         }
     }
 
@@ -43,7 +51,7 @@ extension TransferEngine {
             namelookupMicros: e.offset(CURLINFO_NAMELOOKUP_TIME_T), connectMicros: e.offset(CURLINFO_CONNECT_TIME_T),
             appconnectMicros: e.offset(CURLINFO_APPCONNECT_TIME_T), pretransferMicros: e.offset(CURLINFO_PRETRANSFER_TIME_T),
             starttransferMicros: e.offset(CURLINFO_STARTTRANSFER_TIME_T), totalMicros: e.offset(CURLINFO_TOTAL_TIME_T),
-            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.request.url.scheme?.lowercased() == "https",
+            numConnects: e.long(CURLINFO_NUM_CONNECTS), isTLS: t.scheme.isTLS,
             fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
             connectingAt: t.dequeuedAt.map(clock.date),
             firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),

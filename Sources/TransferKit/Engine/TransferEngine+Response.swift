@@ -48,7 +48,7 @@ extension TransferEngine {
         var response = original
         if response.statusCode == 206 { t.observedPartialContent = true }
         if let refusal = unsolicitedPartialContent(t, response) { t.sinkFailure = refusal }
-        if let r = t.task.resumeFrom, t.request.value(forHTTPHeaderField: "Range") != nil {
+        if let r = t.task.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)
             t.response = response
         }
@@ -60,7 +60,8 @@ extension TransferEngine {
             c.countOfBytesExpectedToReceive = length >= 0 ? length + t.resumeOffset : -1
         }
         let session = t.task.session
-        session.emit(.delegateCallback("didReceiveResponse"), task: t.task, detail: "\(response.statusCode)")
+        session.emit(.delegateCallback("didReceiveResponse"), task: t.task,
+                     detail: response.statusCode > 0 ? "\(response.statusCode)" : response.mimeType ?? t.scheme.rawValue)
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
         if beginMultipartReplace(t, response) { return }

@@ -47,9 +47,12 @@ extension TransferEngine {
     }
 
     func currentResumability(_ t: Transfer) -> Resumability {
+        guard t.scheme.needsHost else { return .notResumable(.scheme(t.scheme.rawValue)) }
         let response = t.response
+        // A file or FTP body is the whole resource, as a 200 would be (its response has no status).
+        let status = t.scheme.isHTTP ? response?.statusCode : response.map { _ in 200 }
         return Resumability.evaluate(
-            method: t.request.httpMethod, statusCode: response?.statusCode, responseHeaders: response?.headers ?? [],
+            method: t.request.httpMethod, statusCode: status, responseHeaders: response?.headers ?? [],
             observedPartialContent: t.observedPartialContent, partialFileLength: t.fileURL == nil && t.sink != .file ? nil : t.fileOffset)
     }
 

@@ -7,26 +7,32 @@ extension TransferEngine {
     func makeEasy(for t: Transfer, using fresh: EasyHandle? = nil) throws(TransferError) -> EasyHandle {
         applyHSTS(t)
         let r = t.request
-        guard let scheme = r.url.scheme?.lowercased() else {
+        guard let schemeName = r.url.scheme?.lowercased() else {
             throw TransferError(.badURL, "the URL has no scheme: \(Redaction.redactURL(r.url.absoluteString))")
         }
-        guard scheme == "http" || scheme == "https" else {
-            throw TransferError(.unsupportedURL, "unsupported URL scheme '\(scheme)' (use http or https)",
-                                failingURL: Redaction.redactURL(r.url.absoluteString))
+        guard let scheme = URLScheme(rawValue: schemeName) else {
+            throw TransferError(.unsupportedURL, "unsupported URL scheme '\(SafeQuote.quote(schemeName, limit: 16))' "
+                                + "(use \(URLScheme.supportedList))", failingURL: Redaction.redactURL(r.url.absoluteString))
         }
-        guard let host = r.url.host, !host.isEmpty else {
+        if scheme.needsHost, r.url.host?.isEmpty ?? true {
             throw TransferError(.badURL, "the URL has no host: \(Redaction.redactURL(r.url.absoluteString))")
         }
+        t.scheme = scheme
+        try prepareScheme(t)
         guard let easy = fresh ?? EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
         do {
             try configureBasics(easy, t)
             try configureMethodAndBody(easy, t)
-            try configureHeaders(easy, t)
-            try configureTLSAndProxy(easy, isTLS: scheme == "https")
-            if scheme == "https" {
-                try configureClientCertificate(easy)
-                try configureTrustException(easy, t)
+            if scheme.isHTTP {
+                try configureHeaders(easy, t)
+            } else {
+                try configureAuthentication(easy, t)  // an FTP login from -u (the URL's own works too)
+                try configureByteStream(easy, t)
             }
+            if scheme.needsHost { try configureTLSAndProxy(easy, isTLS: scheme.isTLS) }
+            if scheme.isTLS { try configureClientCertificate(easy) }
+            // The server-trust exception is the https challenge flow's (DECISIONS 91).
+            if scheme.isHTTP && scheme.isTLS { try configureTrustException(easy, t) }
             try configureTrace(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
@@ -36,12 +42,13 @@ extension TransferEngine {
     }
 
     private func configureBasics(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
-        try e.set(CURLOPT_URL, t.request.url.absoluteString)
+        try e.set(CURLOPT_URL, t.curlURL)
         try e.set(CURLOPT_PRIVATE, pointer: t.opaque)
         try e.set(CURLOPT_NOSIGNAL, true)
         // Redirects are followed hop by hop by the engine (A3): per-hop metrics, delegate veto.
         try e.set(CURLOPT_FOLLOWLOCATION, false)
-        try e.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // Only this hop's own protocol: a URL cannot be made to reach another one.
+        try e.set(CURLOPT_PROTOCOLS_STR, t.scheme.curlProtocol)
         try e.set(CURLOPT_BUFFERSIZE, 512 * 1024)
         try e.set(CURLOPT_HTTP_VERSION, configuration.allowsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
         // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
@@ -61,7 +68,7 @@ extension TransferEngine {
         try e.set(CURLOPT_RESOLVER_START_DATA, pointer: t.opaque)
         try check(tk_easy_setopt_sockopt_cb(e.raw, TransferCallbacks.sockopt))
         try e.set(CURLOPT_SOCKOPTDATA, pointer: t.opaque)
-        if decodesContent(t) { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
+        if t.scheme.isHTTP, decodesContent(t) { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
     }
 
     private func configureMethodAndBody(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
@@ -76,7 +83,7 @@ extension TransferEngine {
             try e.set(CURLOPT_READDATA, pointer: t.opaque)
             try check(tk_easy_setopt_seek_cb(e.raw, TransferCallbacks.seek))
             try e.set(CURLOPT_SEEKDATA, pointer: t.opaque)
-            if method != "PUT" { try e.set(CURLOPT_CUSTOMREQUEST, method) }
+            if method != "PUT", t.scheme.isHTTP { try e.set(CURLOPT_CUSTOMREQUEST, method) }
         } else if method == "HEAD" {
             try e.set(CURLOPT_NOBODY, true)
         } else if method == "POST" {

@@ -17,6 +17,11 @@ extension TransferCallbacks {
     static let debug: tk_debug_callback = { _, type, data, size, ctx in
         let t = Transfer.from(ctx)
         switch type {
+        case CURLINFO_HEADER_OUT where !t.scheme.isHTTP:
+            // FTP commands, one a line: traced with the password of PASS (and ACCT) masked.
+            guard t.engine.configuration.trace != nil else { break }
+            let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
+            for line in text.split(whereSeparator: \.isNewline) { t.emitTrace(.headerOut, Transfer.redactFTPCommand(String(line))) }
         case CURLINFO_HEADER_OUT:
             // A head sent in pieces is reported in pieces: parse it once it is whole, so a
             // second piece is never taken for a request line (and printed unredacted).
@@ -56,6 +61,12 @@ extension Transfer {
         guard engine.configuration.trace != nil, let requestLine = lines.first else { return }
         let redacted = Redaction.redactHeaders(headers).map { "\($0.name): \($0.value)" }
         for line in [Self.redactRequestLine(requestLine)] + redacted { emitTrace(.headerOut, line) }
+    }
+
+    /// `PASS secret` → `PASS [redacted]`: an FTP command that carries a secret shows only its verb.
+    static func redactFTPCommand(_ line: String) -> String {
+        let verb = line.prefix { $0 != " " }.uppercased()
+        return verb == "PASS" || verb == "ACCT" ? "\(verb) [redacted]" : Redaction.redactText(line)
     }
 
     /// `GET /x?token=abc HTTP/1.1` with the target's secrets redacted as a URL's would be.

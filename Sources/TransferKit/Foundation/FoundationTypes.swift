@@ -111,6 +111,15 @@ extension TransferResponse {
     public var httpURLResponse: HTTPURLResponse {
         TransferHTTPURLResponse(self) ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: nil, headerFields: nil)!
     }
+
+    /// The response as URLSession hands it over: an `HTTPURLResponse` for http and https, a
+    /// plain `URLResponse` (mimeType, expectedContentLength, textEncodingName) for file, ftp and
+    /// data: URLs, which have no status code (DECISIONS 97).
+    public var urlResponse: URLResponse {
+        guard !hasStatusCode else { return httpURLResponse }
+        return URLResponse(url: url, mimeType: mimeType, expectedContentLength: Int(expectedContentLength),
+                           textEncodingName: textEncodingName)
+    }
 }
 
 extension TransferError {

@@ -59,7 +59,7 @@ public final class TransferURLSession: Sendable {
     private func foundation<T>(_ call: () async throws(TransferError) -> (T, TransferResponse)) async throws -> (T, URLResponse) {
         do {
             let (value, response) = try await call()
-            return (value, response.httpURLResponse)
+            return (value, response.urlResponse)
         } catch { throw error.urlError }
     }
 
@@ -112,7 +112,7 @@ public final class TransferURLSession: Sendable {
         } onCancel: {
             task.cancel()
         }
-        return (TransferAsyncBytes(stream: stream, task: task), response.httpURLResponse)
+        return (TransferAsyncBytes(stream: stream, task: task), response.urlResponse)
     }
 
     public func bytes(from url: URL) async throws -> (TransferAsyncBytes, URLResponse) { try await bytes(for: URLRequest(url: url)) }
@@ -124,7 +124,7 @@ public final class TransferURLSession: Sendable {
                          completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> TransferDataTask {
         let r = Self.requestOrInvalid(request)
         let handler: @Sendable (Data?, TransferResponse?, TransferError?) -> Void = { data, response, error in
-            completionHandler(data, response?.httpURLResponse, error?.urlError)
+            completionHandler(data, response?.urlResponse, error?.urlError)
         }
         if let body = r.httpBody { return session.uploadTask(with: r, from: body, completionHandler: handler) }
         return session.dataTask(with: r, completionHandler: handler)
@@ -138,14 +138,14 @@ public final class TransferURLSession: Sendable {
     public func uploadTask(with request: URLRequest, from bodyData: Data?,
                            completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> TransferUploadTask {
         session.uploadTask(with: Self.requestOrInvalid(request), from: bodyData ?? Data()) { data, response, error in
-            completionHandler(data, response?.httpURLResponse, error?.urlError)
+            completionHandler(data, response?.urlResponse, error?.urlError)
         }
     }
 
     public func uploadTask(with request: URLRequest, fromFile fileURL: URL,
                            completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> TransferUploadTask {
         session.uploadTask(with: Self.requestOrInvalid(request), fromFile: fileURL) { data, response, error in
-            completionHandler(data, response?.httpURLResponse, error?.urlError)
+            completionHandler(data, response?.urlResponse, error?.urlError)
         }
     }
 
@@ -153,7 +153,7 @@ public final class TransferURLSession: Sendable {
     public func downloadTask(with request: URLRequest,
                              completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> TransferDownloadTask {
         session.downloadTask(with: Self.requestOrInvalid(request)) { file, response, error in
-            completionHandler(file, response?.httpURLResponse, error?.urlError)
+            completionHandler(file, response?.urlResponse, error?.urlError)
         }
     }
 
@@ -166,7 +166,7 @@ public final class TransferURLSession: Sendable {
     public func downloadTask(withResumeData resumeData: Data,
                              completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> TransferDownloadTask {
         session.downloadTask(withResumeData: resumeData) { file, response, error in
-            completionHandler(file, response?.httpURLResponse, error?.urlError)
+            completionHandler(file, response?.urlResponse, error?.urlError)
         }
     }
 

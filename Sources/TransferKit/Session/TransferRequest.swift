@@ -57,6 +57,14 @@ public struct TransferResponse: Sendable, Equatable {
 
     public func value(forHTTPHeaderField name: String) -> String? { headers.first(named: name) }
 
+    /// The response came with an HTTP status line. file, ftp and data: responses have none:
+    /// their `statusCode` is 0 and their headers are what libcurl reported (Content-Type,
+    /// Content-Length, Last-Modified), as URLSession gives them a plain `URLResponse`.
+    public var hasStatusCode: Bool { statusCode > 0 }
+
+    /// The body is the resource: a 2xx, or a non-HTTP response (it arrived, so it is the file).
+    public var isSuccessful: Bool { !hasStatusCode || (200..<300).contains(statusCode) }
+
     /// True when the body was handed over decoded (`Content-Encoding` gzip, br, …, and the
     /// configuration's `httpAcceptsContentEncoding`).
     public var isContentDecoded = false

@@ -117,7 +117,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
                 method: c.currentRequest.httpMethod, originalURL: originalRequest.url.absoluteString,
                 currentURL: c.currentRequest.url.absoluteString, countOfBytesReceived: c.countOfBytesReceived,
                 countOfBytesExpectedToReceive: c.countOfBytesExpectedToReceive, countOfBytesSent: c.countOfBytesSent,
-                countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response?.statusCode,
+                countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response.flatMap { $0.hasStatusCode ? $0.statusCode : nil },
                 networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error,
                 isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath)
             c.snapshotCache = (c.version, nameVersion, made)

@@ -167,8 +167,9 @@ extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
-/// Dates in cookies (RFC 6265 5.1.1's lenient algorithm: any order of tokens).
-public enum HTTPDate {
+/// Dates in cookies (RFC 6265 5.1.1's lenient algorithm: any order of tokens); the cache reads
+/// Expires and Last-Modified with it too. Formatting is in Model/HTTPDate.swift.
+extension HTTPDate {
     static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// Seconds since 1970, or nil when the text is not a date.

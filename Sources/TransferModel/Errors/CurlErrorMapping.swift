@@ -10,6 +10,14 @@ public enum CurlErrorMapping {
         case 5, 6: return .cannotFindHost  // COULDNT_RESOLVE_PROXY, COULDNT_RESOLVE_HOST
         case 7: return .cannotConnectToHost  // CURLE_COULDNT_CONNECT
         case 8: return .badServerResponse  // CURLE_WEIRD_SERVER_REPLY
+        case 9: return .noPermissionsToReadFile  // CURLE_REMOTE_ACCESS_DENIED (FTP 550 on CWD)
+        case 10, 11, 13, 14, 15, 17, 19: return .badServerResponse  // the FTP server's replies
+        case 12, 30: return .cannotConnectToHost  // FTP_ACCEPT_FAILED, FTP_PORT_FAILED (data connection)
+        case 25: return .badServerResponse  // CURLE_UPLOAD_FAILED (the server refused STOR)
+        case 36: return .cannotDecodeResumeData  // CURLE_BAD_DOWNLOAD_RESUME (offset past the end)
+        case 64: return .secureConnectionFailed  // CURLE_USE_SSL_FAILED
+        case 67: return .userAuthenticationRequired  // CURLE_LOGIN_DENIED (FTP 530)
+        case 78: return .fileDoesNotExist  // CURLE_REMOTE_FILE_NOT_FOUND (FTP 550 on RETR/SIZE)
         case 18: return .networkConnectionLost  // CURLE_PARTIAL_FILE
         case 23: return .cannotWriteToFile  // CURLE_WRITE_ERROR
         case 26: return .cannotOpenFile  // CURLE_READ_ERROR

@@ -22,6 +22,9 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case cannotDecodeContentData = -1016
         case requestBodyStreamExhausted = -1021
         case cannotParseResponse = -1017
+        case fileDoesNotExist = -1100
+        case fileIsDirectory = -1101
+        case noPermissionsToReadFile = -1102
         case secureConnectionFailed = -1200
         case serverCertificateUntrusted = -1202
         case clientCertificateRequired = -1206

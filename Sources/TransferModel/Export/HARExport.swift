@@ -73,7 +73,9 @@ public enum HARExport {
     }
 
     static func response(_ m: TransactionMetrics) -> JSONValue {
-        let got = m.statusCode != nil
+        // file, ftp and data: responses have no status line (HAR status 0) but did arrive.
+        let byteStream = isByteStream(m.networkProtocolName)
+        let got = m.statusCode != nil || (byteStream && m.responseStartDate != nil)
         var fields: [(String, JSONValue)] = [
             ("status", .int(Int64(m.statusCode ?? 0))),
             ("statusText", .string(m.statusCode.map(reasonPhrase) ?? "")),
@@ -85,14 +87,23 @@ public enum HARExport {
                 ("mimeType", .string(m.responseHeaders.first(named: "Content-Type") ?? "")),
             ])),
             ("redirectURL", .string(m.responseHeaders.first(named: "Location").map(Redaction.redactURL) ?? "")),
-            ("headersSize", .int(got && m.countOfResponseHeaderBytesReceived > 0 ? m.countOfResponseHeaderBytesReceived : -1)),
+            ("headersSize", .int(!byteStream && got && m.countOfResponseHeaderBytesReceived > 0 ? m.countOfResponseHeaderBytesReceived : -1)),
             ("bodySize", .int(got ? m.countOfResponseBodyBytesReceived : -1)),
         ]
-        if m.networkProtocolName?.lowercased() == "h2" {
+        if byteStream, let name = m.networkProtocolName {
+            fields.append(("comment", .string(
+                "\(name): no HTTP status (0) or header lines; the headers are what libcurl reported "
+                    + "(type, size, modification time), not bytes on the wire")))
+        } else if m.networkProtocolName?.lowercased() == "h2" {
             fields.append(("comment", .string(
                 "headersSize is libcurl's HTTP/1-style reconstruction of the HTTP/2 header block, not HPACK bytes")))
         }
         return .object(fields)
+    }
+
+    /// Protocols whose responses have no status line (TransferKit's file, ftp and data: URLs).
+    public static func isByteStream(_ protocolName: String?) -> Bool {
+        ["ftp", "ftps", "file", "data"].contains(protocolName?.lowercased() ?? "")
     }
 
     static func headers(_ list: [HTTPHeader]) -> JSONValue {

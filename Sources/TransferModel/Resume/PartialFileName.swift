@@ -10,6 +10,11 @@ public enum PartialFileName {
     /// The last path component of `url` made safe as one file name: percent-decoded, then
     /// `sanitize`d. The output name and the partial's hidden name both come from here.
     public static func baseName(for url: URL) -> String {
+        // A data: URL has no path to name it by: `data` with its media type's extension.
+        if url.scheme?.lowercased() == "data" {
+            let type = (try? DataURL.parse(url.absoluteString))?.mediaType ?? ""
+            return "data." + FileMIMEType.fileExtension(forMediaType: type)
+        }
         let path = url.path(percentEncoded: true)
         let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
         return sanitize(last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last)

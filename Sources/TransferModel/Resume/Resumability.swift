@@ -14,6 +14,8 @@ public enum Resumability: Sendable, Equatable {
         case contentEncoded(String)
         case partialFileMissing
         case partialFileTooShort(length: Int64, minimum: Int64)
+        /// file and data: URLs are read whole, never resumed (DECISIONS 98).
+        case scheme(String)
     }
 
     public var isResumable: Bool { self == .resumable }
@@ -31,6 +33,7 @@ public enum Resumability: Sendable, Equatable {
             case .contentEncoded(let e): return "the body is \(e)-encoded, so byte offsets do not match"
             case .partialFileMissing: return "the partial file is gone"
             case .partialFileTooShort(let l, let m): return "only \(l) bytes on disk (need \(m))"
+            case .scheme(let s): return "\(s): URLs are read whole, not resumed"
             }
         }
     }

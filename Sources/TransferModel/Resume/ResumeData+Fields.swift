@@ -7,9 +7,11 @@ enum ResumeFields {
         guard let p = parsed as? [String: Any] else { throw .malformed("the payload is not a JSON object") }
         let url = try string(p, "url")
         // Parsed here too: a forged `http://[` used to reach a force-unwrapped URL(string:).
-        guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://"),
-              URL(string: url)?.host != nil else {
-            throw .malformed("\"url\" must be an http or https URL")
+        // Downloads that resume: http(s), and ftp(s) with REST. Never file or data: a local copy
+        // gains nothing from it, and forged resume data must not read a local file (DECISIONS 98).
+        guard let parsedURL = URL(string: url), let scheme = URLScheme(of: parsedURL), scheme.needsHost,
+              parsedURL.host?.isEmpty == false else {
+            throw .malformed("\"url\" must be an http, https, ftp or ftps URL")
         }
         guard try string(p, "method") == "GET" else { throw .notGET }
         let etag = try optionalString(p, "etag"), lastModified = try optionalString(p, "lastModified")

@@ -10,7 +10,8 @@ struct RunCommand: ParsableCommand, CommandPlanning {
 
     @ParentCommand var root: TransferTopCommand
 
-    @Argument(help: ArgumentHelp("Each URL becomes a download task in one session.", valueName: "URL"))
+    @Argument(help: ArgumentHelp("Each URL (http, https, ftp, ftps, file or data:) becomes a download task in one session.",
+                                 valueName: "URL"))
     var urls: [String] = []
 
     func command() throws(UsageError) -> Command {

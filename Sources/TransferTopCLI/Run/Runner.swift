@@ -226,7 +226,7 @@ extension Runner {
     }
 
     func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
-        guard let status = task.response?.statusCode, (200..<300).contains(status) else { return }
+        guard task.response?.isSuccessful == true else { return }
         let name = finalName(task)
         placing(session, task) {
             let path = plan.existingFiles == .replace
@@ -242,7 +242,7 @@ extension Runner {
     /// a chmod in the output directory (issue 8). False leaves it to `downloadFinished`: with
     /// `--replace`, or on a file system without unnamed files.
     func downloadBodyFinished(_ session: TransferSession, _ task: TransferDownloadTask, body: Data) -> Bool {
-        guard let status = task.response?.statusCode, (200..<300).contains(status) else { return true }  // not kept
+        guard task.response?.isSuccessful == true else { return true }  // not kept
         guard plan.existingFiles != .replace else { return false }
         let name = finalName(task)
         var stored = true

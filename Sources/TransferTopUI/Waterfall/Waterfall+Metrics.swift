@@ -39,7 +39,9 @@ public enum Waterfall {
                 segments.append(WaterfallSegment(phase: phase, startMs: ms(start), endMs: Swift.max(ms(start), nowMs), isRunning: true))
             }
         }
-        let status = t.statusCode.map(String.init) ?? (live ? "…" : "---")
+        // A finished file, ftp or data: hop has no status code: its protocol stands there.
+        let byteStream = !live && t.errorDescription == nil && HARExport.isByteStream(t.networkProtocolName)
+        let status = t.statusCode.map(String.init) ?? (byteStream ? t.networkProtocolName ?? "---" : (live ? "…" : "---"))
         return WaterfallHop(label: "#\(number) \(status)", segments: segments,
                             isReused: t.isReusedConnection, currentPhase: WaterfallPhase(t.currentPhase),
                             failed: t.errorDescription != nil)

@@ -1,0 +1,81 @@
+import Foundation
+
+/// A real FTP server (pyftpdlib, `ftp_server.py` beside this file) on 127.0.0.1 for one test:
+/// started as a child process on a port the kernel picks, ready when it prints that port (an
+/// event, not a wait), stopped by closing its standard input. `scripts/test` installs
+/// pyftpdlib; without it the tests fail with a message saying so, they never skip.
+public final class FTPTestServer: @unchecked Sendable {
+    // @unchecked: every field is set in init and never changed; `process` is only read.
+    public let port: Int
+    public let root: String
+    public let user: String
+    public let password: String
+    private let process: Process
+    private let stdin: Pipe
+
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ftp_server.py").path
+
+    /// The first python3 on PATH (then the usual places) that has pyftpdlib.
+    public static let python: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let dirs = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
+        return dirs.map { "\($0)/python3" }.filter { FileManager.default.isExecutableFile(atPath: $0) }.first { py in
+            (try? ToolRun.runBlocking(py, ["-c", "import pyftpdlib"]))?.status == 0
+        }
+    }()
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts a server serving `root` to `user`/`password`.
+    public static func start(root: String, user: String = "tester", password: String = "s3cret-pw") async throws -> FTPTestServer {
+        guard let python else {
+            throw Unavailable(description: "no python3 with pyftpdlib (scripts/test installs it: python3 -m pip install pyftpdlib)")
+        }
+        return try await offPool { try FTPTestServer(python: python, root: root, user: user, password: password) }
+    }
+
+    private init(python: String, root: String, user: String, password: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [Self.script, root, user, password]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Blocking read of the first line: the server prints it once it listens.
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            try? input.fileHandleForWriting.close()
+            p.waitUntilExit()
+            throw Unavailable(description: "the FTP test server did not start: '\(text)'")
+        }
+        self.port = port
+        self.root = root
+        self.user = user
+        self.password = password
+        process = p
+        stdin = input
+    }
+
+    /// `ftp://user:password@127.0.0.1:port/path` (or without credentials).
+    public func url(_ path: String, credentials: Bool = true, user: String? = nil, password: String? = nil) -> URL {
+        let info = credentials ? "\(user ?? self.user):\(password ?? self.password)@" : ""
+        return URL(string: "ftp://\(info)127.0.0.1:\(port)/\(path)")!
+    }
+
+    /// Stops the server and waits for it to exit.
+    public func stop() async {
+        try? stdin.fileHandleForWriting.close()
+        let p = process
+        await offPool { p.waitUntilExit() }
+    }
+}

@@ -1,0 +1,63 @@
+"""A pyftpdlib FTP server for the tests, on 127.0.0.1 only (TestSupport/FTPTestServer.swift).
+
+    python3 ftp_server.py ROOT USER PASSWORD
+
+Listens on a port the kernel picks, prints "PORT <n>" once it accepts connections (the test
+waits for that line, never for time), and exits when its standard input closes (the test's
+teardown, or the test process dying). Passive mode only, as libcurl uses it.
+
+A file whose name starts with "slow-" is sent at 256 KiB/s when fetched from offset 0, so a
+test can stop it midway with certainty; fetched with REST (a resumed download) it goes at full
+speed.
+"""
+import logging
+import os
+import sys
+import threading
+
+from pyftpdlib.authorizers import DummyAuthorizer
+from pyftpdlib.handlers import FTPHandler, ThrottledDTPHandler
+from pyftpdlib.servers import FTPServer
+
+SLOW_BYTES_PER_SECOND = 256 * 1024
+
+
+class GatedDTP(ThrottledDTPHandler):
+    read_limit = 0
+    write_limit = 0
+
+    def send(self, data):
+        # Decided per transfer by the control channel (set in ftp_RETR below).
+        self.write_limit = SLOW_BYTES_PER_SECOND if getattr(self.cmd_channel, "slow_transfer", False) else 0
+        return super().send(data)
+
+
+class Handler(FTPHandler):
+    dtp_handler = GatedDTP
+    auth_failed_timeout = 0  # answer a wrong password at once (default: 3 s later)
+
+    def ftp_RETR(self, file):
+        self.slow_transfer = self._restart_position == 0 and os.path.basename(file).startswith("slow-")
+        return super().ftp_RETR(file)
+
+
+def main():
+    root, user, password = sys.argv[1:4]
+    logging.basicConfig(level=logging.ERROR)
+    authorizer = DummyAuthorizer()
+    authorizer.add_user(user, password, root, perm="elradfmw")
+    Handler.authorizer = authorizer
+    Handler.banner = "transfertop test server ready"
+    server = FTPServer(("127.0.0.1", 0), Handler)
+    print("PORT %d" % server.socket.getsockname()[1], flush=True)
+
+    def watch_stdin():
+        sys.stdin.read()
+        os._exit(0)
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

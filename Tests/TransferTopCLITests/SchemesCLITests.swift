@@ -1,0 +1,135 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// ftp, file and data: URLs from the command line (issue 13): files placed byte-exact, rows in
+/// CSV and HAR without a status code, and no password in any output.
+@Suite(.serialized) struct SchemesCLITests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    private func randomBytes(_ n: Int) -> Data {
+        var g = SystemRandomNumberGenerator()
+        return Data((0..<n).map { _ in UInt8.random(in: 0...255, using: &g) })
+    }
+
+    @Test func ftpFileAndDataURLsDownloadWithRowsInCSVAndHARAndNoSecret() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/root", withIntermediateDirectories: true)
+        let server = try await FTPTestServer.start(root: dir + "/root", password: "pw-\(UUID().uuidString.prefix(8))")
+        let ftpBody = randomBytes(1_500_000), fileBody = randomBytes(300_000)
+        try ftpBody.write(to: URL(fileURLWithPath: dir + "/root/remote.bin"))
+        try FileManager.default.createDirectory(atPath: dir + "/local", withIntermediateDirectories: true)
+        try fileBody.write(to: URL(fileURLWithPath: dir + "/local/local.bin"))
+        let r = try await Run.binary([
+            "--no-tui", "-o", dir + "/out", "--csv", dir + "/m.csv", "--har", dir + "/m.har", "--trace",
+            server.url("remote.bin").absoluteString,
+            "file://\(dir)/local/local.bin",
+            "data:text/plain;charset=utf-8;base64,aGVsbG8sIGRhdGE=",
+        ])
+        await server.stop()
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(FileManager.default.contents(atPath: dir + "/out/remote.bin") == ftpBody)
+        #expect(FileManager.default.contents(atPath: dir + "/out/local.bin") == fileBody)
+        #expect(FileManager.default.contents(atPath: dir + "/out/data.txt") == Data("hello, data".utf8))
+
+        let csv = try CSVRead.records(try String(contentsOfFile: dir + "/m.csv", encoding: .utf8))
+        let header = try #require(csv.first)
+        let (url, status, proto, bodyBytes) = (header.firstIndex(of: "url")!, header.firstIndex(of: "status")!,
+                                               header.firstIndex(of: "protocol")!, header.firstIndex(of: "response_body_bytes")!)
+        let rows = csv.dropFirst()
+        #expect(rows.count == 3)
+        #expect(Set(rows.map { $0[proto] }) == ["ftp", "file", "data"])
+        #expect(rows.allSatisfy { $0[status].isEmpty }, "no status code: the column is empty")
+        let ftpRow = try #require(rows.first { $0[proto] == "ftp" })
+        #expect(ftpRow[bodyBytes] == "\(ftpBody.count)")
+        #expect(ftpRow[url].contains("***:***@127.0.0.1"), "\(ftpRow[url])")
+        #expect(ftpRow[header.firstIndex(of: "connect_ms")!] != "" && ftpRow[header.firstIndex(of: "ttfb_ms")!] != "")
+
+        let har = try String(contentsOfFile: dir + "/m.har", encoding: .utf8)
+        #expect(har.contains("\"status\": 0") && har.contains("no HTTP status (0) or header lines"))
+        let python = try #require(Self.pythonWithJSONSchema, "python3 with jsonschema (scripts/test installs it)")
+        let root = Self.repositoryRoot
+        let valid = try await ToolRun.run(python, ["\(root)/scripts/har-validate.py", "\(root)/scripts/har-1.2.schema.json", dir + "/m.har"])
+        #expect(valid.status == 0, "\(valid.output)")
+
+        // The trace shows the FTP dialogue with the password masked; nothing anywhere holds it.
+        #expect(r.stderr.contains("PASS [redacted]"), "\(r.stderr.suffix(2000))")
+        for (name, text) in [("stdout", r.stdout), ("stderr", r.stderr), ("csv", try String(contentsOfFile: dir + "/m.csv", encoding: .utf8)),
+                             ("har", har)] {
+            #expect(!text.contains(server.password), "\(name) holds the password")
+        }
+    }
+
+    @Test func aRefusedLoginFailsTheRunCleanlyAndTheUserOptionLogsIn() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/root", withIntermediateDirectories: true)
+        let server = try await FTPTestServer.start(root: dir + "/root")
+        try Data("ok".utf8).write(to: URL(fileURLWithPath: dir + "/root/a.txt"))
+        let wrong = "wrong-\(UUID().uuidString.prefix(6))"
+        let refused = try await Run.binary(["--no-tui", "-o", dir + "/out", "--csv", dir + "/bad.csv",
+                                            server.url("a.txt", password: wrong).absoluteString])
+        let accepted = try await Run.binary(["--no-tui", "-o", dir + "/out2", "-u", "\(server.user):\(server.password)",
+                                             server.url("a.txt", credentials: false).absoluteString])
+        await server.stop()
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("authentication is required (or the login was refused)"), "\(refused.stdout)")
+        let csv = try String(contentsOfFile: dir + "/bad.csv", encoding: .utf8)
+        for text in [refused.stdout, refused.stderr, csv] { #expect(!text.contains(wrong)) }
+        #expect(accepted.status == 0, "\(accepted.stdout)\(accepted.stderr)")
+        #expect(FileManager.default.contents(atPath: dir + "/out2/a.txt") == Data("ok".utf8))
+        #expect(!accepted.stdout.contains(server.password) && !accepted.stderr.contains(server.password))
+    }
+
+    @Test func aMissingFileAndADirectoryFailWithTheirReason() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "file://\(dir)/missing.bin", "file://\(dir)"])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("error: the file \(dir)/missing.bin does not exist"), "\(r.stdout)")
+        #expect(r.stdout.contains("error: \(dir) is a directory, not a file"), "\(r.stdout)")
+    }
+
+    /// Ctrl-C midway through an ftp download keeps resume data (stored without the password);
+    /// the same command again continues with REST and the file is byte-exact. The server sends
+    /// `slow-` files at 256 KiB/s from offset 0, so the interrupt surely lands midway.
+    @Test func interruptedFTPDownloadResumesOnTheNextRun() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/root", withIntermediateDirectories: true)
+        let server = try await FTPTestServer.start(root: dir + "/root", password: "pw-\(UUID().uuidString.prefix(8))")
+        let body = randomBytes(4 * 1024 * 1024)
+        try body.write(to: URL(fileURLWithPath: dir + "/root/slow-big.bin"))
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-o", dir + "/out", server.url("slow-big.bin").absoluteString]
+        let first = try Run.spawn(args, environment: env)
+        try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 100_000 }
+        first.signal(SIGINT)
+        let r1 = await first.wait()
+        #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")
+        #expect(r1.stdout.contains("interrupted: 1 download(s) kept resume data"), "\(r1.stdout)")
+        let resumeDir = dir + "/state/transfertop/resume"
+        let saved = (try? FileManager.default.contentsOfDirectory(atPath: resumeDir)) ?? []
+        #expect(saved.count == 1)
+        for name in saved {
+            let stored = try Data(contentsOf: URL(fileURLWithPath: resumeDir + "/" + name))
+            #expect(!String(decoding: stored, as: UTF8.self).contains(server.password), "stored resume data holds the password")
+        }
+        let r2 = try await Run.binary(args, environment: env)
+        await server.stop()
+        #expect(r2.status == 0, "\(r2.stdout)\(r2.stderr)")
+        #expect(r2.stdout.contains("resuming"), "\(r2.stdout)")
+        #expect(FileManager.default.contents(atPath: dir + "/out/slow-big.bin") == body)
+        for text in [r1.stdout, r1.stderr, r2.stdout, r2.stderr] { #expect(!text.contains(server.password)) }
+    }
+
+    static let pythonWithJSONSchema: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let dirs = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
+        return dirs.map { "\($0)/python3" }.filter { FileManager.default.isExecutableFile(atPath: $0) }.first { py in
+            (try? ToolRun.runBlocking(py, ["-c", "import jsonschema"]))?.status == 0
+        }
+    }()
+}
