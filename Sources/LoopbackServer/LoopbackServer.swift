@@ -205,6 +205,12 @@ public final class LoopbackServer: Sendable {
     /// Writes a client identity the client-certificate port accepts: a certificate and its
     /// private key (PEM; the key file 0600).
     public func writeClientIdentity(certificate: String, key: String) throws {
+        try Self.writeIdentity(certificate: certificate, key: key)
+    }
+
+    /// Writes the embedded identity (its certificate, its own CA, and its private key, 0600):
+    /// for other test servers that need one the tests' clients already trust (the FTPS server).
+    public static func writeIdentity(certificate: String, key: String) throws {
         try EmbeddedIdentity.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
         guard FileManager.default.createFile(atPath: key, contents: Data(EmbeddedIdentity.privateKeyPEM.utf8),
                                              attributes: [.posixPermissions: 0o600]) else {

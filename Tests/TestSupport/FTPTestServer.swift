@@ -10,6 +10,8 @@ public final class FTPTestServer: @unchecked Sendable {
     public let root: String
     public let user: String
     public let password: String
+    /// `ftps` when the server speaks implicit FTPS, else `ftp`.
+    public let scheme: String
     private let process: Process
     private let stdin: Pipe
 
@@ -28,18 +30,20 @@ public final class FTPTestServer: @unchecked Sendable {
         public var description: String
     }
 
-    /// Starts a server serving `root` to `user`/`password`.
-    public static func start(root: String, user: String = "tester", password: String = "s3cret-pw") async throws -> FTPTestServer {
+    /// Starts a server serving `root` to `user`/`password`; with `tls` (a PEM certificate and
+    /// key file) it speaks implicit FTPS (needs pyOpenSSL, which scripts/test installs).
+    public static func start(root: String, user: String = "tester", password: String = "s3cret-pw",
+                             tls: (certificate: String, key: String)? = nil) async throws -> FTPTestServer {
         guard let python else {
             throw Unavailable(description: "no python3 with pyftpdlib (scripts/test installs it: python3 -m pip install pyftpdlib)")
         }
-        return try await offPool { try FTPTestServer(python: python, root: root, user: user, password: password) }
+        return try await offPool { try FTPTestServer(python: python, root: root, user: user, password: password, tls: tls) }
     }
 
-    private init(python: String, root: String, user: String, password: String) throws {
+    private init(python: String, root: String, user: String, password: String, tls: (certificate: String, key: String)?) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [Self.script, root, user, password]
+        p.arguments = [Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? [])
         let input = Pipe(), output = Pipe()
         p.standardInput = input
         p.standardOutput = output
@@ -62,6 +66,7 @@ public final class FTPTestServer: @unchecked Sendable {
         self.root = root
         self.user = user
         self.password = password
+        scheme = tls == nil ? "ftp" : "ftps"
         process = p
         stdin = input
     }
@@ -69,7 +74,7 @@ public final class FTPTestServer: @unchecked Sendable {
     /// `ftp://user:password@127.0.0.1:port/path` (or without credentials).
     public func url(_ path: String, credentials: Bool = true, user: String? = nil, password: String? = nil) -> URL {
         let info = credentials ? "\(user ?? self.user):\(password ?? self.password)@" : ""
-        return URL(string: "ftp://\(info)127.0.0.1:\(port)/\(path)")!
+        return URL(string: "\(scheme)://\(info)127.0.0.1:\(port)/\(path)")!
     }
 
     /// Stops the server and waits for it to exit.

@@ -1,6 +1,11 @@
 """A pyftpdlib FTP server for the tests, on 127.0.0.1 only (TestSupport/FTPTestServer.swift).
 
-    python3 ftp_server.py ROOT USER PASSWORD
+    python3 ftp_server.py ROOT USER PASSWORD [CERT KEY]
+
+With CERT and KEY it speaks implicit FTPS (ftps://, what libcurl means by that scheme): TLS
+from the first byte on the control connection, and on every data connection (PROT P is
+required). pyftpdlib's TLS handler (it needs pyOpenSSL) only knows AUTH TLS, so the handshake
+is started as the connection is accepted.
 
 Listens on a port the kernel picks, prints "PORT <n>" once it accepts connections (the test
 waits for that line, never for time), and exits when its standard input closes (the test's
@@ -41,8 +46,28 @@ class Handler(FTPHandler):
         return super().ftp_RETR(file)
 
 
+def implicit_tls_handler(cert, key):
+    from pyftpdlib.handlers import TLS_FTPHandler
+
+    class Implicit(TLS_FTPHandler):
+        dtp_handler = TLS_FTPHandler.dtp_handler
+        auth_failed_timeout = 0
+        tls_data_required = True
+
+        def handle(self):
+            self.secure_connection(self.ssl_context)  # implicit: TLS before the banner
+            super().handle()
+
+    Implicit.certfile = cert
+    Implicit.keyfile = key
+    return Implicit
+
+
 def main():
     root, user, password = sys.argv[1:4]
+    global Handler
+    if len(sys.argv) >= 6:
+        Handler = implicit_tls_handler(sys.argv[4], sys.argv[5])
     logging.basicConfig(level=logging.ERROR)
     authorizer = DummyAuthorizer()
     authorizer.add_user(user, password, root, perm="elradfmw")

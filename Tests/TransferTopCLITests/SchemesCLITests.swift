@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import TestSupport
 import Testing
 
@@ -59,6 +60,45 @@ import Testing
         for (name, text) in [("stdout", r.stdout), ("stderr", r.stderr), ("csv", try String(contentsOfFile: dir + "/m.csv", encoding: .utf8)),
                              ("har", har)] {
             #expect(!text.contains(server.password), "\(name) holds the password")
+        }
+    }
+
+    /// ftps:// is implicit FTPS against a real server (pyftpdlib + pyOpenSSL): verified against
+    /// --cacert like https (refused without it), TLS on the data connection too, and a CSV row
+    /// with the TLS version and `tls_verified`. libcurl 7.88 loses the control connection's TCP
+    /// end (CONNECT is stamped again by the data connection), so connect holds TCP + TLS and
+    /// tls_ms is empty, never a made-up 0 (DECISIONS 95, MetricsTranslationTests).
+    @Test func ftpsIsVerifiedLikeHTTPSAndRecordsItsTLS() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/root", withIntermediateDirectories: true)
+        let body = randomBytes(300_000)
+        try body.write(to: URL(fileURLWithPath: dir + "/root/secure.bin"))
+        try LoopbackServer.writeIdentity(certificate: dir + "/ca.pem", key: dir + "/key.pem")
+        let server = try await FTPTestServer.start(root: dir + "/root", password: "pw-\(UUID().uuidString.prefix(8))",
+                                                   tls: (dir + "/ca.pem", dir + "/key.pem"))
+        defer { Task { await server.stop() } }
+        let url = server.url("secure.bin").absoluteString
+        #expect(url.hasPrefix("ftps://"))
+
+        let refused = try await Run.binary(["--no-tui", "-o", dir + "/no", url])
+        #expect(refused.status != 0, "a self-signed FTPS server is refused by default: \(refused.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/no/secure.bin"))
+
+        let r = try await Run.binary(["--no-tui", "--cacert", dir + "/ca.pem", "-o", dir + "/out", "--csv", dir + "/m.csv", url])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(FileManager.default.contents(atPath: dir + "/out/secure.bin") == body)
+        let csv = try CSVRead.records(try String(contentsOfFile: dir + "/m.csv", encoding: .utf8))
+        let header = try #require(csv.first)
+        let row = try #require(csv.dropFirst().first)
+        func cell(_ name: String) -> String { row[header.firstIndex(of: name)!] }
+        #expect(cell("protocol") == "ftps")
+        #expect(cell("tls_version").hasPrefix("TLSv1."), "\(row)")
+        #expect(cell("tls_verified") == "true")
+        #expect(cell("connect_ms") != "" && cell("ttfb_ms") != "")
+        #expect(cell("tls_ms") == "", "the TLS part of an FTPS connect is not known in 7.88: empty, not 0")
+        for text in [r.stdout, r.stderr, try String(contentsOfFile: dir + "/m.csv", encoding: .utf8)] {
+            #expect(!text.contains(server.password))
         }
     }
 
