@@ -136,16 +136,7 @@ final class ServerCore: Sendable {
 }
 
 /// Formats seconds since 1970 as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-func httpDate(_ seconds: Int) -> String {
-    var t = time_t(seconds)
-    var tmValue = tm()
-    gmtime_r(&t, &tmValue)
-    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    return "\(days[Int(tmValue.tm_wday)]), \(two(tmValue.tm_mday)) \(months[Int(tmValue.tm_mon)]) \(tmValue.tm_year + 1900) "
-        + "\(two(tmValue.tm_hour)):\(two(tmValue.tm_min)):\(two(tmValue.tm_sec)) GMT"
-}
+func httpDate(_ seconds: Int) -> String { HTTPDate.format(secondsSince1970: Int64(seconds)) }
 
 /// A real HTTP server on loopback for tests, benchmarks and the demo.
 ///
