@@ -28,7 +28,9 @@ public enum TransferTopMain {
                 try Preflight.checkKeyBindings(environment: env)
                 try Preflight.checkTheme(options.theme, environment: env)
                 if options.segments != nil {
-                    return useMonitor(options, env) ? await SegmentedRun.runInMonitor(plan, options: options, environment: env)
+                    let monitor = useMonitor(options, env)
+                    if !monitor { try SegmentedUploadOptions.checkLineMode(options) }
+                    return monitor ? await SegmentedRun.runInMonitor(plan, options: options, environment: env)
                         : await SegmentedRun.run(plan, options: options)
                 }
                 return await execute(plan, options: options, environment: env, demo: false)

@@ -136,4 +136,28 @@ import Testing
                                     options: .init(segmentSize: 1024, maxInFlight: 1))
         }
     }
+
+    /// Decisions 106 and 107: an empty file (it would be sent as `bytes */0`, which servers
+    /// refuse) and a file of more than `SegmentLayout.maxSegments` segments (a sparse file:
+    /// no bytes written) are refused when the upload is made, before any request.
+    @Test func anEmptyFileAndTooManySegmentsAreRefusedUpFront() throws {
+        let empty = try makeFile(0)
+        defer { empty.cleanup() }
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let url = URL(string: "http://127.0.0.1:1/segments/none")!
+        let options = SegmentedUpload.Options(segmentSize: Self.segment, maxInFlight: 2)
+        #expect(throws: TransferError.self) { try SegmentedUpload(session: session, url: url, file: empty.path, options: options) }
+        let sparse = empty.path + ".sparse"
+        let fd = creat(sparse, 0o600)
+        #expect(fd >= 0 && ftruncate(fd, off_t(Self.segment) * off_t(SegmentLayout.maxSegments) + 1) == 0)
+        close(fd)
+        do {
+            _ = try SegmentedUpload(session: session, url: url, file: sparse, options: options)
+            Issue.record("a file of \(SegmentLayout.maxSegments + 1) segments was accepted")
+        } catch {
+            #expect(error.message.contains("more than 100000"), "\(error.message)")
+        }
+        #expect(throws: Never.self) { _ = try SegmentedUpload(session: session, url: url, file: sparse, options: .init(segmentSize: 2 * Self.segment, maxInFlight: 2)) }
+    }
 }

@@ -95,4 +95,41 @@ import TransferModel
         #expect(SegmentMap.render([.done, .failed], width: 1) == "x")
         #expect(SegmentMap.render([], width: 5) == "")
     }
+
+    /// Decision 106: the layout's arithmetic near `Int64.max` (a sparse file) neither traps nor
+    /// wraps; a segment past the end has no bytes.
+    @Test(arguments: [
+        // (total, segment size, count, last segment's offset, last segment's length)
+        (Int64(0), Int64(64), 1, Int64(0), Int64(0)),
+        (Int64(1), Int64(64), 1, Int64(0), Int64(1)),
+        (Int64(128), Int64(64), 2, Int64(64), Int64(64)),
+        (Int64(129), Int64(64), 3, Int64(128), Int64(1)),
+        (Int64.max, Int64(4) << 30, Int((Int64.max / (4 << 30)) + 1), Int64.max / (4 << 30) * (4 << 30), Int64.max % (4 << 30)),
+        (Int64.max, Int64.max, 1, Int64(0), Int64.max),
+        (Int64.max - 1, Int64.max, 1, Int64(0), Int64.max - 1),
+    ])
+    func theLayoutsArithmeticDoesNotOverflow(total: Int64, size: Int64, count: Int, lastOffset: Int64, lastLength: Int64) {
+        let layout = SegmentLayout(totalSize: total, segmentSize: size)
+        #expect(layout.count == count)
+        #expect(layout.offset(count - 1) == lastOffset)
+        #expect(layout.length(count - 1) == lastLength)
+        #expect(layout.length(count) == 0)
+        #expect(layout.offset(Int.max) == total)
+        #expect(layout.length(Int.max) == 0)
+        #expect(layout.length(-1) == 0)
+        if lastLength > 0 {
+            #expect(layout.contentRange(count - 1) == "bytes \(lastOffset)-\(lastOffset + lastLength - 1)/\(total)")
+        }
+    }
+
+    /// The segment cap: the smallest segment size that fits, and that it does fit.
+    @Test(arguments: [
+        (Int64(100_000), Int64(1)), (Int64(100_001), Int64(2)), (Int64(0), Int64(1)),
+        (Int64(1) << 40, Int64(10_995_117)), (Int64.max, Int64(92_233_720_368_548)),
+    ])
+    func theSmallestSegmentSizeThatFitsTheCap(total: Int64, smallest: Int64) {
+        #expect(SegmentLayout.smallestSegmentSize(for: total) == smallest)
+        #expect(SegmentLayout(totalSize: total, segmentSize: smallest).fitsSegmentLimit)
+        if smallest > 1 { #expect(!SegmentLayout(totalSize: total, segmentSize: smallest - 1).fitsSegmentLimit) }
+    }
 }

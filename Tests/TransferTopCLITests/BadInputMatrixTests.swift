@@ -9,6 +9,8 @@ struct BadInput: Sendable, CustomStringConvertible {
     var args: [String]
     var files: [String: [UInt8]] = [:]
     var directories: [String] = []
+    /// Sparse files of these sizes (truncate: no bytes written).
+    var sparse: [String: Int64] = [:]
     var status: Int32 = 2
     var fragment: String
     /// Text that must not appear on stdout or stderr (a password, a file's secret line).
@@ -113,6 +115,17 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--segments", "2", "--segment-size", "-64K", "-T", "{dir}/f", url], files: ["f": [1]],
                  fragment: "--segment-size must be a size"),
         BadInput(args: ["--segments", "2", "-T", "-", url], fragment: "--segments needs a file, not standard input"),
+        // Decisions 106-108: too many segments (a sparse file near Int64.max, and 1 TiB in 64K
+        // segments), an empty file, and exports line mode would not write.
+        BadInput(args: ["--segments", "2", "-T", "{dir}/huge", url], sparse: ["huge": 15 << 40],
+                 fragment: "would be 1966080 segments of 8388608 bytes, more than 100000; use --segment-size 161062K or more"),
+        BadInput(args: ["--segments", "2", "--segment-size", "64K", "-T", "{dir}/big", url], sparse: ["big": 1 << 40],
+                 fragment: "would be 16777216 segments of 65536 bytes, more than 100000; use --segment-size 10738K or more"),
+        BadInput(args: ["--segments", "2", "-T", "{dir}/empty", url], files: ["empty": []], fragment: "is empty; there is nothing to send in segments"),
+        BadInput(args: ["--segments", "2", "--csv", "{dir}/t.csv", "-T", "{dir}/f", url], files: ["f": [1]],
+                 fragment: "--csv is not written for a --segments upload in line mode"),
+        BadInput(args: ["--segments", "2", "--har", "{dir}/t.har", "-T", "{dir}/f", url], files: ["f": [1]],
+                 fragment: "--har is not written for a --segments upload in line mode"),
         BadInput(args: ["--segments", "2", "-T", "{dir}/f", url, url + "2"], files: ["f": [1]], fragment: "give exactly one URL"),
         BadInput(args: ["--segments", "2", "-T", "{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
         BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text(
@@ -178,6 +191,11 @@ struct BadInput: Sendable, CustomStringConvertible {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for d in row.directories { try FileManager.default.createDirectory(atPath: dir + "/" + d, withIntermediateDirectories: true) }
+        for (name, size) in row.sparse {
+            let fd = creat(dir + "/" + name, 0o600)
+            #expect(fd >= 0 && ftruncate(fd, off_t(size)) == 0)
+            close(fd)
+        }
         for (name, bytes) in row.files {
             let path = dir + "/" + name
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

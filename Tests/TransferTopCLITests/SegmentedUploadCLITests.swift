@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import TestSupport
 import Testing
+@testable import TransferTopCLI
 import TransferKit
 
 /// Issue 14 in the CLI: `transfertop -T FILE --segments N --segment-size SIZE URL` against the
@@ -105,5 +106,81 @@ import TransferKit
         #expect(r.status == 1)
         #expect(r.stderr.contains("segment 1 of 2 (bytes 0-65535/131072) failed 1 times"), "\(r.stderr)")
         #expect(server.stats.requests.filter { $0.path == "/status/403" }.count == 1)
+    }
+
+    /// Decision 106: a record of stored segments edited (or damaged) to name segments this
+    /// upload does not have, one of them far past the end (its offset overflowed Int64 and
+    /// trapped), is read for the segments it may name only.
+    @Test func aRecordNamingSegmentsOutOfRangeIsFiltered() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 4)
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                    "\(server.httpBase)/segments/odd?holdAt=\(2 * Self.segment)&holdGate=odd"]
+        let first = try Run.spawn(args, environment: env)
+        try await server.waitForGate("odd")
+        first.signal(SIGKILL)
+        _ = await first.wait()
+        server.openGate("odd")
+        let records = try FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/segments").filter { $0.hasSuffix(".json") }
+        let path = dir + "/state/transfertop/segments/" + (try #require(records.first))
+        var record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        #expect(record["done"] as? [Int] == [0, 1])
+        record["done"] = [0, 1, -1, 4, 1 << 62]
+        try JSONSerialization.data(withJSONObject: record).write(to: URL(fileURLWithPath: path))
+
+        let rerun = try await Run.binary(args, environment: env)
+        #expect(rerun.status == 0, "\(rerun.stdout)\n\(rerun.stderr)")
+        #expect(rerun.stdout.contains("; 2 stored by an earlier run"), "\(rerun.stdout)")
+        #expect(try #require(server.segmentUpload("odd")).sha256 == file.sha)
+    }
+
+    /// Decision 107: 501 (nginx's answer to a PUT with Content-Range) is final, said in words,
+    /// and not retried.
+    @Test func a501IsFinalAndSaysRangedPutsAreNotAccepted() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 2)
+        let r = try await Run.binary(["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                                      "\(server.httpBase)/status/501"], environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("the server does not accept ranged PUTs"), "\(r.stderr)")
+        #expect(server.stats.requests.filter { $0.path == "/status/501" }.count == 1)
+    }
+
+    /// Decision 107: the file is rewritten (its modification time changes) while the server
+    /// holds segment 2 of 3; every segment is then stored, but the run fails instead of
+    /// reporting an upload that may mix old and new bytes.
+    @Test func aFileChangedDuringTheUploadFailsTheRun() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 3)
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                    "\(server.httpBase)/segments/changed?holdAt=\(Self.segment)&holdGate=changed"]
+        let run = try Run.spawn(args, environment: ["XDG_STATE_HOME": dir + "/state"])
+        try await server.waitForGate("changed")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: file.path)
+        server.openGate("changed")
+        let r = await run.wait()
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("changed while it was sent"), "\(r.stderr)")
+        #expect(!r.stdout.contains("uploaded '"), "\(r.stdout)")
+    }
+
+    /// Decision 108: `--segments 8` runs 8 at once although `--max-connections-per-host` is 6
+    /// by default; the session's per-host limit is raised to N (never lowered).
+    @Test func theSessionMayOpenAConnectionPerSegment() throws {
+        var plan = RunPlan(sessions: [SessionPlan(name: "s")], outputDirectory: "/tmp")
+        #expect(plan.sessions[0].configuration.httpMaximumConnectionsPerHost == 6)
+        #expect(SegmentedRun.withConnections(plan, segments: 8).sessions[0].configuration.httpMaximumConnectionsPerHost == 8)
+        plan.sessions[0].maxConnectionsPerHost = 10
+        #expect(SegmentedRun.withConnections(plan, segments: 8).sessions[0].configuration.httpMaximumConnectionsPerHost == 10)
     }
 }

@@ -34,4 +34,37 @@ import TransferKit
         let report = try #require(server.segmentUpload("monitor"))
         #expect(report.sha256 == SHA256.hex(data))
     }
+
+    /// Decision 105: `q` (answered `y`) while the server holds segment 2 of 3 cancels the
+    /// upload, not only its tasks: the cancelled segment is not sent again, segment 3 never
+    /// starts, the run ends (1: not everything was sent) and the record of segment 1 stays for a rerun. Before,
+    /// the cancelled segment came back as retryable and the upload went on behind the quit.
+    @Test func quittingCancelsTheUploadAndKeepsTheRecord() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let segment = 64 * 1024
+        let data = Data(LoopbackServer.body(size: 3 * segment, seed: 5))
+        try data.write(to: URL(fileURLWithPath: dir + "/source.bin"))
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/segments/quit?holdAt=\(segment)&holdGate=\(gate)"
+        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) -T source.bin --segments 1 --segment-size 64K '\(url)'; echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+
+        try await server.waitForGate(gate)
+        _ = try await tmux.waitFor { $0.contains("#>.") }
+        try await tmux.keys("q")
+        _ = try await tmux.waitFor { $0.contains("quit?") }
+        try await tmux.keys("y")
+        let end = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        server.openGate(gate)
+        #expect(end.contains("TT-EXITED 1"), "\(end)")  // quit before the end, as for any task
+        #expect(end.contains("cancelled; 1 of 3 segments stored; run the same command again"), "\(end)")
+        #expect(!end.contains("uploaded 'source.bin'"), "\(end)")
+        let report = try #require(server.segmentUpload("quit"))
+        #expect(report.attempts == [0: 1, Int64(segment): 1], "\(report.attempts)")
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/segments")) ?? []
+        #expect(kept.contains { $0.hasSuffix(".json") }, "\(kept)")
+    }
 }

@@ -176,4 +176,19 @@ import TransferModel
         (m, _) = Reducer.reduce(m, .finishAndInvalidate)
         #expect(m.statusMessage == "no session selected")
     }
+
+    /// Decision 105: a segment's task is the segmented upload's: s, r and R are refused with a
+    /// message (suspended, it held its scheduler slot forever); c still applies.
+    @Test func segmentTasksAreNotSuspendedResumedOrContinued() {
+        for action in [Action.suspend, .resume, .resumeFromResumeData] {
+            var m = model(selecting: running)
+            m.segmentMaps[running.session] = [.done, .inFlight]
+            let (after, effect) = Reducer.reduce(m, action)
+            #expect(effect == nil)
+            #expect(after.statusMessage?.contains("is a segment of a segmented upload") == true, "\(String(describing: after.statusMessage))")
+        }
+        var m = model(selecting: running)
+        m.segmentMaps[running.session] = [.done, .inFlight]
+        #expect(Reducer.reduce(m, .cancel).1 != nil || Reducer.reduce(m, .cancel).0.confirmation != nil)
+    }
 }

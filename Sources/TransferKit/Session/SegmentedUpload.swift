@@ -50,6 +50,21 @@ public final class SegmentedUpload: @unchecked Sendable {
     private var cancelled = false
     private var wakeScheduled = false
     private let started = Monotonic.now()
+    /// The file as it was when the upload began (decision 107: compared again at the end).
+    private let identity: FileIdentity
+    /// Why the upload cannot succeed, whatever a retry does (a 501 answer).
+    private var finalReason: String?
+
+    struct FileIdentity: Equatable {
+        var dev: UInt64, ino: UInt64, size: Int64, mtimeSec: Int, mtimeNsec: Int
+        init(_ st: stat) {
+            dev = UInt64(st.st_dev)
+            ino = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            mtimeSec = Int(st.st_mtim.tv_sec)
+            mtimeNsec = Int(st.st_mtim.tv_nsec)
+        }
+    }
 
     /// Nil with an error when the file cannot be read (its size is taken here: a file that
     /// changes size while it is sent fails the segment that finds out).
@@ -64,7 +79,18 @@ public final class SegmentedUpload: @unchecked Sendable {
         self.file = file
         self.options = options
         let layout = SegmentLayout(totalSize: Int64(st.st_size), segmentSize: options.segmentSize)
+        // Decision 107: an empty file has no byte range to name (`bytes */0` is refused by
+        // servers); it is one plain PUT, not a segmented upload.
+        guard layout.totalSize > 0 else {
+            throw TransferError(.cannotOpenFile, "\(file) is empty: there is nothing to send in segments (send it without segments, as one PUT)")
+        }
+        // Decision 106: a bounded segment count (the scheduler keeps state per segment).
+        guard layout.fitsSegmentLimit else {
+            throw TransferError(.cannotOpenFile, "\(file) would be \(layout.count) segments, more than \(SegmentLayout.maxSegments); "
+                                + "use segments of at least \(SegmentLayout.smallestSegmentSize(for: layout.totalSize)) bytes")
+        }
         self.layout = layout
+        identity = FileIdentity(st)
         state = Locked(State(scheduler: SegmentScheduler(
             count: layout.count, maxInFlight: options.maxInFlight, maxAttempts: options.maxAttempts,
             backoffBase: options.backoffBase, backoffCap: options.backoffCap, done: done.filter { $0 >= 0 && $0 < layout.count })))
@@ -161,6 +187,9 @@ public final class SegmentedUpload: @unchecked Sendable {
         let status = response?.statusCode ?? 0
         let ok = error == nil && (200..<300).contains(status)
         let retryable = error != nil || Self.isRetryable(status: status)
+        if error == nil, status == 501, finalReason == nil {
+            finalReason = "the server does not accept ranged PUTs (HTTP 501 Not Implemented to a PUT with Content-Range)"
+        }
         let now = now
         state.withLock {
             $0.tasks[segment] = nil
@@ -188,9 +217,13 @@ public final class SegmentedUpload: @unchecked Sendable {
         }
         guard finished, idle else { return }
         self.completion = nil
-        if let failed = exhausted {
+        if let failed = exhausted, let finalReason {
+            completion(TransferError(.badServerResponse, "segment \(failed + 1) of \(layout.count) (\(layout.contentRange(failed))): \(finalReason)"))
+        } else if let failed = exhausted {
             completion(TransferError(.badServerResponse,
                                      "segment \(failed + 1) of \(layout.count) (\(layout.contentRange(failed))) failed \(attempts[failed]) times"))
+        } else if let changed = fileChanged() {
+            completion(TransferError(.cannotOpenFile, changed))
         } else {
             completion(nil)
         }
@@ -199,7 +232,17 @@ public final class SegmentedUpload: @unchecked Sendable {
     /// Whether a segment answered `status` may succeed when sent again: server errors, 408
     /// and 429 (as curl's `--retry` and aria2 treat them); other 4xx answers refuse the request
     /// itself (wrong digest, range, permission, size).
-    static func isRetryable(status: Int) -> Bool { status >= 500 || status == 408 || status == 429 }
+    /// 501 is final (decision 107): nginx and others answer it to a PUT with Content-Range.
+    static func isRetryable(status: Int) -> Bool { (status >= 500 && status != 501) || status == 408 || status == 429 }
+
+    /// Why the stored segments may not be the file any more: it changed (size, modification
+    /// time, or another file at the path) while it was sent. Nil when it is as it was.
+    private func fileChanged() -> String? {
+        var st = stat()
+        guard stat(file, &st) == 0 else { return "\(file) is gone: it was removed while it was sent" }
+        return FileIdentity(st) == identity ? nil
+            : "\(file) changed while it was sent (size or modification time); the stored segments may mix old and new bytes"
+    }
 
     /// SHA-256 of `length` bytes of `file` from `offset`, read in 1 MiB pieces.
     static func digest(_ file: String, offset: Int64, length: Int64) -> Result<[UInt8], TransferError> {

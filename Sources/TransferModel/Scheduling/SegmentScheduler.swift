@@ -114,12 +114,38 @@ public struct SegmentLayout: Sendable, Equatable {
         self.segmentSize = max(1, segmentSize)
     }
 
-    /// An empty file is one empty segment, so it is still sent (and created) once.
-    public var count: Int { totalSize == 0 ? 1 : Int((totalSize + segmentSize - 1) / segmentSize) }
+    /// The most segments one upload may have (decision 106): the scheduler keeps a few words per
+    /// segment, and a map of millions says nothing; a larger file needs larger segments.
+    public static let maxSegments = 100_000
 
-    public func offset(_ segment: Int) -> Int64 { Int64(segment) * segmentSize }
+    /// An empty file is one empty segment, so it is still sent (and created) once. Computed
+    /// without `totalSize + segmentSize - 1`, which overflows near `Int64.max` (a sparse file).
+    public var count: Int {
+        guard totalSize > 0 else { return 1 }
+        let (q, r) = totalSize.quotientAndRemainder(dividingBy: segmentSize)
+        return Int(q + (r == 0 ? 0 : 1))
+    }
 
-    public func length(_ segment: Int) -> Int64 { max(0, min(segmentSize, totalSize - offset(segment))) }
+    /// Whether the file fits in `maxSegments` segments of this size.
+    public var fitsSegmentLimit: Bool { count <= Self.maxSegments }
+
+    /// The smallest segment size that cuts `totalSize` bytes into at most `maxSegments` segments.
+    public static func smallestSegmentSize(for totalSize: Int64, maxSegments: Int = maxSegments) -> Int64 {
+        let (q, r) = max(0, totalSize).quotientAndRemainder(dividingBy: Int64(max(1, maxSegments)))
+        return max(1, q + (r == 0 ? 0 : 1))
+    }
+
+    /// The first byte of `segment`; past the end (`totalSize`) for a segment beyond the last,
+    /// never an overflow.
+    public func offset(_ segment: Int) -> Int64 {
+        let (o, overflow) = Int64(max(0, segment)).multipliedReportingOverflow(by: segmentSize)
+        return overflow ? totalSize : min(o, totalSize)
+    }
+
+    public func length(_ segment: Int) -> Int64 {
+        guard segment >= 0, segment < count else { return 0 }
+        return min(segmentSize, totalSize - offset(segment))
+    }
 
     /// `bytes START-END/TOTAL` (RFC 9110 14.4); an empty file has no byte to name, so it is
     /// `bytes */0`.

@@ -1,3 +1,6 @@
+import Foundation
+import TransferModel
+
 /// The rules for `--segments` and `--segment-size` (issue 14), checked with the other options
 /// so a wrong combination is a usage error (exit 2) before anything is opened.
 enum SegmentedUploadOptions {
@@ -16,5 +19,35 @@ enum SegmentedUploadOptions {
         if o.urls.count != 1 || !o.inputFiles.isEmpty {
             throw UsageError("--segments sends one file to one URL: give exactly one URL")
         }
+        try checkSize(upload, segmentSize: o.segmentSize ?? defaultSegmentSize)
+    }
+
+    /// Decision 108: line mode's segmented upload has no run of tasks to export, so `--csv` and
+    /// `--har` are refused there rather than ignored (the monitor writes them: its segments
+    /// are the run's tasks).
+    static func checkLineMode(_ o: Options) throws(UsageError) {
+        for (given, name) in [(o.csv, "--csv"), (o.har, "--har")] where given != nil {
+            throw UsageError("\(name) is not written for a --segments upload in line mode (the monitor writes it); "
+                             + "drop \(name) or run in a terminal without --no-tui")
+        }
+    }
+
+    /// Decisions 106 and 107: an empty file is not sent in segments, and a file is cut into at
+    /// most `SegmentLayout.maxSegments` segments (the smallest `--segment-size` that fits is
+    /// named). A file that cannot be read here is left to the upload, which says why.
+    static func checkSize(_ upload: String, segmentSize: Int64) throws(UsageError) {
+        var st = stat()
+        guard stat(upload, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
+        let shown = SafeQuote.quote(upload)
+        if st.st_size == 0 {
+            throw UsageError("--segments: '\(shown)' is empty; there is nothing to send in segments (send it without --segments)")
+        }
+        let layout = SegmentLayout(totalSize: Int64(st.st_size), segmentSize: segmentSize)
+        guard !layout.fitsSegmentLimit else { return }
+        let smallest = SegmentLayout.smallestSegmentSize(for: layout.totalSize)
+        let kib = max(64, (smallest + 1023) / 1024)
+        let fits = kib <= 4 << 20 ? "use --segment-size \(kib)K or more" : "no --segment-size up to 4G is large enough"
+        throw UsageError("--segments: '\(shown)' (\(layout.totalSize) bytes) would be \(layout.count) segments of \(segmentSize) bytes, "
+                         + "more than \(SegmentLayout.maxSegments); \(fits)")
     }
 }

@@ -11,6 +11,10 @@ extension Runner {
             if !unfinished.isEmpty { s.interrupted = true }
             return unfinished
         }
+        // Decision 105: a segmented upload first, so the segments cancelled below come back to
+        // an upload that starts no more (it would start the waiting ones, and a cancelled
+        // segment counts as retryable).
+        for upload in segmentedUploads { upload.cancel() }
         for task in tasks where task.state != .completed { cancelKeepingResumeData(task) }
     }
 

@@ -60,7 +60,10 @@ struct SegmentLedger {
               record.size == size, record.segmentSize == segmentSize else {
             return ([], "the record of stored segments was damaged; sending every segment")
         }
-        return (Set(record.done), nil)
+        // Decision 106: only indexes of this upload's segments (a damaged or edited record may
+        // name others; summing their lengths trapped).
+        let count = SegmentLayout(totalSize: size, segmentSize: segmentSize).count
+        return (Set(record.done.filter { $0 >= 0 && $0 < count }), nil)
     }
 
     /// Rewrites the record (a private temporary file, then rename). False when it could not

@@ -12,7 +12,7 @@ extension SegmentedRun {
         let url = task.url
         let segmentSize = o.segmentSize ?? SegmentedUploadOptions.defaultSegmentSize
         guard let (ledger, done) = openLedger(url: url, file: file, segmentSize: segmentSize) else { return 1 }
-        var empty = plan
+        var empty = withConnections(plan, segments: o.segments ?? 1)
         empty.sessions[0].tasks = []  // the segments are the session's tasks
         let runner = Runner(plan: empty, store: nil)
         let outcome = Locked<TransferError??>(nil)

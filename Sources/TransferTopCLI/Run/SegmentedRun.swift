@@ -10,7 +10,8 @@ import TransferTopUI
 enum SegmentedRun {
     static let mapWidth = 40
 
-    static func run(_ plan: RunPlan, options o: Options) async -> Int32 {
+    static func run(_ given: RunPlan, options o: Options) async -> Int32 {
+        let plan = withConnections(given, segments: o.segments ?? 1)
         guard let file = o.upload, let sessionPlan = plan.sessions.first, let task = sessionPlan.tasks.first else { return 2 }
         let url = task.url
         let segmentSize = o.segmentSize ?? SegmentedUploadOptions.defaultSegmentSize
@@ -42,6 +43,7 @@ enum SegmentedRun {
         }
         let layout = upload.layout
         let count = layout.count
+        let done = done.filter { $0 >= 0 && $0 < count }
         out.line("uploading '\(shownFile)' (\(Units.bytes(layout.totalSize))) to \(shownURL): "
                  + "\(Units.count(count, "segment")) of \(Units.bytes(segmentSize)), \(o.segments ?? 1) at a time"
                  + (done.isEmpty ? "" : "; \(done.count) stored by an earlier run"))
@@ -88,6 +90,16 @@ enum SegmentedRun {
         out.error("transfertop: \(outcome!.message); \(stored) of \(count) segments stored"
                   + (ledger == nil ? "" : "; run the same command again to send the rest"))
         return 1
+    }
+
+    /// Decision 108: the session may open as many connections to the host as segments are in
+    /// flight (`--max-connections-per-host`, default 6, would hold `--segments 8` to 6).
+    static func withConnections(_ given: RunPlan, segments: Int) -> RunPlan {
+        var plan = given
+        for i in plan.sessions.indices {
+            plan.sessions[i].maxConnectionsPerHost = max(plan.sessions[i].maxConnectionsPerHost, segments)
+        }
+        return plan
     }
 
     /// The record of this upload's stored segments (locked) and what it holds; nil (after a

@@ -9,6 +9,14 @@ extension Reducer {
             m.statusMessage = "no task selected"
             return (m, nil)
         }
+        // Decision 105: a segment's task belongs to its segmented upload, whose scheduler counts
+        // it in flight until it ends; suspended, it would hold its slot for good, and a task
+        // resumed or continued outside the scheduler would be a segment it does not know.
+        if m.segmentMaps[task.sessionID] != nil, [.suspend, .resume, .resumeFromResumeData].contains(action) {
+            m.statusMessage = "task \(task.id) is a segment of a segmented upload, which starts and retries its segments itself; "
+                + "c cancels it (the upload sends it again), q stops the upload"
+            return (m, nil)
+        }
         if let why = refusal(action, task, resumeData: m.resumeDataAvailable.contains(task.id) || task.error?.resumeData != nil) {
             m.statusMessage = why
             return (m, nil)
