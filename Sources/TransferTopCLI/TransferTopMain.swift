@@ -23,6 +23,8 @@ public enum TransferTopMain {
             Output.shared.write(text.hasSuffix("\n") ? text : text + "\n", fd: STDOUT_FILENO)
             return 0
         case .run(let options):
+            // Parsed: the `-u` password leaves the visible command line (curl's cleanarg).
+            if options.user?.password != nil { ArgvScrub.scrubPasswords() }
             do {
                 let plan = try Preparation.plan(options)
                 try Preflight.checkKeyBindings(environment: env)

@@ -199,4 +199,35 @@ extension CookieStoreTests {
         store.deleteCookie(TransferCookie(name: "a", value: "", domain: "h.test"))
         #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("\ta\t"))
     }
+
+    /// DECISIONS 109: a session's cookie files stay in its own layer: sent, written by
+    /// `writeCookies` with what servers set during the session, never added to the shared
+    /// persistent store (nor seen by another default session). `writeCookies` answers after
+    /// the session is invalidated too (it never waits for the engine).
+    @Test func cookieFilesStayInTheSessionAndWriteCookiesAnswersAfterInvalidation() async throws {
+        let server = try await TestServer.get()
+        let dir = try privateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/given.txt"
+        try "127.0.0.1\tFALSE\t/\tFALSE\t4102444800\tgiven\tsecret1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        var c = defaultConfig(dir)
+        c.cookieFiles = [file]
+        let session = TransferSession(configuration: c)
+        #expect(try await sentCookies(session, "\(server.httpBase)/cookies").contains("\"given\":\"secret1\""))
+        _ = try await session.data(from: url("\(server.httpBase)/cookies/keep?srv=2"))
+        #expect(!session.cookieStorage.cookies.contains { $0.name == "given" })
+        let store = (try? String(contentsOfFile: dir + "/cookies.txt", encoding: .utf8)) ?? ""
+        #expect(store.contains("\tsrv\t2") && !store.contains("secret1"), "\(store)")
+        let other = TransferSession(configuration: defaultConfig(dir))
+        defer { other.invalidateAndCancel() }
+        #expect(!(try await sentCookies(other, "\(server.httpBase)/cookies")).contains("secret1"))
+
+        session.invalidateAndCancel()
+        let jar = dir + "/jar.txt"
+        #expect(session.writeCookies(to: jar))
+        let text = try String(contentsOfFile: jar, encoding: .utf8)
+        #expect(text.contains("\tgiven\tsecret1") && text.contains("\tsrv\t2"), "\(text)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+    }
 }

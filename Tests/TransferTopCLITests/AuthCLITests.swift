@@ -63,4 +63,25 @@ import Testing
         #expect(!state.isEmpty)
         #expect(!state.contains(AuthRoutes.password) && !state.contains(Self.token))
     }
+
+    /// DECISIONS 112: once parsed, the `-u` password is gone from /proc/PID/cmdline for the
+    /// rest of the run (curl's cleanarg). Read while the request is held at a server gate.
+    @Test(arguments: [["-u"], ["--user"], []])
+    func thePasswordLeavesTheVisibleCommandLine(_ spelling: [String]) async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let secret = "pw-\(UUID().uuidString.prefix(8))"
+        let user = spelling.isEmpty ? ["--user=al:\(secret)"] : spelling + ["al:\(secret)"]
+        let gate = UUID().uuidString
+        let run = try Run.spawn(["--no-tui", "-o", dir + "/out"] + user + ["\(server.httpBase)/bytes/10?gate=\(gate)"], environment: env(dir))
+        try await server.waitForGate(gate)
+        let cmdline = String(decoding: FileManager.default.contents(atPath: "/proc/\(run.pid)/cmdline") ?? Data(), as: UTF8.self)
+        server.openGate(gate)
+        let r = await run.wait()
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(cmdline.contains("al:") && cmdline.contains("/bytes/10"), "\(cmdline)")
+        #expect(!cmdline.contains(secret), "\(cmdline)")
+    }
 }

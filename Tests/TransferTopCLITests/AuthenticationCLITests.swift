@@ -75,6 +75,44 @@ import Testing
             #expect(!text.contains(encoded), "\(file) holds the Basic credentials")
         }
     }
+
+    /// `--digest --netrc-file`: the netrc password answers the Digest challenge; no Basic
+    /// Authorization (the password in base64) ever reaches the server.
+    @Test func digestWithNetrcNeverSendsBasic() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "machine 127.0.0.1 login al password \(Self.password)\n".write(toFile: dir + "/netrc", atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "--digest", "--netrc-file", dir + "/netrc", "-o", dir + "/out",
+                                      "\(server.httpBase)/auth/digest/al/\(Self.password)"], environment: env(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(try String(contentsOfFile: dir + "/out/\(Self.password)", encoding: .utf8) == "authenticated as al\n")
+        let sent = server.stats.requests.compactMap { $0.header("Authorization") }
+        #expect(!sent.isEmpty && sent.allSatisfy { $0.hasPrefix("Digest ") }, "\(sent)")
+        #expect(!sent.contains { $0.lowercased().hasPrefix("basic") }, "\(sent)")
+    }
+
+    /// A netrc `default` entry matches every host; still, a redirect from the origin
+    /// (127.0.0.1) to another host (localhost) carries no Authorization.
+    @Test func aNetrcDefaultEntryDoesNotFollowARedirectToAnotherHost() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "default login al password \(Self.password)\n".write(toFile: dir + "/netrc", atomically: true, encoding: .utf8)
+        let marker = "m=\(UUID().uuidString)"
+        let other = "http://localhost:\(server.httpPort)/headers?\(marker)"
+        let start = "\(server.httpBase)/redirect-to?url=" + other.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let r = try await Run.binary(["--no-tui", "--netrc-file", dir + "/netrc", "-o", dir + "/o", start], environment: env(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let first = try #require(server.stats.requests.last { $0.path.hasPrefix("/redirect-to") })
+        let hop = try #require(server.stats.requests.last { $0.path.contains(marker) })
+        // The origin may have it (netrc is optional there and libcurl sends Basic up front)...
+        #expect(first.header("Authorization")?.hasPrefix("Basic ") == true, "\(first.headers)")
+        // ...the other host never.
+        #expect(hop.header("Authorization") == nil, "\(hop.headers)")
+    }
 }
 
 /// `-u USER` without a password on a real terminal: asked for without echo, as curl does.

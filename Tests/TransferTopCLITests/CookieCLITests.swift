@@ -99,4 +99,52 @@ import Testing
         #expect(r.stdout.contains("skipped 1 unreadable line of cookie file"), "\(r.stdout)")
         #expect(try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8).contains("\"ok\":\"1\""))
     }
+
+    /// DECISIONS 109: a `-b FILE`'s cookies are the run's own. They are sent, written by `-c`
+    /// with what the servers set in the run, and never reach the persistent store, so a later
+    /// run without `-b` does not send them (curl writes them nowhere without `-c`).
+    @Test func aCookieFileStaysWithItsRunAndTheJarHasTheRunsCookies() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/given.txt"
+        try "127.0.0.1\tFALSE\t/\tFALSE\t4102444800\tgiven\tsecret1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let jar = dir + "/jar.txt"
+        let first = try await Run.binary(["--no-tui", "-b", file, "-c", jar, "-o", dir + "/a",
+                                          "\(server.httpBase)/cookies", "\(server.httpBase)/cookies/keep?srv=2"],
+                                         environment: persistentEnv(dir))
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8).contains("\"given\":\"secret1\""))
+        // The server's cookie reached the store; the file's did not.
+        let store = try String(contentsOfFile: dir + "/data/transfertop/cookies.txt", encoding: .utf8)
+        #expect(store.contains("\tsrv\t2"), "\(store)")
+        #expect(!store.contains("secret1"), "\(store)")
+        // The jar: the file's cookie and the server's, 0600.
+        let text = try String(contentsOfFile: jar, encoding: .utf8)
+        #expect(text.contains("\tgiven\tsecret1") && text.contains("\tsrv\t2"), "\(text)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+
+        let second = try await Run.binary(["--no-tui", "-o", dir + "/b", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        let body = try String(contentsOfFile: dir + "/b/cookies", encoding: .utf8)
+        #expect(body.contains("\"srv\":\"2\"") && !body.contains("secret1"), "\(body)")
+    }
+
+    /// `-b NAME=VALUE` with a stored cookie for the same URL: one Cookie header with both.
+    @Test func aCookieStringAndStoredCookiesMakeOneHeader() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try await Run.binary(["--no-tui", "-o", dir + "/a", "\(server.httpBase)/cookies/keep?sid=abc"], environment: persistentEnv(dir))
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let r = try await Run.binary(["--no-tui", "-b", "x=1", "-o", dir + "/b", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let body = try String(contentsOfFile: dir + "/b/cookies", encoding: .utf8)
+        #expect(body.contains("\"x\":\"1\"") && body.contains("\"sid\":\"abc\""), "\(body)")
+        let cookieHeaders = server.stats.requests.filter { $0.path == "/cookies" }.map { $0.headers.filter { $0.name.lowercased() == "cookie" }.count }
+        #expect(cookieHeaders == [1], "\(cookieHeaders)")
+    }
 }

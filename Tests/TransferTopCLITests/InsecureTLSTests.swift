@@ -21,6 +21,11 @@ import Testing
         let insecure = try await Run.binary(["--no-tui", "-k", "-o", dir + "/b", "--csv", dir + "/k.csv", "--har", dir + "/k.har", url],
                                             environment: env)
         #expect(insecure.status == 0, "\(insecure.stdout)\(insecure.stderr)")
+        // Line mode says so once, on stderr, before anything else (DECISIONS 110).
+        let warning = "transfertop: warning: -k: TLS certificates are not verified"
+        #expect(insecure.stderr.split(separator: "\n").first.map(String.init) == warning, "\(insecure.stderr)")
+        #expect(insecure.stderr.components(separatedBy: warning).count == 2)
+        #expect(!refused.stderr.contains("-k:") && !insecure.stdout.contains(warning))
         let rows = try CSVRead.records(String(contentsOfFile: dir + "/k.csv", encoding: .utf8))
         let column = try #require(rows.first?.firstIndex(of: "tls_verified"))
         #expect(rows.dropFirst().map { $0[column] } == ["false"])
@@ -31,6 +36,7 @@ import Testing
         let verified = try await Run.binary(["--no-tui", "--cacert", dir + "/ca.pem", "-o", dir + "/c", "--csv", dir + "/v.csv", url],
                                             environment: env)
         #expect(verified.status == 0)
+        #expect(!verified.stderr.contains(warning))
         let vrows = try CSVRead.records(String(contentsOfFile: dir + "/v.csv", encoding: .utf8))
         #expect(vrows.dropFirst().map { $0[column] } == ["true"])
     }

@@ -1,4 +1,7 @@
 import Foundation
+import LoopbackServer
+import TestSupport
+import TransferModel
 import Testing
 @testable import TransferTopCLI
 
@@ -29,6 +32,51 @@ import Testing
     file = "/dev/null"
     method = "POST"
     """
+
+    /// DECISIONS 111: the command line's -k, --pinnedpubkey, -u (with its scheme), --netrc,
+    /// -b and -c hold for every session of a job; none is dropped.
+    @Test func theCommandLinesSecurityOptionsReachEverySession() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.valid.write(toFile: dir + "/j.toml", atomically: true, encoding: .utf8)
+        var o = Options()
+        o.insecure = true
+        o.pinnedPublicKeys = "sha256//AAAA"
+        o.user = UserOption(user: "al", password: "pw")
+        o.httpAuthentication = .digest
+        o.netrc = NetrcUse(file: dir + "/netrc")
+        o.cookieFiles = [dir + "/cookies.txt"]
+        o.cookieStrings = ["x=1"]
+        o.cookieJar = dir + "/jar.txt"
+        let plan = try JobFile.load(dir + "/j.toml", outputDirectory: dir, defaults: o)
+        #expect(plan.sessions.count == 2)
+        for s in plan.sessions {
+            #expect(s.insecure && s.pinnedPublicKeys == "sha256//AAAA", "\(s.name)")
+            #expect(s.credential == TransferCredential(user: "al", password: "pw") && s.httpAuthentication == .digest)
+            #expect(s.netrc == NetrcUse(file: dir + "/netrc") && s.cookieFiles == [dir + "/cookies.txt"])
+            #expect(s.headers.filter { $0.name == "Cookie" }.map(\.value) == ["x=1"])
+        }
+        #expect(plan.cookieJar == dir + "/jar.txt")
+    }
+
+    /// The same through the binary: `-u` given with `--job` answers the server's challenge.
+    @Test func aJobRunUsesTheCommandLinesCredential() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let job = """
+        [[session]]
+        name = "a"
+        [[session.task]]
+        url = "\(server.httpBase)/auth/basic/al/pw1"
+        """
+        try job.write(toFile: dir + "/j.toml", atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "-u", "al:pw1", "--job", dir + "/j.toml", "-o", dir + "/out"],
+                                     environment: ["XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(try String(contentsOfFile: dir + "/out/pw1", encoding: .utf8) == "authenticated as al\n")
+    }
 
     @Test func parsesSessionsAndTasks() throws {
         let s = try JobFile.parse(Self.valid, file: "j.toml")

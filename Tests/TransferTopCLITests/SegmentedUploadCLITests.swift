@@ -40,6 +40,19 @@ import TransferKit
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// DECISIONS 110: a segmented upload with `-k` says so on stderr before it starts.
+    @Test func aSegmentedUploadWithInsecureSaysSo() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 2, extra: 1)
+        let r = try await Run.binary(["-k", "-T", file.path, "--segments", "2", "--segment-size", "64K",
+                                      "\(server.httpBase)/segments/insecure"], environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").first.map(String.init) == "transfertop: warning: -k: TLS certificates are not verified", "\(r.stderr)")
+    }
+
     /// The first run is killed (-9) while the server holds the answer to segment 4 of 6 (sent
     /// one at a time); a second run started meanwhile refuses to send the same upload; the
     /// rerun after the kill sends segment 4 again and 5 and 6, never 1-3.

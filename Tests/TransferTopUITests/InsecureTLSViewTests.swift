@@ -30,4 +30,16 @@ import TransferModel
         #expect(grid.rowText(row).contains("ok !tls"))
         #expect(ScreenRenderer.detailContent(m).contains { $0.first?.text.hasPrefix("TLS NOT VERIFIED") == true })
     }
+
+    /// DECISIONS 110: a `-k` run says so from its first frame, before any hop has completed;
+    /// a run without `-k` and without unverified hops shows nothing.
+    @Test func theHeaderSaysSoFromTheStartOfAnInsecureRun() throws {
+        var m = Fixtures.model(width: 120, height: 40)
+        #expect(!ScreenRenderer.render(m).rowText(0).contains("TLS NOT VERIFIED"))
+        m.insecureConfiguration = true
+        let grid = ScreenRenderer.render(m)
+        let header = grid.rowText(0)
+        let at = try #require(header.range(of: "TLS NOT VERIFIED (-k)"))
+        #expect(grid[header.distance(from: header.startIndex, to: at.lowerBound), 0].role == .error)
+    }
 }

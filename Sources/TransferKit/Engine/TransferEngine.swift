@@ -90,6 +90,9 @@ final class TransferEngine: @unchecked Sendable {
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     /// The session's cookie store (thread-safe; shared with other default sessions).
     let cookieStorage: TransferCookieStorage
+    /// This session's own cookies, in memory (DECISIONS 109): its `cookieFiles` (curl's `-b
+    /// FILE`) and what servers set during the session; never written to the shared store.
+    let sessionCookies: TransferCookieStorage
     /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
     var hsts = HSTSStore()
     var hstsChanged = false
@@ -105,9 +108,11 @@ final class TransferEngine: @unchecked Sendable {
     /// that request's queue time, never in a network phase.
     lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
 
-    init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage) {
+    init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
+         sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
         self.configuration = configuration
         self.cookieStorage = cookieStorage
+        self.sessionCookies = sessionCookies
         self.sessionID = sessionID
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m

@@ -39,8 +39,9 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// (`TransferCookieStorage.persistent`), an ephemeral session gets one in memory, its own.
     public var httpCookieStorage: TransferCookieStorage? = nil
     /// Cookie files read into the session's cookies when its first request starts (curl's
-    /// `-b FILE`): Netscape cookies.txt, or `Set-Cookie:` lines with a Domain attribute,
-    /// imported into the session's store when the session is made.
+    /// `-b FILE`): Netscape cookies.txt, or `Set-Cookie:` lines with a Domain attribute, read
+    /// into the session's own layer in memory when the session is made, never into the shared
+    /// persistent store (DECISIONS 109).
     public var cookieFiles: [String] = []
     /// The HTTP cache (URLSession's `urlCache`); nil (the default): none, every request goes to
     /// the network (DECISIONS 102: unlike Apple's default sessions, a downloader's bytes are not

@@ -1,10 +1,12 @@
 import Foundation
 
 extension TransferSession {
-    /// Writes the cookies of this session's store to `path` in the Netscape cookies.txt format
-    /// that curl and wget read (curl's `-c`), session cookies included, readable only by the
-    /// user (0600), atomically. False when the file could not be written.
+    /// Writes this session's own cookies (those of its `cookieFiles` and those servers set
+    /// during the session, DECISIONS 109) to `path` in the Netscape cookies.txt format that
+    /// curl and wget read (curl's `-c`), session cookies included, readable only by the user
+    /// (a 0600 temporary file renamed over `path`). False when the file could not be written.
+    /// Synchronous and independent of the engine: it answers after invalidation too.
     public func writeCookies(to path: String) -> Bool {
-        cookieStorage.write(to: path)
+        engine.sessionCookies.write(to: path)
     }
 }

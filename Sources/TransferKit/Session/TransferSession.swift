@@ -53,9 +53,12 @@ public final class TransferSession: @unchecked Sendable {
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
         self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate))
         let cookies = TransferCookieStorage.forConfiguration(configuration)
+        // A cookie file is the session's, in memory (DECISIONS 109): imported into the shared
+        // persistent store it would be sent by every later run, as curl never does.
+        let own = TransferCookieStorage()
         var problems: [String] = []
         for file in configuration.cookieFiles {
-            switch cookies.importFile(file) {
+            switch own.importFile(file) {
             case nil: problems.append("cannot read cookie file '\(SafeQuote.quote(file))'")
             case let n? where n > 0: problems.append("skipped \(n) unreadable line\(n == 1 ? "" : "s") of cookie file '\(SafeQuote.quote(file))'")
             default: break
@@ -63,7 +66,7 @@ public final class TransferSession: @unchecked Sendable {
         }
         self.cookieStorage = cookies
         self.cookieFileProblems = problems
-        self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies)
+        self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies, sessionCookies: own)
     }
 
     public var name: String {

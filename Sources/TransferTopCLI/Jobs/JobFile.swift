@@ -20,15 +20,24 @@ public enum JobFile {
         guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read job file '\(path)'") }
         guard let text = String(data: data, encoding: .utf8) else { throw UsageError("job file '\(path)' is not UTF-8") }
         let base = (path as NSString).deletingLastPathComponent
+        let sessions: [SessionPlan]
         do {
-            let sessions = try parse(text, file: path, baseDirectory: base.isEmpty ? "." : base, defaults: defaults)
-            var plan = RunPlan(sessions: sessions, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
-            plan.existingFiles = defaults.existingFiles
-            plan.usesContentDisposition = defaults.contentDisposition
-            return plan
+            sessions = try parse(text, file: path, baseDirectory: base.isEmpty ? "." : base, defaults: defaults)
         } catch {
             throw UsageError("\(error)")
         }
+        // The command line's -k, --pinnedpubkey, --cert/--key, -u, --netrc, -b hold for every
+        // session of the job, and -c writes the first session's cookies (DECISIONS 111).
+        let credential = try defaults.user?.credential()
+        var plan = RunPlan(sessions: sessions.map { s in
+            var s = s
+            s.applySecurity(defaults, credential: credential)
+            return s
+        }, outputDirectory: outputDirectory, csv: defaults.csv, har: defaults.har)
+        plan.existingFiles = defaults.existingFiles
+        plan.usesContentDisposition = defaults.contentDisposition
+        plan.cookieJar = defaults.cookieJar
+        return plan
     }
 
     /// Parses a job file's text into session plans.

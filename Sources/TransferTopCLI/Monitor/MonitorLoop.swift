@@ -34,6 +34,7 @@ final class MonitorLoop {
         screen = CursesScreen(environment: environment, inputIsTerminal: isatty(STDIN_FILENO) == 1)
         model.utf8 = Self.isUTF8(environment)
         model.debug = options.debug
+        model.insecureConfiguration = runner.plan.sessions.contains(where: \.insecure)
         model.confirmDestructive = !options.yes
         model.utcOffsetSeconds = TimeZone.current.secondsFromGMT()
         model.themeNames = ThemeLoader.availableNames(locator: locator)

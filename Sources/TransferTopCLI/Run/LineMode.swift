@@ -10,6 +10,8 @@ public enum LineMode {
         let isTerminal = isatty(STDOUT_FILENO) == 1
         let color = usesColor(isTerminal: isTerminal, environment: environment)
         let out = Output.shared
+        // Never silent (DECISIONS 110): `-k` is said once, before anything is fetched.
+        if let warning = insecureWarning(runner.plan) { out.error(warning) }
         runner.keepsCompletedTasks = false  // a long list holds only its window (issue 8)
         let lines = LineBuffer(out)
         let meter = LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
@@ -28,6 +30,11 @@ public enum LineMode {
         meter?.stop()
         lines.close()
         return finish(runner, out: out)
+    }
+
+    /// The one stderr line of a run with `-k` (any of its sessions), nil without.
+    public static func insecureWarning(_ plan: RunPlan) -> String? {
+        plan.sessions.contains(where: \.insecure) ? "transfertop: warning: -k: TLS certificates are not verified" : nil
     }
 
     /// Colour codes only for a terminal that has colour: never into a pipe, never with

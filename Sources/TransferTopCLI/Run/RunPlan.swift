@@ -117,20 +117,11 @@ extension RunPlan {
         s.resourceTimeout = o.resourceTimeout
         s.headers = try o.headers.map(HeaderParsing.parse)
         s.caFile = o.caCertificate
-        s.pinnedPublicKeys = o.pinnedPublicKeys
-        s.insecure = o.insecure
         s.cache = o.cache
         s.cachePolicy = o.cachePolicy
-        s.clientCertificate = o.clientCertificate
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
-        s.credential = try o.user?.credential()
-        s.httpAuthentication = o.httpAuthentication
-        s.netrc = o.netrc
-        s.cookieFiles = o.cookieFiles
-        // `-b NAME=VALUE`: a Cookie header of the session, so it follows the credential-header
-        // rule on redirects (the task's origin only, unless --location-trusted), as curl's.
-        if !o.cookieStrings.isEmpty { s.headers.append(HTTPHeader("Cookie", o.cookieStrings.joined(separator: "; "))) }
+        s.applySecurity(o, credential: try o.user?.credential())
         s.tasks = urls.map { url in
             if !o.form.isEmpty {
                 var task = TaskPlan(kind: .upload, url: url, method: "POST")
@@ -144,6 +135,31 @@ extension RunPlan {
         plan.usesContentDisposition = o.contentDisposition
         plan.cookieJar = o.cookieJar
         return plan
+    }
+}
+
+extension SessionPlan {
+    /// The command line's trust, credential and cookie options (`-k`, `--pinnedpubkey`,
+    /// `--cert/--key`, `-u` with its scheme, `--netrc`, `-b`): the same for the URLs' session
+    /// and for every session of a `--job` file (DECISIONS 111), so a pin or a credential given
+    /// on the command line is never silently dropped. `credential` is `-u`'s, asked once.
+    mutating func applySecurity(_ o: Options, credential: TransferCredential?) {
+        pinnedPublicKeys = o.pinnedPublicKeys
+        insecure = o.insecure
+        clientCertificate = o.clientCertificate
+        self.credential = credential
+        httpAuthentication = o.httpAuthentication
+        netrc = o.netrc
+        cookieFiles = o.cookieFiles
+        // `-b NAME=VALUE`: a Cookie header of the session, so it follows the credential-header
+        // rule on redirects (the task's origin only, unless --location-trusted), as curl's.
+        guard !o.cookieStrings.isEmpty else { return }
+        let value = o.cookieStrings.joined(separator: "; ")
+        if let i = headers.firstIndex(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }) {
+            headers[i] = HTTPHeader(headers[i].name, headers[i].value + "; " + value)
+        } else {
+            headers.append(HTTPHeader("Cookie", value))
+        }
     }
 }
 

@@ -14,6 +14,7 @@ enum SegmentedRun {
         let plan = withConnections(given, segments: o.segments ?? 1)
         guard let file = o.upload, let sessionPlan = plan.sessions.first, let task = sessionPlan.tasks.first else { return 2 }
         let url = task.url
+        if let warning = LineMode.insecureWarning(plan) { Output.shared.error(warning) }  // DECISIONS 110
         let segmentSize = o.segmentSize ?? SegmentedUploadOptions.defaultSegmentSize
         guard let (ledger, done) = openLedger(url: url, file: file, segmentSize: segmentSize) else { return 1 }
 

@@ -33,6 +33,9 @@ public struct MonitorModel: Sendable {
     public var sessions: [SessionSnapshot] = [] {
         didSet { totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks)) }, uniquingKeysWith: { a, _ in a }) }
     }
+    /// The run was started with `-k`: the header says TLS is not verified from the first
+    /// frame, before any hop has completed (DECISIONS 110).
+    public var insecureConfiguration = false
     /// Per session, its tasks summed once per change of `sessions` (see `SessionTotals`).
     public private(set) var totals: [Int: SessionTotals] = [:]
     /// Per session that carries a segmented upload (issue 14), each segment's state: drawn as

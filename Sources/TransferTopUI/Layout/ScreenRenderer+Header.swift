@@ -8,7 +8,8 @@ extension ScreenRenderer {
         var pieces = headerPieces(model)
         // `-k`: said first after the name, in the error colour, so it is never cut off.
         let unverified = model.totals.values.reduce(0) { $0 + $1.unverifiedTLS }
-        let warning = unverified > 0 ? "TLS NOT VERIFIED (\(unverified))" : ""
+        // From the configuration at start (`-k`), counted once hops have completed unverified.
+        let warning = unverified > 0 ? "TLS NOT VERIFIED (\(unverified))" : model.insecureConfiguration ? "TLS NOT VERIFIED (-k)" : ""
         let reserved = warning.isEmpty ? 0 : DisplayWidth.of(warning) + 2
         while pieces.count > 1, DisplayWidth.of(pieces.joined(separator: "  ")) + reserved > grid.width { pieces.removeLast() }
         guard !warning.isEmpty, let name = pieces.first else {
