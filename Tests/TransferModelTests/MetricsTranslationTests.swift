@@ -93,11 +93,19 @@ let translationCases: [TranslationCase] = [
         expected: PhaseOffsets(dnsStart: 0, dnsEnd: 24, connectStart: 24, tlsStart: 700),
         anchor: .doneMinusTotal),
     TranslationCase(
-        name: "FTPS: CONNECT restamped by the data connection after APPCONNECT: TCP + TLS as connect, TLS unknown",
+        name: "FTPS: CONNECT stamped again by the data connection after APPCONNECT: TCP + TLS as connect, TLS unknown",
         facts: CurlTimingFacts(namelookupMicros: 30, connectMicros: 50_700, appconnectMicros: 47_700,
                                pretransferMicros: 52_000, starttransferMicros: 60_000, totalMicros: 61_000,
-                               numConnects: 1, isTLS: true, fetchStart: t0, doneAt: at(61_000)),
+                               numConnects: 1, isTLS: true, fetchStart: t0, doneAt: at(61_000), hasDataConnection: true),
         expected: PhaseOffsets(dnsStart: 0, dnsEnd: 30, connectStart: 30, connectEnd: 47_700, requestStart: 50_700,
+                               requestEnd: 52_000, responseStart: 60_000, responseEnd: 61_000),
+        anchor: .doneMinusTotal),
+    TranslationCase(
+        name: "FTPS: both stamps of the data connection, CONNECT 61 us before APPCONNECT: no 0.06 ms TLS",
+        facts: CurlTimingFacts(namelookupMicros: 30, connectMicros: 50_700, appconnectMicros: 50_761,
+                               pretransferMicros: 52_000, starttransferMicros: 60_000, totalMicros: 61_000,
+                               numConnects: 1, isTLS: true, fetchStart: t0, doneAt: at(61_000), hasDataConnection: true),
+        expected: PhaseOffsets(dnsStart: 0, dnsEnd: 30, connectStart: 30, connectEnd: 50_700, requestStart: 50_761,
                                requestEnd: 52_000, responseStart: 60_000, responseEnd: 61_000),
         anchor: .doneMinusTotal),
     TranslationCase(

@@ -55,7 +55,8 @@ extension TransferEngine {
             fetchStart: clock.date(t.hopStart), prereqAt: t.prereqAt.map(clock.date),
             connectingAt: t.dequeuedAt.map(clock.date),
             firstHeaderAt: t.firstHeaderAt.map(clock.date), lastByteAt: t.lastByteAt.map(clock.date),
-            lastBodyByteSentAt: t.lastBodySentAt.map(clock.date), doneAt: clock.date(doneAt))
+            lastBodyByteSentAt: t.lastBodySentAt.map(clock.date), doneAt: clock.date(doneAt),
+            hasDataConnection: t.scheme.isFTP)
     }
 
     /// A hop the engine ends itself (cancel, its own time-outs) never reaches CURLMSG_DONE:

@@ -15,8 +15,11 @@ public struct CurlTimingFacts: Sendable, Equatable {
     public var totalMicros: Int64
     /// `CURLINFO_NUM_CONNECTS`: 0 on a reused connection, and also when no connect succeeded.
     public var numConnects: Int
-    /// The hop's scheme is https.
+    /// The hop's scheme is https (or ftps).
     public var isTLS: Bool
+    /// FTP: libcurl 7.88 times the data connection with the same CONNECT and APPCONNECT
+    /// timers as the control connection, so their last values may be either's.
+    public var hasDataConnection: Bool
     /// The task asked for this hop (`curl_multi_add_handle`).
     public var fetchStart: Date
     /// `CURLOPT_PREREQFUNCTION` ran: connected (new or reused), about to send the request.
@@ -37,7 +40,8 @@ public struct CurlTimingFacts: Sendable, Equatable {
                 pretransferMicros: Int64 = 0, starttransferMicros: Int64 = 0, totalMicros: Int64 = 0,
                 numConnects: Int, isTLS: Bool, fetchStart: Date, prereqAt: Date? = nil,
                 connectingAt: Date? = nil, firstHeaderAt: Date? = nil, lastByteAt: Date? = nil, lastBodyByteSentAt: Date? = nil,
-                doneAt: Date) {
+                doneAt: Date, hasDataConnection: Bool = false) {
+        self.hasDataConnection = hasDataConnection
         self.namelookupMicros = namelookupMicros
         self.connectMicros = connectMicros
         self.appconnectMicros = appconnectMicros

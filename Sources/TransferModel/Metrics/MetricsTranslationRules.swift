@@ -72,12 +72,13 @@ public enum MetricsTranslation {
         let tcpDone = f.connectMicros > 0 ? s + f.connectMicros : nil
         if !f.isTLS {
             d.connectEnd = tcpDone
-        } else if f.appconnectMicros > 0, f.connectMicros > f.appconnectMicros {
-            // FTPS: libcurl 7.88 stamps CONNECT again when the data connection connects, after
-            // the control connection's handshake (APPCONNECT), so the control connection's TCP
-            // end is lost. The connection (TCP + TLS) ends at APPCONNECT; the TLS part of it is
-            // not known, and is left empty rather than shown as 0 (DECISIONS 95).
-            d.connectEnd = s + f.appconnectMicros
+        } else if f.hasDataConnection, f.appconnectMicros > 0 {
+            // FTPS: libcurl 7.88 stamps CONNECT (and sometimes APPCONNECT) again for the data
+            // connection, after the control connection's handshake and login: measured both
+            // CONNECT > APPCONNECT and CONNECT 61 us before APPCONNECT. The control connection's
+            // TCP end and TLS time are lost; the earlier stamp bounds the connection (TCP + TLS)
+            // from above, and the TLS phase is left empty rather than made up (DECISIONS 99).
+            d.connectEnd = s + (tcpDone == nil ? f.appconnectMicros : min(f.connectMicros, f.appconnectMicros))
         } else if f.appconnectMicros > 0 {
             d.secureConnectionStart = tcpDone ?? dnsEnd
             d.secureConnectionEnd = s + f.appconnectMicros
