@@ -107,18 +107,25 @@ import TransferKit
         #expect(try #require(server.segmentUpload("int")).sha256 == file.sha)
     }
 
-    @Test func aRefusedSegmentEndsTheRunWithoutRetrying() async throws {
+    /// A two-segment upload to `/status/CODE`, which answers every request with CODE: the run's
+    /// result and how many requests reached the server.
+    private func uploadRefused(with code: Int) async throws -> (run: RunResult, requests: Int) {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = try source(dir, segments: 2)
-        // /status/403 refuses every request: a 4xx is not retried.
         let r = try await Run.binary(["-T", file.path, "--segments", "1", "--segment-size", "64K",
-                                      "\(server.httpBase)/status/403"], environment: ["XDG_STATE_HOME": dir + "/state"])
+                                      "\(server.httpBase)/status/\(code)"], environment: ["XDG_STATE_HOME": dir + "/state"])
+        return (r, server.stats.requests.filter { $0.path == "/status/\(code)" }.count)
+    }
+
+    @Test func aRefusedSegmentEndsTheRunWithoutRetrying() async throws {
+        // A 4xx is not retried.
+        let (r, requests) = try await uploadRefused(with: 403)
         #expect(r.status == 1)
         #expect(r.stderr.contains("segment 1 of 2 (bytes 0-65535/131072) failed 1 times"), "\(r.stderr)")
-        #expect(server.stats.requests.filter { $0.path == "/status/403" }.count == 1)
+        #expect(requests == 1)
     }
 
     /// Decision 106: a record of stored segments edited (or damaged) to name segments this
@@ -154,16 +161,10 @@ import TransferKit
     /// Decision 107: 501 (nginx's answer to a PUT with Content-Range) is final, said in words,
     /// and not retried.
     @Test func a501IsFinalAndSaysRangedPutsAreNotAccepted() async throws {
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = try source(dir, segments: 2)
-        let r = try await Run.binary(["-T", file.path, "--segments", "1", "--segment-size", "64K",
-                                      "\(server.httpBase)/status/501"], environment: ["XDG_STATE_HOME": dir + "/state"])
+        let (r, requests) = try await uploadRefused(with: 501)
         #expect(r.status == 1)
         #expect(r.stderr.contains("the server does not accept ranged PUTs"), "\(r.stderr)")
-        #expect(server.stats.requests.filter { $0.path == "/status/501" }.count == 1)
+        #expect(requests == 1)
     }
 
     /// Decision 107: the file is rewritten (its modification time changes) while the server
