@@ -8,18 +8,29 @@ import TransferKit
 /// the server, the map shows three stored and one in flight; released, all six are stored and
 /// `q` ends the run with 0 (the monitor stays until asked to quit, as for downloads).
 @Suite(.serialized, .enabled(if: Tmux.available)) struct SegmentedUploadMonitorTests {
+    static let segment = 64 * 1024
+
+    /// Writes a source of `segments` 64 KiB segments into the rig's directory and starts
+    /// `transfertop -T --segments 1` on it in the rig's tmux (160x30), with the server holding
+    /// the upload at the start of segment `holdAtSegment` (0-based) behind the returned gate.
+    /// The pane stays open after the exit (`sleep 60`) so the tests can read TT-EXITED.
+    private func startUpload(in rig: TmuxRig, segments: Int, seed: UInt8, name: String,
+                             holdAtSegment: Int) async throws -> (data: Data, gate: String) {
+        let data = Data(LoopbackServer.body(size: segments * Self.segment, seed: seed))
+        try data.write(to: URL(fileURLWithPath: rig.dir + "/source.bin"))
+        let gate = UUID().uuidString
+        let url = "\(rig.server.httpBase)/segments/\(name)?holdAt=\(holdAtSegment * Self.segment)&holdGate=\(gate)"
+        let command = "cd \(rig.dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(rig.dir)/state XDG_CONFIG_HOME=\(rig.dir)/config "
+            + "\(rig.binary) -T source.bin --segments 1 --segment-size 64K '\(url)'; echo TT-EXITED $?; sleep 60"
+        try await rig.tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+        return (data, gate)
+    }
+
     @Test func theSessionRowShowsTheSegmentMapAndTheRunEndsWhenAllAreStored() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
-        let segment = 64 * 1024
-        let data = Data(LoopbackServer.body(size: 6 * segment, seed: 4))
-        try data.write(to: URL(fileURLWithPath: dir + "/source.bin"))
-        let gate = UUID().uuidString
-        let url = "\(server.httpBase)/segments/monitor?holdAt=\(3 * segment)&holdGate=\(gate)"
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -T source.bin --segments 1 --segment-size 64K '\(url)'; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+        let (server, tmux) = (rig.server, rig.tmux)
+        let (data, gate) = try await startUpload(in: rig, segments: 6, seed: 4, name: "monitor", holdAtSegment: 3)
 
         try await server.waitForGate(gate)
         let screen = try await tmux.waitFor { $0.contains("###>..") }
@@ -42,15 +53,9 @@ import TransferKit
     @Test func quittingCancelsTheUploadAndKeepsTheRecord() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
-        let segment = 64 * 1024
-        let data = Data(LoopbackServer.body(size: 3 * segment, seed: 5))
-        try data.write(to: URL(fileURLWithPath: dir + "/source.bin"))
-        let gate = UUID().uuidString
-        let url = "\(server.httpBase)/segments/quit?holdAt=\(segment)&holdGate=\(gate)"
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -T source.bin --segments 1 --segment-size 64K '\(url)'; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+        let (server, dir, tmux) = (rig.server, rig.dir, rig.tmux)
+        let segment = Self.segment
+        let (_, gate) = try await startUpload(in: rig, segments: 3, seed: 5, name: "quit", holdAtSegment: 1)
 
         try await server.waitForGate(gate)
         _ = try await tmux.waitFor { $0.contains("#>.") }
