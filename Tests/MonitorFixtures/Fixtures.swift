@@ -152,4 +152,17 @@ public enum Fixtures {
         m.frameTimeMs = 1.25
         return m
     }
+
+    /// The golden model with `task` added to its first session, selected, in view, and its
+    /// detail pane shown: how the view tests look at one task's row and detail.
+    public static func model(width: Int, height: Int, selecting task: TaskSnapshot) -> MonitorModel {
+        var m = model(width: width, height: height)
+        var sessions = m.sessions
+        sessions[0].tasks.append(task)
+        m.sessions = sessions
+        m.selectedTask = task.id
+        m.keepSelectionVisible()
+        m.detailShown = true
+        return m
+    }
 }

@@ -8,16 +8,11 @@ import TransferModel
 /// as the CSV's `fetch_type` column does; a network load adds no line.
 @Suite struct CacheFetchViewTests {
     func detail(_ change: (inout TransactionMetrics) -> Void) -> [String] {
-        var m = Fixtures.model(width: 120, height: 40)
         var metrics = Fixtures.hop("http://cache.test/a", start: 0, status: 200, phases: [1, 1, 1, 1, 1, 1])
         change(&metrics.transactionMetrics[0])
         let task = Fixtures.task(1, 9, .completed, url: "http://cache.test/a", received: 10, expected: 10,
                                  status: 200, proto: "http/1.1", metrics: metrics)
-        var sessions = m.sessions
-        sessions[0].tasks.append(task)
-        m.sessions = sessions
-        m.selectedTask = task.id
-        m.detailShown = true
+        let m = Fixtures.model(width: 120, height: 40, selecting: task)
         return ScreenRenderer.detailContent(m).map { $0.map(\.text).joined() }
     }
 

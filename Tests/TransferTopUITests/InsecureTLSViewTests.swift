@@ -8,17 +8,11 @@ import TransferModel
 /// (counted), in its RESULT cell and in its detail pane.
 @Suite struct InsecureTLSViewTests {
     @Test func theHeaderTheRowAndTheDetailSayTLSWasNotVerified() throws {
-        var m = Fixtures.model(width: 120, height: 40)
         var metrics = Fixtures.hop("https://self-signed.test/a", start: 0, status: 200, phases: [1, 1, 1, 1, 1, 1])
         metrics.transactionMetrics[0].isTLSVerified = false
         let insecure = Fixtures.task(1, 9, .completed, url: "https://self-signed.test/a", received: 10, expected: 10,
                                      status: 200, proto: "http/1.1", metrics: metrics)
-        var sessions = m.sessions
-        sessions[0].tasks.append(insecure)
-        m.sessions = sessions
-        m.selectedTask = insecure.id
-        m.keepSelectionVisible()
-        m.detailShown = true
+        let m = Fixtures.model(width: 120, height: 40, selecting: insecure)
         let grid = ScreenRenderer.render(m)
 
         let header = grid.rowText(0)
