@@ -92,11 +92,16 @@ import TransferKit
         let rig = try await TmuxRig.start()
         defer { rig.close() }
         let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        // The server sends 10,000 bytes and holds the rest at a gate until the test has seen the
+        // line (a 4 s drip was the window before, and a loaded machine's tmux polls missed it).
+        let gate = UUID().uuidString
         let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) --no-tui -o \(dir) "
-            + "'\(server.httpBase)/drip?size=40000&rate=10000'; echo TT-EXITED $?; sleep 60"
+            + "'\(server.httpBase)/bytes/40000?gate=\(gate)&holdAfter=10000'; echo TT-EXITED $?; sleep 60"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
+        try await server.waitForGate(gate)
         // Bytes have arrived and the line says so: it was redrawn, not printed once.
         let running = try await tmux.waitFor { $0.contains("progress: 0 done, 1 running") && !$0.contains("running  0 B ") }
+        server.openGate(gate)
         #expect(running.components(separatedBy: "progress:").count == 2, "one line, redrawn in place: \(running)")
         #expect(running.contains("ETA "), "\(running)")
         let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
