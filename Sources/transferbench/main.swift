@@ -10,6 +10,10 @@
 //          of scripts/bench's cliupseg case, which takes segmented PUTs (/segments/NAME)
 //          and plain uploads (/echo) alike
 //
+//   transferbench phases URL CAFILE COUNT
+//          COUNT fresh requests, one session each, printing their DNS, connect, TLS and TTFB
+//          (`Phases`; the in-process side of MetricsTruthTests)
+//
 //   small  COUNT (default 5000) GETs of URL on one session, 6 connections per host,
 //          all submitted at once with completion handlers
 //          (client `tkwindow`: TransferKit with at most 24 tasks in flight instead)
@@ -35,6 +39,9 @@ func usage() -> Never {
 
 let args = CommandLine.arguments
 if args.count == 2, args[1] == "serve" { Serve.run() }
+if args.count == 5, args[1] == "phases", let u = URL(string: args[2]), let n = Int(args[4]) {
+    Phases.run(u, caFile: args[3], count: n)
+}
 guard args.count >= 4, let url = URL(string: args[3]) else { usage() }
 let client = args[1], benchCase = args[2]
 let extra = args.count > 4 ? args[4] : nil

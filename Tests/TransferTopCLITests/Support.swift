@@ -2,24 +2,9 @@ import Foundation
 import LoopbackServer
 import TestSupport
 
-/// Finds the built `transfertop` next to the test bundle, whatever the scratch path.
+/// The built `transfertop` next to the test bundle.
 enum Binary {
-    static var path: String? {
-        var candidates: [URL] = []
-        let arg0 = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        candidates.append(arg0.deletingLastPathComponent())
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(Bundle.main.bundleURL)
-        for dir in candidates {
-            var d = dir
-            for _ in 0..<3 {
-                let p = d.appendingPathComponent("transfertop").path
-                if FileManager.default.isExecutableFile(atPath: p) { return p }
-                d = d.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
+    static var path: String? { BuiltExecutable.path("transfertop") }
 }
 
 struct RunResult {
