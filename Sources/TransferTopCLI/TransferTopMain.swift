@@ -25,6 +25,7 @@ public enum TransferTopMain {
         case .run(let options):
             // Parsed: the `-u` password leaves the visible command line (curl's cleanarg).
             if options.user?.password != nil { ArgvScrub.scrubPasswords() }
+            if options.background != nil { return await BackgroundCLI.submit(options, environment: env) }
             do {
                 let plan = try Preparation.plan(options)
                 try Preflight.checkKeyBindings(environment: env)
@@ -47,6 +48,8 @@ public enum TransferTopMain {
             return await Demo.run(options, environment: env)
         case .clean(let directory, let delete):
             return CleanCommand.execute(directory: directory, delete: delete)
+        case .background(let command):
+            return await BackgroundCLI.run(command, environment: env)
         }
     }
 

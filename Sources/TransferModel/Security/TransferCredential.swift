@@ -33,14 +33,14 @@ public struct TransferCredential: Sendable, Equatable, CustomStringConvertible {
 /// Which HTTP authentication schemes a credential may be sent with (curl's `--basic`,
 /// `--digest`, `--anyauth`). Basic sends the password with the first request, as curl's
 /// default; digest and any wait for the server's 401 and answer its challenge.
-public enum HTTPAuthentication: String, Sendable, Equatable, CaseIterable {
+public enum HTTPAuthentication: String, Sendable, Equatable, CaseIterable, Codable {
     case basic, digest, any
 }
 
 /// `~/.netrc`-style credentials looked up by host for each hop (curl's `--netrc`,
 /// `--netrc-file`): only the machine a hop goes to can match, so a redirect to another host
 /// never carries the first host's entry.
-public struct NetrcUse: Sendable, Equatable {
+public struct NetrcUse: Sendable, Equatable, Codable {
     /// nil: libcurl's default, `$HOME/.netrc`.
     public var file: String?
     public init(file: String? = nil) { self.file = file }

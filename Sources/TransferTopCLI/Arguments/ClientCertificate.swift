@@ -3,7 +3,7 @@ import Foundation
 /// `--cert FILE[:PASSWORD]` and `--key FILE`, as curl reads them: the last ':' of `--cert`
 /// starts the key's password (a file name may hold colons, a password given so may not).
 /// The password is never shown in a message.
-public struct ClientCertificate: Sendable, Equatable {
+public struct ClientCertificate: Sendable, Equatable, Codable {
     public var file: String
     /// nil: the key is in the certificate's file.
     public var key: String?

@@ -7,7 +7,7 @@ import TransferKit
 ///   is the path's last component unless given; the type is guessed from the extension);
 /// - `name=<path[;type=TYPE]`: a field whose value is the file's content (no filename).
 /// A path with `;` in it is written in double quotes: `name=@"a;b.txt"`.
-public enum FormField: Sendable, Equatable {
+public enum FormField: Sendable, Equatable, Codable {
     case value(name: String, String)
     case file(name: String, path: String, type: String?, filename: String?)
     case contents(name: String, path: String, type: String?)

@@ -3,8 +3,8 @@ import TransferKit
 
 /// Everything the command line says, before anything is opened or checked on disk
 /// (STYLE 13: parse and validate first, then run).
-public struct Options: Sendable, Equatable {
-    public enum SessionChoice: String, Sendable, Equatable { case `default`, ephemeral }
+public struct Options: Sendable, Equatable, Codable {
+    public enum SessionChoice: String, Sendable, Equatable, Codable { case `default`, ephemeral }
 
     public var urls: [String] = []
     public var inputFiles: [String] = []
@@ -72,12 +72,14 @@ public struct Options: Sendable, Equatable {
     public var trace = false
     /// `--prometheus [HOST:]PORT`.
     public var prometheus: ListenAddress? = nil
+    /// `--background NAME`: submit to the daemon's session NAME instead of running here.
+    public var background: String? = nil
 
     public init() {}
 }
 
 /// Where a server of ours listens (`--prometheus`).
-public struct ListenAddress: Sendable, Equatable {
+public struct ListenAddress: Sendable, Equatable, Codable {
     public var host: String
     public var port: Int
 }
@@ -92,6 +94,8 @@ public enum Command: Sendable, Equatable {
     case print(String)
     /// `transfertop clean [DIR] [--yes]`: list (or delete) stale partial downloads.
     case clean(directory: String?, delete: Bool)
+    /// `status`, `wait`, `attach`, `control` and `daemon` (issue 12).
+    case background(BackgroundCommand)
 }
 
 /// A usage error: one line, no trailing period; the caller adds the `--help` pointer.

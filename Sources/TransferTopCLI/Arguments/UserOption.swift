@@ -3,7 +3,7 @@ import TransferKit
 
 /// `-u USER[:PASSWORD]` as curl splits it: at the first colon, so a password may hold colons
 /// and a user name may not. The value is never echoed in a message.
-public struct UserOption: Sendable, Equatable {
+public struct UserOption: Sendable, Equatable, Codable {
     public var user: String
     /// nil: to be asked on the terminal before the run.
     public var password: String?

@@ -167,6 +167,9 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Serve Prometheus metrics at http://[HOST:]PORT/metrics during the run (HOST default 127.0.0.1).", valueName: "[HOST:]PORT"))
     var prometheus: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hand the transfers to the background daemon's session NAME and return at once, printing the task ids; they go on after this shell ends (see 'status', 'wait', 'attach', 'daemon').", valueName: "NAME"))
+    var background: String?
+
     /// The plain value the rest of the program uses, every value checked (exit 2 otherwise).
     func options(urls: [String]) throws(UsageError) -> Options {
         var o = Options()
@@ -232,6 +235,7 @@ struct TransferOptions: ParsableArguments {
         if let v = logLevel { o.logLevel = try OptionValues.logLevel(v) }
         o.trace = trace
         if let v = prometheus { o.prometheus = try OptionValues.listenAddress(v, "--prometheus") }
+        if let v = background { o.background = try BackgroundName.check(v, "--background") }
         return o
     }
 }

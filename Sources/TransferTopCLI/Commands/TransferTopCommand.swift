@@ -21,10 +21,13 @@ public struct TransferTopCommand: ParsableCommand {
         transfertop [OPTIONS] [URL ...]
         transfertop demo [OPTIONS]
         transfertop clean [DIR] [--yes]
+        transfertop --background NAME [OPTIONS] [URL ...]
+        transfertop status|wait|attach|control|daemon ...
         """,
         discussion: HelpDiscussion.text,
         version: VersionInfo.versionLine,
-        subcommands: [RunCommand.self, DemoCommand.self, CleanCommand.self],
+        subcommands: [RunCommand.self, DemoCommand.self, CleanCommand.self, StatusCommand.self, WaitCommand.self,
+                      AttachCommand.self, ControlCommand.self, DaemonCommand.self],
         defaultSubcommand: RunCommand.self)
 
     @OptionGroup(title: "Transfer options")

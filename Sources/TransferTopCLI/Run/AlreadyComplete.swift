@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 
 /// What to do when a download's file name is already taken in the output directory.
-public enum ExistingFiles: Sendable, Equatable {
+public enum ExistingFiles: Sendable, Equatable, Codable {
     /// Default: a file this command placed before and the server still has unchanged is
     /// skipped ("already complete"); otherwise the new file gets a free name (`name (1)`).
     case keepBoth

@@ -1,0 +1,115 @@
+import ArgumentParser
+import TransferKit
+
+/// What a background command asks (issue 12); `BackgroundCLI` carries it out.
+public enum BackgroundCommand: Sendable, Equatable {
+    case status(session: String?, json: Bool)
+    case wait(session: String)
+    case attach(session: String)
+    case control(session: String, action: BackgroundAction, task: Int64?)
+    case daemon(DaemonAction)
+}
+
+public enum DaemonAction: String, Sendable, Equatable, CaseIterable {
+    /// Runs the daemon in the foreground (what the on-demand start and the systemd unit run).
+    case run
+    case start, status, stop
+}
+
+/// A background session's name: letters, digits, `.`, `_` and `-`, 1-64 of them (it is shown
+/// in messages and used as a key, never as a path).
+enum BackgroundName {
+    static func check(_ v: String, _ option: String) throws(UsageError) -> String {
+        let allowed = v.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-".unicodeScalars.contains($0) }
+        guard !v.isEmpty, v.count <= 64, allowed, v.first != "-" else {
+            throw UsageError("\(option) takes a session name of 1-64 letters, digits, '.', '_' or '-', not '\(SafeQuote.quote(v, limit: 30))'")
+        }
+        return v
+    }
+}
+
+/// Background commands take none of the transfer options (the root reads them anywhere).
+private func noTransferOptions(_ root: TransferTopCommand, _ usage: String) throws(UsageError) {
+    if try root.transfer.options(urls: []) != Options() {
+        throw UsageError("'\(usage.split(separator: " ").first ?? "")' takes no transfer options (usage: transfertop \(usage))")
+    }
+}
+
+struct StatusCommand: ParsableCommand, CommandPlanning {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the background sessions and their tasks (all, or NAME).")
+    @ParentCommand var root: TransferTopCommand
+    @Argument(help: ArgumentHelp("A background session (default: all).", valueName: "NAME")) var session: String?
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func command() throws(UsageError) -> Command {
+        try noTransferOptions(root, "status [NAME] [--json]")
+        return .background(.status(session: try session.map { v throws(UsageError) in try BackgroundName.check(v, "status") }, json: json))
+    }
+}
+
+struct WaitCommand: ParsableCommand, CommandPlanning {
+    static let configuration = CommandConfiguration(
+        commandName: "wait", abstract: "Wait until every task of background session NAME has completed (exit 0 if all succeeded, 1 if not).")
+    @ParentCommand var root: TransferTopCommand
+    @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
+
+    func command() throws(UsageError) -> Command {
+        try noTransferOptions(root, "wait NAME")
+        return .background(.wait(session: try BackgroundName.check(session, "wait")))
+    }
+}
+
+struct AttachCommand: ParsableCommand, CommandPlanning {
+    static let configuration = CommandConfiguration(
+        commandName: "attach", abstract: "Follow background session NAME: its events so far, then each new one, until Ctrl-C (which only detaches).")
+    @ParentCommand var root: TransferTopCommand
+    @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
+
+    func command() throws(UsageError) -> Command {
+        try noTransferOptions(root, "attach NAME")
+        return .background(.attach(session: try BackgroundName.check(session, "attach")))
+    }
+}
+
+struct ControlCommand: ParsableCommand, CommandPlanning {
+    static let configuration = CommandConfiguration(
+        commandName: "control",
+        abstract: "Act on a background task, or on every task of the session: suspend, resume, cancel-with-resume-data, cancel, or invalidate the session (the monitor's s, r, d, c and X).")
+    @ParentCommand var root: TransferTopCommand
+    @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
+    @Argument(help: ArgumentHelp("suspend, resume, cancel-with-resume-data, cancel or invalidate.", valueName: "ACTION")) var action: String
+    @Argument(help: ArgumentHelp("The task number (from --background or status; default: every unfinished task).", valueName: "TASK")) var task: String?
+
+    func command() throws(UsageError) -> Command {
+        try noTransferOptions(root, "control NAME ACTION [TASK]")
+        let names: [String: BackgroundAction] = ["suspend": .suspend, "resume": .resume, "cancel-with-resume-data": .cancelWithResumeData,
+                                                  "cancel": .cancel, "invalidate": .invalidate]
+        guard let a = names[action] else {
+            throw UsageError("control: ACTION is suspend, resume, cancel-with-resume-data, cancel or invalidate, not '\(SafeQuote.quote(action, limit: 30))'")
+        }
+        var number: Int64? = nil
+        if let task {
+            guard let n = Int64(task), n >= 1 else { throw UsageError("control: TASK is a task number (1, 2, ...), not '\(SafeQuote.quote(task, limit: 30))'") }
+            guard a != .invalidate else { throw UsageError("control: invalidate acts on the whole session; give no TASK") }
+            number = n
+        }
+        return .background(.control(session: try BackgroundName.check(session, "control"), action: a, task: number))
+    }
+}
+
+struct DaemonCommand: ParsableCommand, CommandPlanning {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "The background daemon: run (in the foreground, as the systemd unit does), start, status or stop (which keeps resume data).")
+    @ParentCommand var root: TransferTopCommand
+    @Argument(help: ArgumentHelp("run, start, status or stop (default: run).", valueName: "ACTION")) var action: String?
+
+    func command() throws(UsageError) -> Command {
+        try noTransferOptions(root, "daemon [run|start|status|stop]")
+        guard let a = DaemonAction(rawValue: action ?? "run") else {
+            throw UsageError("daemon: ACTION is run, start, status or stop, not '\(SafeQuote.quote(action ?? "", limit: 30))'")
+        }
+        return .background(.daemon(a))
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import TransferKit
+
+/// The client side of issue 12's commands: `--background NAME`, `status`, `wait`, `attach`,
+/// `control` and `daemon`. Each talks to the daemon through `DaemonClient`, starting it when
+/// none runs (but `daemon status` and `daemon stop`, which only ask).
+enum BackgroundCLI {
+    static func run(_ command: BackgroundCommand, environment env: [String: String]) async -> Int32 {
+        let out = Output.shared
+        do {
+            let paths = try DaemonPaths.standard(env)
+            switch command {
+            case .daemon(.run):
+                return await DaemonServer.run(paths)
+            case .daemon(.start):
+                let client = try DaemonClient.connect(paths, start: true)
+                out.line("transfertop daemon running (pid \(client.daemonPID), version \(client.daemonVersion))")
+            case .daemon(.status):
+                return daemonStatus(paths)
+            case .daemon(.stop):
+                guard let client = try? DaemonClient.connect(paths, start: false) else {
+                    out.line("no transfertop daemon is running")
+                    return 0
+                }
+                _ = try client.request(.stop)
+                DaemonClient.waitUntilGone(paths)
+                out.line("transfertop daemon (pid \(client.daemonPID)) stopped; unfinished downloads kept their resume data")
+            case .status(let session, let json):
+                let client = try DaemonClient.connect(paths, start: true)
+                guard case .status(let sessions) = try client.request(.status(session: session)) else { return 1 }
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    out.line(String(decoding: try encoder.encode(sessions), as: UTF8.self))
+                } else {
+                    for line in BackgroundFormat.table(sessions) { out.line(line) }
+                }
+            case .wait(let session):
+                return try follow(paths, session, untilDone: true) { event in
+                    if event.kind == "state", event.task?.state != "completed" { return nil }  // wait says outcomes only
+                    return BackgroundFormat.line(event)
+                }
+            case .attach(let session):
+                return try follow(paths, session, untilDone: false) { BackgroundFormat.line($0) }
+            case .control(let session, let action, let task):
+                let client = try DaemonClient.connect(paths, start: true)
+                if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }
+            }
+            return 0
+        } catch let e as DaemonError {
+            out.error("transfertop: \(e.message)")
+            return 1
+        } catch {
+            out.error("transfertop: \(error)")
+            return 1
+        }
+    }
+
+    /// `wait` and `attach`: the session's events as lines. `wait` ends when every task has
+    /// completed (exit 0 if all succeeded, else 1, as line mode); `attach` when the session is
+    /// invalidated, or at Ctrl-C (which detaches: the daemon goes on).
+    static func follow(_ paths: DaemonPaths, _ session: String, untilDone: Bool, line: (BackgroundEvent) -> String?) throws(DaemonError) -> Int32 {
+        let client = try DaemonClient.connect(paths, start: true)
+        try client.channel.send(DaemonRequest.follow(session: session, after: 0, untilDone: untilDone))
+        while let reply = try client.channel.receive(DaemonReply.self) {
+            switch reply {
+            case .event(let event):
+                if let text = line(event) { Output.shared.line(text) }
+                if !untilDone, event.kind == "invalidated" { return 0 }
+            case .done(let total, let failed):
+                Output.shared.line("\(session): \(total) task(s) completed, \(failed) failed")
+                return failed == 0 ? 0 : 1
+            case .failure(let why):
+                throw DaemonError(why)
+            default:
+                continue
+            }
+        }
+        throw DaemonError("the daemon went away")
+    }
+
+    static func daemonStatus(_ paths: DaemonPaths) -> Int32 {
+        guard let client = try? DaemonClient.connect(paths, start: false) else {
+            Output.shared.line("no transfertop daemon is running (socket \(paths.socket))")
+            return 1
+        }
+        var summary = ""
+        if case .status(let sessions)? = try? client.request(.status(session: nil)) {
+            let tasks = sessions.flatMap(\.tasks)
+            summary = ", \(sessions.count) session(s), \(tasks.filter { $0.state != "completed" }.count) of \(tasks.count) task(s) unfinished"
+        }
+        Output.shared.line("transfertop daemon running: pid \(client.daemonPID), version \(client.daemonVersion), socket \(paths.socket), journal \(paths.journal)\(summary)")
+        return 0
+    }
+
+    // MARK: submit
+
+    /// `transfertop --background NAME …`: checks everything here (exit 2 for usage errors, as
+    /// a local run), reads `-i` files and asks a missing `-u` password here, then hands the
+    /// tasks to the daemon and prints their ids.
+    static func submit(_ given: Options, environment env: [String: String]) async -> Int32 {
+        let out = Output.shared
+        guard let name = given.background else { return 2 }
+        var options = given
+        do {
+            if options.upload == "-" { throw UsageError("--background cannot read --upload - (standard input ends with this command)") }
+            if options.segments != nil { throw UsageError("--background does not take --segments yet (run the segmented upload here)") }
+            if options.job != nil { throw UsageError("--background does not take --job yet (give the URLs or -i FILE)") }
+            if options.prometheus != nil { throw UsageError("--background does not take --prometheus (the daemon serves no metrics port)") }
+            if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+            let plan = try Preparation.plan(options)
+            options.urls = plan.sessions.flatMap { $0.tasks.map { $0.url.absoluteString } + $0.downloadURLs }
+            options.inputFiles = []
+            options.outputDirectory = plan.outputDirectory
+            options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)
+            options.background = nil
+        } catch let e as UsageError {
+            out.error(e.message)
+            return 2
+        } catch {
+            out.error("transfertop: \(error)")
+            return 2
+        }
+        do {
+            let client = try DaemonClient.connect(try DaemonPaths.standard(env), start: true)
+            guard case .submitted(let session, let numbers) = try client.request(.submit(session: name, options: options)) else { return 1 }
+            for (n, url) in zip(numbers, options.urls) { out.line("\(session):\(n) \(Redaction.redactURL(url))") }
+            return 0
+        } catch {
+            out.error("transfertop: \(error.message)")
+            return 1
+        }
+    }
+}
+
+extension Options {
+    /// Every path made absolute against `cwd`: the daemon runs elsewhere.
+    func withAbsolutePaths(_ cwd: String) -> Options {
+        func abs(_ p: String) -> String { p.hasPrefix("/") ? p : URL(fileURLWithPath: p, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path }
+        var o = self
+        o.outputDirectory = o.outputDirectory.map(abs)
+        o.caCertificate = o.caCertificate.map(abs)
+        o.upload = o.upload.map(abs)
+        o.cookieFiles = o.cookieFiles.map(abs)
+        o.cookieJar = o.cookieJar.map(abs)
+        if let file = o.netrc?.file { o.netrc?.file = abs(file) }
+        if let c = o.clientCertificate {
+            o.clientCertificate?.file = abs(c.file)
+            o.clientCertificate?.key = c.key.map(abs)
+        }
+        o.form = o.form.map {
+            switch $0 {
+            case .value: return $0
+            case .file(let name, let path, let type, let filename): return .file(name: name, path: abs(path), type: type, filename: filename)
+            case .contents(let name, let path, let type): return .contents(name: name, path: abs(path), type: type)
+            }
+        }
+        o.csv = o.csv.map(abs)
+        o.har = o.har.map(abs)
+        o.logFile = o.logFile.map(abs)
+        o.job = o.job.map(abs)
+        return o
+    }
+}

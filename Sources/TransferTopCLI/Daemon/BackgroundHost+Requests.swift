@@ -1,0 +1,104 @@
+import BackgroundJournal
+import Foundation
+import TransferKit
+
+extension BackgroundHost {
+    // MARK: status
+
+    func status(_ name: String?) throws -> [BackgroundSessionStatus] {
+        flush()
+        progress.flush()
+        let sessions = try journal.sessions().filter { name == nil || $0.name == name }
+        if let name, sessions.isEmpty { throw DaemonError("no background session named '\(SafeQuote.quote(name))'") }
+        let tasks = Dictionary(grouping: try journal.tasks(session: name), by: \.session)
+        return sessions.map { s in
+            BackgroundSessionStatus(name: s.name, invalidated: s.invalidated, tasks: (tasks[s.name] ?? []).map(Self.status))
+        }
+    }
+
+    static func status(_ t: JournalTask) -> BackgroundTaskStatus {
+        BackgroundTaskStatus(number: t.number, url: Redaction.redactURL(t.url), state: t.state.rawValue, statusCode: t.statusCode,
+                             error: t.error, path: t.path, bytesReceived: t.bytesReceived, bytesExpected: t.bytesExpected)
+    }
+
+    // MARK: follow
+
+    /// Sends the session's journaled events after `after`, then each new one, until the client
+    /// goes away or, with `untilDone`, every task is completed (then `.done`).
+    func follow(_ name: String, after: Int64, untilDone: Bool, on channel: LineChannel) throws {
+        guard try journal.sessions().contains(where: { $0.name == name }) else {
+            try channel.send(DaemonReply.failure("no background session named '\(SafeQuote.quote(name))'"))
+            return
+        }
+        var cursor = after
+        while true {
+            let seen = bell.count
+            for e in try journal.events(session: name, after: cursor) {
+                var event = (try? JSONDecoder().decode(BackgroundEvent.self, from: e.payload))
+                    ?? BackgroundEvent(seq: 0, session: name, kind: e.kind, task: nil, note: nil)
+                event.seq = e.seq
+                try channel.send(DaemonReply.event(event))
+                cursor = e.seq
+            }
+            if untilDone, !hasRunner(name) {
+                flush()
+                if try journal.events(session: name, after: cursor).isEmpty {
+                    let tasks = try journal.tasks(session: name)
+                    if tasks.allSatisfy({ $0.state == .completed }) {
+                        let failed = tasks.filter { !Self.status($0).succeeded }.count
+                        try channel.send(DaemonReply.done(total: tasks.count, failed: failed))
+                        return
+                    }
+                }
+                continue
+            }
+            bell.wait(after: seen, until: Date().addingTimeInterval(5))
+            if !channel.isOpen { return }
+        }
+    }
+
+    func hasRunner(_ name: String) -> Bool { state.withLock { $0.running.values.contains { $0.session == name } } }
+
+    // MARK: keys
+
+    func control(_ name: String, task number: Int64?, action: BackgroundAction) throws -> String {
+        guard try journal.sessions().contains(where: { $0.name == name && !$0.invalidated }) else {
+            throw DaemonError("no live background session named '\(SafeQuote.quote(name))'")
+        }
+        if action == .invalidate {
+            for hosted in state.withLock({ $0.running.values.filter { $0.session == name } }) { hosted.runner.interrupt() }
+            flush()
+            try journal.invalidateSession(name)
+            let event = BackgroundEvent(seq: 0, session: name, kind: "invalidated", task: nil, note: nil)
+            try journal.appendEvent(session: name, task: nil, kind: "invalidated", payload: try JSONEncoder().encode(event))
+            bell.ring()
+            return "session \(name) invalidated"
+        }
+        let keys: [TaskKey]
+        if let number {
+            guard try journal.task(session: name, number: number) != nil else { throw DaemonError("no task \(name):\(number)") }
+            keys = [TaskKey(session: name, number: number)]
+        } else {
+            keys = try journal.tasks(session: name).filter { $0.state != .completed }.map { TaskKey(session: name, number: $0.number) }
+        }
+        var done = 0
+        for key in keys {
+            if let (hosted, tid) = state.withLock({ $0.live[key] }), let task = hosted.runner.task(tid), task.state != .completed {
+                switch action {
+                case .suspend: task.suspend()
+                case .resume: task.resume()
+                case .cancelWithResumeData: hosted.runner.cancelKeepingResumeData(task)
+                case .cancel: task.cancel()
+                case .invalidate: break
+                }
+                done += 1
+            } else if action == .resume, let t = try journal.task(session: name, number: key.number), t.state == .suspended {
+                try restart([t])  // suspended when the last daemon stopped: it starts now
+                done += 1
+            } else if number != nil {
+                throw DaemonError("task \(name):\(key.number) is not running (\(try journal.task(session: name, number: key.number)?.state.rawValue ?? "gone"))")
+            }
+        }
+        return "\(action.rawValue): \(done) task(s)"
+    }
+}

@@ -1,0 +1,70 @@
+import BackgroundJournal
+import Foundation
+import TransferKit
+
+extension BackgroundHost {
+    /// A new daemon picks up what the last one left (kill -9 included): running and queued
+    /// tasks start again and resume from their partial files (the crash-recovery records of a
+    /// rerun, DECISIONS 120); suspended ones stay suspended until resumed; a task caught
+    /// canceling ends cancelled (its resume data is in the resume store); completed ones stay.
+    func restore() throws {
+        for session in try journal.sessions() where !session.invalidated {
+            let unfinished = try journal.tasks(session: session.name).filter { $0.state != .completed }
+            guard !unfinished.isEmpty else { continue }
+            for t in unfinished where t.state == .canceling {
+                try finish(t, error: "cancelled (the daemon stopped while cancelling; resume data kept)")
+            }
+            let again = unfinished.filter { $0.state == .running || $0.state == .queued }
+            try restart(again)
+            appendNote(session.name, "daemon restarted: \(again.count) task(s) resumed, "
+                       + "\(unfinished.filter { $0.state == .suspended }.count) suspended")
+        }
+        bell.ring()
+    }
+
+    /// Starts journaled tasks again, one runner per submission, from the submission's options.
+    func restart(_ tasks: [JournalTask]) throws {
+        let submissions = Dictionary(uniqueKeysWithValues: try journal.submissions(session: nil).map { ($0.id, $0) })
+        for (id, group) in Dictionary(grouping: tasks, by: \.submission) {
+            guard let sub = submissions[id], var options = try? SubmittedOptions.decode(sub.options) else {
+                for t in group { try finish(t, error: "its submission cannot be read from the journal; submit again") }
+                continue
+            }
+            // Passwords never reach the journal: without one the task cannot go on.
+            if SubmittedOptions.hadSecrets(options) {
+                for t in group { try finish(t, error: "credentials are not kept on disk; submit it again") }
+                continue
+            }
+            options.urls = group.map(\.url)
+            do {
+                let plan = try Preparation.plan(options)
+                start(session: sub.session, submission: id, plan: plan,
+                      numbers: Dictionary(group.map { ($0.url, $0.number) }, uniquingKeysWith: { a, _ in a }))
+            } catch {
+                for t in group { try finish(t, error: "cannot restart: \((error as? UsageError)?.reason ?? "\(error)")") }
+            }
+        }
+    }
+
+    /// Ends a journaled task that will not run again, with an event.
+    func finish(_ t: JournalTask, error: String) throws {
+        var status = Self.status(t)
+        status.state = JournalTaskState.completed.rawValue
+        status.error = error
+        try journal.record(session: t.session, task: t.number, state: .completed, error: error, event: "state",
+                           payload: try JSONEncoder().encode(BackgroundEvent(seq: 0, session: t.session, kind: "state", task: status, note: nil)))
+    }
+
+    /// `daemon stop` and SIGTERM: downloads are cancelled with resume data and stay unfinished
+    /// in the journal, so the next daemon resumes them; returns once everything is on disk.
+    func stopAll() {
+        let all = state.withLock { s -> [Hosted] in
+            s.stopping = true
+            return Array(s.running.values)
+        }
+        for h in all { h.runner.interrupt() }
+        for h in all { h.runner.wait() }
+        flush()
+        progress.flush()
+    }
+}

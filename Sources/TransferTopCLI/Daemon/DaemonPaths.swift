@@ -1,0 +1,58 @@
+import Foundation
+import TransferKit
+
+/// A problem of the background daemon or of talking to it: one line for the user.
+public struct DaemonError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Where the daemon of this user listens and keeps its journal (issue 12).
+///
+/// The socket and the lock live in `$XDG_RUNTIME_DIR/transfertop` (a per-user tmpfs that
+/// systemd removes at logout), else in `/tmp/transfertop-UID`. Either directory is made 0700
+/// and must belong to this user: a directory someone else made in /tmp first is refused, not
+/// used (a socket there could be theirs). The journal is state that outlives logouts:
+/// `$XDG_STATE_HOME/transfertop/background.sqlite`.
+public struct DaemonPaths: Sendable, Equatable {
+    public var runtimeDirectory: String
+    public var stateDirectory: String
+    public var socket: String { runtimeDirectory + "/daemon.sock" }
+    public var lock: String { runtimeDirectory + "/daemon.lock" }
+    public var journal: String { stateDirectory + "/background.sqlite" }
+    /// The detached daemon's stderr (its start-up failures and notices).
+    public var log: String { stateDirectory + "/daemon.log" }
+
+    public static func standard(_ env: [String: String] = ProcessInfo.processInfo.environment) throws(DaemonError) -> DaemonPaths {
+        let runtime: String
+        if let x = env["XDG_RUNTIME_DIR"], !x.isEmpty { runtime = x + "/transfertop" } else { runtime = "/tmp/transfertop-\(getuid())" }
+        try privateDirectory(runtime)
+        var state: String
+        if let x = env["XDG_STATE_HOME"], !x.isEmpty { state = x + "/transfertop" }
+        else if let home = env["HOME"], !home.isEmpty { state = home + "/.local/state/transfertop" }
+        else { throw DaemonError("neither XDG_STATE_HOME nor HOME is set: no place for the background journal") }
+        state = URL(fileURLWithPath: state).standardizedFileURL.path
+        try privateDirectory(state)
+        return DaemonPaths(runtimeDirectory: runtime, stateDirectory: state)
+    }
+
+    /// Creates `path` (and its parents) 0700, or checks an existing one is a directory of ours
+    /// that nobody else can enter.
+    static func privateDirectory(_ path: String) throws(DaemonError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DaemonError("cannot create '\(SafeQuote.quote(path))': \(error.localizedDescription)")
+        }
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw DaemonError("'\(SafeQuote.quote(path))' is not a directory")
+        }
+        guard st.st_uid == geteuid() else {
+            throw DaemonError("'\(SafeQuote.quote(path))' belongs to another user; not used")
+        }
+        if st.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+    }
+}

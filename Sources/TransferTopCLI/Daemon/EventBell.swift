@@ -1,0 +1,76 @@
+import BackgroundJournal
+import Foundation
+
+/// Wakes the clients that follow a session when the journal has something new. A counter
+/// under a condition: a follower remembers the count it last saw, so a ring between its
+/// journal read and its wait is never lost. Nobody polls: an idle daemon sleeps.
+final class EventBell: @unchecked Sendable {
+    // @unchecked: `rings` is guarded by `condition`.
+    private let condition = NSCondition()
+    private var rings: UInt64 = 0
+
+    var count: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return rings
+    }
+
+    func ring() {
+        condition.lock()
+        rings &+= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Returns once the count differs from `seen`, or at `deadline` (so a follower whose
+    /// client went away notices it even when nothing happens).
+    func wait(after seen: UInt64, until deadline: Date) {
+        condition.lock()
+        while rings == seen, condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+}
+
+/// Bytes received, journaled about once a second in one transaction rather than per chunk
+/// (issue 12: "progress is checkpointed in batches, not per tick"). The thread sleeps on a
+/// condition while nothing changed.
+final class ProgressCheckpoints: @unchecked Sendable {
+    // @unchecked: `pending` and `started` are guarded by `condition`.
+    private let journal: Journal
+    private let condition = NSCondition()
+    private var pending: [BackgroundHost.TaskKey: (Int64, Int64?)] = [:]
+    private var started = false
+
+    init(journal: Journal) { self.journal = journal }
+
+    func note(_ key: BackgroundHost.TaskKey, received: Int64, expected: Int64?, final: Bool = false) {
+        condition.lock()
+        pending[key] = (received, expected)
+        if !started {
+            started = true
+            Thread.detachNewThread { [self] in loop() }
+        }
+        condition.signal()
+        condition.unlock()
+        if final { flush() }
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while pending.isEmpty { condition.wait() }
+            condition.unlock()
+            Thread.sleep(forTimeInterval: 1)  // gather a second's worth into one transaction
+            flush()
+        }
+    }
+
+    func flush() {
+        condition.lock()
+        let batch = pending
+        pending = [:]
+        condition.unlock()
+        guard !batch.isEmpty else { return }
+        try? journal.checkpointProgress(batch.map { (session: $0.key.session, task: $0.key.number, received: $0.value.0, expected: $0.value.1) })
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import TransferModel
+import Testing
+@testable import TransferTopCLI
+
+/// Issue 12 with real processes: `transfertop --background`, `status`, `wait`, `attach`,
+/// `control` and `daemon`, each a process of its own, the daemon started on demand in the
+/// rig's private XDG directories and killed at the end of each test.
+@Suite(.serialized) struct BackgroundDaemonTests {
+    /// Private XDG directories shared by every command of one test (one daemon per rig).
+    final class Rig: @unchecked Sendable {
+        let dir: String
+        let env: [String: String]
+        var paths: DaemonPaths { try! DaemonPaths.standard(env) }
+        var out: String { dir + "/out" }
+
+        init() throws {
+            dir = try Run.tempDirectory()
+            var e: [String: String] = [:]
+            for key in ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"] {
+                e[key] = dir + "/" + key.lowercased()
+            }
+            env = e
+        }
+
+        func run(_ args: [String], extra: [String: String] = [:]) async throws -> RunResult {
+            try await Run.binary(args, environment: env.merging(extra) { $1 })
+        }
+
+        func spawn(_ args: [String]) throws -> Spawned { try Run.spawn(args, environment: env) }
+
+        var daemonPID: Int32? { DaemonLock.holderPID(paths.lock) }
+
+        /// kill -9 of the daemon; returns once its lock is free (it is gone).
+        func killDaemon() {
+            guard let pid = daemonPID else { return }
+            kill(pid, SIGKILL)
+            DaemonClient.waitUntilGone(paths)
+        }
+
+        deinit {
+            if let pid = daemonPID { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+    }
+
+    static func sha(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { SHA256.hex($0) }
+    }
+
+    @Test func submitReturnsAtOnceAndWaitReportsTheOutcomes() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        // The second one waits at a gate: `--background` must return before it finishes.
+        let urls = ["\(server.httpBase)/bytes/3000?seed=3", "\(server.httpBase)/bytes/2000?seed=4&headGate=\(gate)"]
+        let submit = try await rig.run(["--background", "s1", "-o", rig.out] + urls)
+        #expect(submit.status == 0, "\(submit.stdout)\(submit.stderr)")
+        #expect(submit.stdout.split(separator: "\n").map(String.init) == ["s1:1 \(urls[0])", "s1:2 \(urls[1])"])
+        try await server.waitForGate(gate)
+        let status = try await rig.run(["status", "s1", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
+        #expect(sessions.first?.tasks.map(\.number) == [1, 2])
+        #expect(sessions.first?.tasks.last?.state != "completed")
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "s1"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.stdout.contains("s1:1 completed ok 200") && wait.stdout.contains("s1:2 completed ok 200"), "\(wait.stdout)")
+        #expect(wait.stdout.contains("s1: 2 task(s) completed, 0 failed"))
+        #expect(FileManager.default.fileExists(atPath: rig.out + "/3000"))
+        // The socket is this user's only; the daemon says where it is.
+        var st = stat()
+        #expect(stat(rig.paths.socket, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        #expect(stat(rig.paths.runtimeDirectory, &st) == 0 && st.st_mode & 0o777 == 0o700)
+        let daemon = try await rig.run(["daemon", "status"])
+        #expect(daemon.status == 0 && daemon.stdout.contains("pid \(rig.daemonPID ?? -1)"), "\(daemon.stdout)")
+        let stop = try await rig.run(["daemon", "stop"])
+        #expect(stop.status == 0, "\(stop.stderr)")
+        #expect(rig.daemonPID == nil)
+        let after = try await rig.run(["daemon", "status"])
+        #expect(after.status == 1 && after.stdout.contains("no transfertop daemon is running"))
+    }
+
+    @Test func aFailedTaskMakesWaitExitOne() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let submit = try await rig.run(["--background", "f", "-o", rig.out, "\(server.httpBase)/status/404", "\(server.httpBase)/bytes/10"])
+        #expect(submit.status == 0, "\(submit.stderr)")
+        let wait = try await rig.run(["wait", "f"])
+        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.stdout.contains("f:1 completed failed 404"), "\(wait.stdout)")
+        #expect(wait.stdout.contains("2 task(s) completed, 1 failed"))
+    }
+
+    @Test func aSecondDaemonRefusesAndAStaleSocketIsReplaced() async throws {
+        let rig = try Rig()
+        // A crashed daemon's socket file: bound, never unlinked, nobody listening.
+        let paths = rig.paths
+        let stale = try UnixListener(path: paths.socket)
+        close(stale.fd)  // closed, never unlinked: a stale socket file
+        let start = try await rig.run(["daemon", "start"])
+        #expect(start.status == 0, "\(start.stdout)\(start.stderr)")
+        let pid = try #require(rig.daemonPID)
+        let second = try await rig.run(["daemon", "run"])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("a transfertop daemon is already running (pid \(pid))"), "\(second.stderr)")
+        #expect(rig.daemonPID == pid)
+    }
+
+    /// The client dies; the transfers do not, and a new client gets every event it missed.
+    @Test func killingTheClientLosesNothingAndReattachingDeliversTheMissedEvents() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/5000?seed=9&headGate=\(gate)"
+        #expect(try await rig.run(["--background", "k", "-o", rig.out, url]).status == 0)
+        let waiter = try rig.spawn(["wait", "k"])
+        try await server.waitForGate(gate)
+        waiter.signal(SIGKILL)
+        _ = await waiter.wait()
+        server.openGate(gate)
+        let again = try await rig.run(["wait", "k"])
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("k:1 completed ok 200"), "\(again.stdout)")
+        #expect(Self.sha(rig.out + "/5000") == SHA256.hex(Data(LoopbackServer.body(size: 5000, seed: 9))))
+    }
+
+    /// kill -9 of the daemon twenty times in one download, each time at another server-side
+    /// gate: the next command restarts it, it restores the task from the journal and resumes
+    /// from the partial file with a Range request; the file is byte-exact at the end.
+    @Test func killingTheDaemonTwentyTimesKeepsTheDownloadByteExact() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let size = 2_000_000
+        server.setFile("big.bin", size: size, seed: 7)
+        let gates = (1...20).map { _ in UUID().uuidString }
+        let offsets = (1...20).map { $0 * 90_000 + Int.random(in: 0..<20_000) }
+        let url = "\(server.httpBase)/files/big.bin?gate=\(gates.joined(separator: ","))&holdAfter=\(offsets.map(String.init).joined(separator: ","))"
+        #expect(try await rig.run(["--background", "big", "-o", rig.out, url]).status == 0)
+        let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
+        for (i, gate) in gates.enumerated() {
+            try await server.waitForGate(gate)
+            // A crash-recovery record must be on disk for a kill to leave something to resume.
+            try await waitFor("the crash-recovery record") {
+                ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains { $0.hasSuffix(".resume") }
+            }
+            rig.killDaemon()
+            server.openGate(gate)
+            let status = try await rig.run(["status", "big"])  // starts the daemon, which restores
+            #expect(status.status == 0, "kill \(i + 1): \(status.stdout)\(status.stderr)")
+        }
+        let wait = try await rig.run(["wait", "big"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(Self.sha(rig.out + "/big.bin") == SHA256.hex(Data(LoopbackServer.body(size: size, seed: 7))))
+        #expect(server.stats.requests.filter { $0.header("Range") != nil }.count >= 10)
+        #expect(!FileManager.default.fileExists(atPath: rig.out + "/.big.bin.ttpart"))
+    }
+
+    /// A suspended task stays suspended across a daemon restart, and `control … resume` starts
+    /// it; two attached clients see the same events; invalidation ends both.
+    @Test func suspendedStaysSuspendedAcrossARestartAndTwoAttachedClientsSeeTheSameEvents() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/300000?seed=2&gate=\(gate)&holdAfter=100000"
+        #expect(try await rig.run(["--background", "p", "-o", rig.out, url]).status == 0)
+        try await server.waitForGate(gate)
+        let suspend = try await rig.run(["control", "p", "suspend", "1"])
+        #expect(suspend.status == 0, "\(suspend.stderr)")
+        // The journal says so once the engine has suspended it (the daemon answers `status`
+        // from the journal): ask until it does.
+        var suspended = false
+        for _ in 0..<600 where !suspended {
+            suspended = try await rig.run(["status", "p", "--json"]).stdout.contains("\"state\" : \"suspended\"")
+        }
+        #expect(suspended)
+        rig.killDaemon()
+        server.openGate(gate)
+        let a = try rig.spawn(["attach", "p"]), b = try rig.spawn(["attach", "p"])
+        let status = try await rig.run(["status", "p", "--json"])
+        #expect(status.stdout.contains("\"state\" : \"suspended\""), "\(status.stdout)")
+        #expect(try await rig.run(["control", "p", "resume", "1"]).status == 0)
+        let wait = try await rig.run(["wait", "p"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(Self.sha(rig.out + "/300000") == SHA256.hex(Data(LoopbackServer.body(size: 300_000, seed: 2))))
+        #expect(try await rig.run(["control", "p", "invalidate"]).status == 0)
+        let (ra, rb) = (await a.wait(), await b.wait())
+        #expect(ra.status == 0 && rb.status == 0, "\(ra.stderr)\(rb.stderr)")
+        #expect(ra.stdout == rb.stdout)
+        #expect(ra.stdout.contains("p:1 completed ok 200") && ra.stdout.contains("p: session invalidated"), "\(ra.stdout)")
+    }
+
+    /// Credentials go to the daemon over its private socket, never into its journal.
+    @Test func aPasswordNeverReachesTheJournal() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let secret = AuthRoutes.password  // `/auth/basic` has it nowhere in its URL
+        let submit = try await rig.run(["--background", "auth", "-o", rig.out, "-u", "\(AuthRoutes.user):\(secret)",
+                                         "\(server.httpBase)/auth/basic"])
+        #expect(submit.status == 0, "\(submit.stderr)")
+        let wait = try await rig.run(["wait", "auth"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        let state = rig.env["XDG_STATE_HOME"]! + "/transfertop"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [] where name.hasPrefix("background.sqlite") {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: state + "/" + name))
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds the password")
+        }
+    }
+
+    @Test func versionSkewRestartsAnIdleDaemonAndRefusesABusyOne() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let old = ["TRANSFERTOP_TEST_DAEMON_VERSION": "v0.0.1-old"]
+        #expect(try await rig.run(["daemon", "start"], extra: old).status == 0)
+        let oldPID = try #require(rig.daemonPID)
+        let idle = try await rig.run(["status"])
+        #expect(idle.status == 0, "\(idle.stderr)")
+        #expect(idle.stderr.contains("is version v0.0.1-old") && idle.stderr.contains("restarting it"), "\(idle.stderr)")
+        #expect(rig.daemonPID != oldPID)
+        // Busy: an old daemon with a held task is left alone, with a message.
+        rig.killDaemon()
+        let gate = UUID().uuidString
+        #expect(try await rig.run(["daemon", "start"], extra: old).status == 0)
+        let client = try DaemonClient.hello(rig.paths)
+        _ = client  // the old daemon answers hello with its version
+        #expect(client.daemonVersion == "v0.0.1-old")
+        let busySubmit = try await rig.run(["--background", "b", "-o", rig.out, "\(server.httpBase)/bytes/10?headGate=\(gate)"], extra: old)
+        #expect(busySubmit.status == 0, "\(busySubmit.stderr)")
+        try await server.waitForGate(gate)
+        let refused = try await rig.run(["status"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("1 unfinished task(s)") && refused.stderr.contains("transfertop daemon stop"), "\(refused.stderr)")
+        server.openGate(gate)
+    }
+
+    @Test func tenThousandTasksAreSubmittedInOneGo() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let list = rig.dir + "/urls.txt"
+        try (1...10_000).map { "\(server.httpBase)/bytes/10?n=\($0)&headGate=never-\(UUID().uuidString.prefix(4))" }
+            .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let submit = try await rig.run(["--background", "many", "-o", rig.out, "-i", list])
+        #expect(submit.status == 0, "\(submit.stderr)")
+        #expect(submit.stdout.split(separator: "\n").count == 10_000)
+        #expect(submit.stdout.hasPrefix("many:1 ") && submit.stdout.contains("many:10000 "))
+        #expect(try await rig.run(["control", "many", "invalidate"]).status == 0)
+    }
+
+    @Test(arguments: [
+        (["--background", "bad name"], "--background takes a session name"),
+        (["--background", "x", "--upload", "-", "http://127.0.0.1:1/"], "--background cannot read --upload -"),
+        (["wait"], "missing"),
+        (["control", "s", "explode"], "control: ACTION is"),
+        (["control", "s", "suspend", "0"], "control: TASK is a task number"),
+        (["daemon", "dance"], "daemon: ACTION is run, start, status or stop"),
+        (["status", "-o", "/tmp"], "'status' takes no transfer options"),
+    ])
+    func usageErrorsExitTwo(_ args: [String], _ message: String) async throws {
+        let rig = try Rig()
+        let r = try await rig.run(args)
+        #expect(r.status == 2, "\(args): \(r.stdout)\(r.stderr)")
+        #expect(r.stderr.lowercased().contains(message.lowercased()), "\(args): \(r.stderr)")
+        #expect(rig.daemonPID == nil, "a usage error started a daemon")
+    }
+}
