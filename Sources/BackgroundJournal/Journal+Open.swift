@@ -44,7 +44,7 @@ extension Journal {
         do {
             if let reason = try inspect(path) { return .unreadable(reason) }
             let pool = try DatabasePool(path: path, configuration: configuration())
-            try JournalSchema.migrator.migrate(pool)
+            try migrate(pool)
             return .opened(pool)
         } catch let error as DatabaseError where isDamage(error) {
             return .unreadable(error.message ?? "\(error.resultCode)")
@@ -59,6 +59,14 @@ extension Journal {
         let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
         defer { try? queue.close() }
         return try queue.read(JournalSchema.unreadableReason)
+    }
+
+    /// Two processes creating one journal at once may both find it unmigrated; the second
+    /// one's `CREATE TABLE` then fails, and the schema the first one made is what it wanted.
+    private static func migrate(_ pool: DatabasePool) throws {
+        do { try JournalSchema.migrator.migrate(pool) } catch {
+            if try !pool.read(JournalSchema.migrator.hasCompletedMigrations) { throw error }
+        }
     }
 
     private static func isDamage(_ error: DatabaseError) -> Bool {

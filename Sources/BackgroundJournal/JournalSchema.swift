@@ -75,7 +75,7 @@ enum JournalSchema {
         let hasMigrations = try db.tableExists("grdb_migrations")
         let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
         if !hasMigrations && objects > 0 { return "a SQLite database that is not a transfertop journal" }
-        if try migrator.hasBeenSuperseded(db) { return "written by a newer transfertop (unknown migrations)" }
+        if try migrator.hasBeenSuperseded(db) { return "written by a newer transfertop: migrations this build does not know" }
         return nil
     }
 }
