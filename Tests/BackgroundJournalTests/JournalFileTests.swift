@@ -67,7 +67,10 @@ import TestSupport
         try expectMovedAside(path, holding: garbage)
     }
 
-    @Test func aTruncatedJournalIsMovedAside() throws {
+    /// Cut inside the header, after the first page (the schema survives, the tables do not),
+    /// and halfway.
+    @Test(arguments: [50, 4096, -1])
+    func aTruncatedJournalIsMovedAside(keeping length: Int) throws {
         let path = try journalPath()
         do {
             let journal = try openJournal(path)
@@ -77,10 +80,10 @@ import TestSupport
             try journal.close()
         }
         let whole = try #require(bytes(path))
-        let half = whole.prefix(whole.count / 2)
-        try half.write(to: URL(fileURLWithPath: path))
+        let cut = whole.prefix(length < 0 ? whole.count / 2 : length)
+        try cut.write(to: URL(fileURLWithPath: path))
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing checkpointed the WAL")
-        try expectMovedAside(path, holding: half)
+        try expectMovedAside(path, holding: cut)
     }
 
     @Test func aForeignDatabaseIsMovedAside() throws {
