@@ -9,15 +9,15 @@ extension Journal {
         -> (submission: Int64, tasks: [Int64])
     {
         try write("add a submission of \(urls.count) URLs to session \(session)") { db in
-            guard let found = try Self.session(db, session) else {
+            guard let found = try Row.fetchOne(db, sql: "SELECT invalidated, last_task FROM session WHERE name = ?",
+                                               arguments: [session]) else {
                 throw JournalError("journal \(path): no session named \(session)")
             }
-            if found.invalidated { throw JournalError("journal \(path): session \(session) is invalidated") }
-            let created = Date.journalNow.journalMilliseconds
+            if found["invalidated"] { throw JournalError("journal \(path): session \(session) is invalidated") }
+            let last: Int64 = found["last_task"]
             try db.execute(sql: "INSERT INTO submission (session, options, created) VALUES (?, ?, ?)",
-                           arguments: [session, options, created])
+                           arguments: [session, options, Date.journalNow.journalMilliseconds])
             let submission = db.lastInsertedRowID
-            let last = try Int64.fetchOne(db, sql: "SELECT last_task FROM session WHERE name = ?", arguments: [session]) ?? 0
             // One statement compiled once for all the URLs (10,000 in one call is ordinary).
             let insert = try db.makeStatement(sql: """
                 INSERT INTO task (session, number, submission, url, state) VALUES (?, ?, ?, ?, 'queued')
