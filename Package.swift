@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The command line: parsing, help, completions, man page (issue 15).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The background-session journal (issue 12): SQLite in WAL mode through GRDB.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -50,9 +52,11 @@ let package = Package(
         .target(name: "LoopbackServer", dependencies: nio + ["TransferModel"]),
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
         .target(name: "TransferTopUI", dependencies: ["TransferModel", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // Background sessions' durable record: sessions, tasks, events, delivery bookmarks.
+        .target(name: "BackgroundJournal", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         // The command line, line mode, ncurses backend and demo, as a testable library.
         .target(name: "TransferTopCLI", dependencies: [
-            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
+            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -71,6 +75,10 @@ let package = Package(
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
+        // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.
+        .testTarget(name: "BackgroundJournalTests", dependencies: [
+            "BackgroundJournal", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
         .testTarget(name: "TransferTopCLITests", dependencies: [
             "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",

@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+extension Journal {
+    /// A session-level event (e.g. invalidation), returned with its seq.
+    @discardableResult
+    public func appendEvent(session: String, task: Int64?, kind: String, payload: Data) throws(JournalError) -> JournalEvent {
+        try write("append a \(kind) event to session \(session)") { db in
+            if try Self.session(db, session) == nil { throw JournalError("journal \(path): no session named \(session)") }
+            return try Self.append(db, session: session, task: task, kind: kind, payload: payload)
+        }
+    }
+
+    /// The session's events with a seq above `seq`, ascending.
+    public func events(session: String, after seq: Int64) throws(JournalError) -> [JournalEvent] {
+        try read("read events of session \(session)") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE session = ? AND seq > ? ORDER BY seq",
+                             arguments: [session, seq]).map(JournalEvent.init(row:))
+        }
+    }
+
+    /// The highest seq ever given out, 0 when none. Pruning does not lower it: a client that
+    /// starts from it misses nothing later.
+    public func lastSeq() throws(JournalError) -> Int64 {
+        try read("read the last seq") { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+        }
+    }
+
+    /// Delivery bookmark per (session, client name): events a client has acknowledged. A
+    /// bookmark only moves forward: a late, lower acknowledgement does not bring events back.
+    public func markDelivered(session: String, client: String, through seq: Int64) throws(JournalError) {
+        try write("mark events of session \(session) delivered to \(client)") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO delivery (session, client, through) VALUES (?, ?, ?)
+                    ON CONFLICT(session, client) DO UPDATE SET through = max(through, excluded.through)
+                    """,
+                arguments: [session, client, seq])
+        }
+    }
+
+    /// The seq a client has acknowledged through, 0 when never.
+    public func delivered(session: String, client: String) throws(JournalError) -> Int64 {
+        try read("read the bookmark of \(client) in session \(session)") { db in
+            try Int64.fetchOne(db, sql: "SELECT through FROM delivery WHERE session = ? AND client = ?",
+                               arguments: [session, client]) ?? 0
+        }
+    }
+
+    /// Deletes events every bookmark of the session is past, and all events of sessions
+    /// invalidated and fully delivered; returns how many were deleted. A session no client has
+    /// a bookmark in keeps all its events: nobody has been told them yet. (An invalidated
+    /// session fully delivered is the first rule's case where every event is past.)
+    @discardableResult
+    public func pruneDeliveredEvents() throws(JournalError) -> Int {
+        try write("prune delivered events") { db in
+            try db.execute(sql: """
+                DELETE FROM event WHERE seq <= (SELECT min(through) FROM delivery WHERE delivery.session = event.session)
+                """)
+            return db.changesCount
+        }
+    }
+
+    static func append(_ db: Database, session: String, task: Int64?, kind: String, payload: Data) throws -> JournalEvent {
+        let created = Date.journalNow
+        try db.execute(sql: "INSERT INTO event (session, task, kind, payload, created) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [session, task, kind, payload, created.journalMilliseconds])
+        return JournalEvent(seq: db.lastInsertedRowID, session: session, task: task, kind: kind, payload: payload,
+                            created: created)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import BackgroundJournal
+
+/// Events, delivery bookmarks and pruning: what a reattaching client is told.
+@Suite struct JournalEventTests {
+    /// Sessions a (tasks 1, 2) and b (task 1), events interleaved: a1 b1 a2 a3 b2.
+    private func journalWithEvents() throws -> (Journal, [JournalEvent]) {
+        let journal = try openJournal(try journalPath())
+        try journal.ensureSession("a")
+        try journal.ensureSession("b")
+        _ = try journal.addSubmission(session: "a", options: json("{}"), urls: ["1", "2"])
+        _ = try journal.addSubmission(session: "b", options: json("{}"), urls: ["1"])
+        let events = [
+            try journal.record(session: "a", task: 1, state: .running, event: "state", payload: json(#"{"n":1}"#)),
+            try journal.record(session: "b", task: 1, state: .running, event: "state", payload: json(#"{"n":2}"#)),
+            try journal.record(session: "a", task: 2, state: .completed, event: "completed", payload: json(#"{"n":3}"#)),
+            try journal.appendEvent(session: "a", task: nil, kind: "note", payload: Data()),
+            try journal.appendEvent(session: "b", task: nil, kind: "invalidated", payload: json(#"{"n":5}"#)),
+        ]
+        return (journal, events)
+    }
+
+    @Test func eventsAscendGloballyAndReadBackAfterASeq() throws {
+        let (journal, events) = try journalWithEvents()
+        #expect(events.map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(events.map(\.task) == [1, 1, 2, nil, nil])
+        #expect(try journal.events(session: "a", after: 0) == [events[0], events[2], events[3]])
+        #expect(try journal.events(session: "a", after: 1) == [events[2], events[3]])
+        #expect(try journal.events(session: "a", after: 4) == [])
+        #expect(try journal.events(session: "b", after: 0) == [events[1], events[4]])
+        #expect(try journal.lastSeq() == 5)
+        #expect(events[3].payload == Data(), "an empty payload reads back empty")
+    }
+
+    @Test func bookmarksArePerClientAndOnlyMoveForward() throws {
+        let (journal, _) = try journalWithEvents()
+        #expect(try journal.delivered(session: "a", client: "one") == 0)
+        try journal.markDelivered(session: "a", client: "one", through: 3)
+        try journal.markDelivered(session: "a", client: "two", through: 1)
+        try journal.markDelivered(session: "a", client: "one", through: 2)
+        #expect(try journal.delivered(session: "a", client: "one") == 3)
+        #expect(try journal.delivered(session: "a", client: "two") == 1)
+        #expect(try journal.delivered(session: "b", client: "one") == 0)
+    }
+
+    @Test func pruningKeepsWhatSomeClientHasNotAcknowledged() throws {
+        let (journal, events) = try journalWithEvents()
+        #expect(try journal.pruneDeliveredEvents() == 0, "no bookmarks: nobody has been told anything")
+        try journal.markDelivered(session: "a", client: "one", through: 4)
+        try journal.markDelivered(session: "a", client: "two", through: 1)
+        #expect(try journal.pruneDeliveredEvents() == 1)
+        #expect(try journal.events(session: "a", after: 0) == [events[2], events[3]])
+        try journal.markDelivered(session: "a", client: "two", through: 3)
+        #expect(try journal.pruneDeliveredEvents() == 1)
+        #expect(try journal.events(session: "a", after: 0) == [events[3]])
+        #expect(try journal.events(session: "b", after: 0).count == 2)
+    }
+
+    @Test func anInvalidatedSessionFullyDeliveredLosesAllItsEvents() throws {
+        let (journal, _) = try journalWithEvents()
+        try journal.invalidateSession("b")
+        try journal.markDelivered(session: "b", client: "one", through: 2)
+        #expect(try journal.pruneDeliveredEvents() == 1, "seq 5 not yet delivered")
+        try journal.markDelivered(session: "b", client: "one", through: 5)
+        #expect(try journal.pruneDeliveredEvents() == 1)
+        #expect(try journal.events(session: "b", after: 0) == [])
+        #expect(try journal.events(session: "a", after: 0).count == 3)
+    }
+
+    @Test func seqsAreNeverReusedAfterPruning() throws {
+        let (journal, _) = try journalWithEvents()
+        for session in ["a", "b"] { try journal.markDelivered(session: session, client: "c", through: 5) }
+        #expect(try journal.pruneDeliveredEvents() == 5)
+        #expect(try journal.lastSeq() == 5)
+        let next = try journal.appendEvent(session: "a", task: nil, kind: "note", payload: Data())
+        #expect(next.seq == 6)
+        #expect(try journal.events(session: "a", after: journal.delivered(session: "a", client: "c")) == [next])
+    }
+}
