@@ -138,15 +138,29 @@ import Testing
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
         let rig = try Rig()
-        let size = 2_000_000
+        let size = 12_000_000
         server.setFile("big.bin", size: size, seed: 7)
         let gates = (1...20).map { _ in UUID().uuidString }
-        let offsets = (1...20).map { $0 * 90_000 + Int.random(in: 0..<20_000) }
+        // Gate offsets count from the start of each response's body, and every restart is a new
+        // (Range) request: the n-th request passes the n-1 gates already open and is held at the
+        // n-th, 130-170 kB further each time (the sum, ~8.5 MB, stays inside the file). Past
+        // 64 KiB: a download's first bytes stay in memory until then, with no partial file to
+        // resume.
+        let offsets = (1...20).map { 100_000 + $0 * 30_000 + Int.random(in: 0..<10_000) }
         let url = "\(server.httpBase)/files/big.bin?gate=\(gates.joined(separator: ","))&holdAfter=\(offsets.map(String.init).joined(separator: ","))"
         #expect(try await rig.run(["--background", "big", "-o", rig.out, url]).status == 0)
         let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
         for (i, gate) in gates.enumerated() {
-            try await server.waitForGate(gate)
+            do { try await server.waitForGate(gate) } catch {
+                let log = (try? String(contentsOfFile: rig.paths.log, encoding: .utf8)) ?? ""
+                let status = try await rig.run(["status", "big"])
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: rig.out)) ?? []
+                let requests = server.stats.requests.map { r in r.headers.filter { ["range", "if-range"].contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)" } }
+                let sockets = (try? await ToolRun.run("/usr/bin/ss", ["-tnp"]))?.output ?? ""
+                Issue.record("sockets: \(sockets)")
+                Issue.record("kill \(i + 1): \(error)\nlog: \(log)\nstatus: \(status.stdout)\nfiles: \(files.map { "\($0) \(fileSize(rig.out + "/" + $0))" })\nrequests: \(requests) arrivals \(gates.map { server.gateArrivals($0) })")
+                return
+            }
             // A crash-recovery record must be on disk for a kill to leave something to resume.
             try await waitFor("the crash-recovery record") {
                 ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains { $0.hasSuffix(".resume") }

@@ -151,6 +151,9 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--prometheus", "99999", url], fragment: "--prometheus must be PORT or HOST:PORT with a port from 0 to 65535, not '99999'"),
         BadInput(args: ["--prometheus", "host:", url], fragment: "--prometheus must be PORT or HOST:PORT"),
         BadInput(args: ["--prometheus", "192.0.2.1:9100", url], fragment: "--prometheus cannot listen on 192.0.2.1:9100"),
+        // --background: a name that could not be a key, and what a daemon cannot do (issue 12).
+        BadInput(args: ["--background", "a/b", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not 'a/b'"),
+        BadInput(args: ["--background", "q", "--upload", "-", url], fragment: "--background cannot read --upload -"),
         // Exports: checked before any transfer.
         BadInput(args: ["--csv", "{dir}/old.csv", url], files: ["old.csv": BadInput.text("keep me")], fragment: "exists (pass --force"),
         BadInput(args: ["--har", "{dir}/old.har", url], files: ["old.har": BadInput.text("keep me")], fragment: "exists (pass --force"),

@@ -40,6 +40,7 @@ extension BackgroundHost {
                 try channel.send(DaemonReply.event(event))
                 cursor = e.seq
             }
+            // Done only when nothing runs for the session and the journal has every write.
             if untilDone, !hasRunner(name) {
                 flush()
                 if try journal.events(session: name, after: cursor).isEmpty {
@@ -49,8 +50,10 @@ extension BackgroundHost {
                         try channel.send(DaemonReply.done(total: tasks.count, failed: failed))
                         return
                     }
+                    // Suspended ones wait for a resume: sleep until something happens.
+                } else {
+                    continue  // events written meanwhile: send them first
                 }
-                continue
             }
             bell.wait(after: seen, until: Date().addingTimeInterval(5))
             if !channel.isOpen { return }

@@ -26,12 +26,13 @@ extension BackgroundHost {
     func restart(_ tasks: [JournalTask]) throws {
         let submissions = Dictionary(uniqueKeysWithValues: try journal.submissions(session: nil).map { ($0.id, $0) })
         for (id, group) in Dictionary(grouping: tasks, by: \.submission) {
-            guard let sub = submissions[id], var options = try? SubmittedOptions.decode(sub.options) else {
+            guard let sub = submissions[id], let submitted = try? SubmittedOptions.decode(sub.options) else {
                 for t in group { try finish(t, error: "its submission cannot be read from the journal; submit again") }
                 continue
             }
-            // Passwords never reach the journal: without one the task cannot go on.
-            if SubmittedOptions.hadSecrets(options) {
+            var options = submitted.options
+            // Secrets never reach the journal: without them the task cannot go on.
+            if submitted.hadSecrets {
                 for t in group { try finish(t, error: "credentials are not kept on disk; submit it again") }
                 continue
             }

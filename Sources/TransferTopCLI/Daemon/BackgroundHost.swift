@@ -25,6 +25,9 @@ final class BackgroundHost: @unchecked Sendable {
         let runner: Runner
         /// The task number of each URL of the submission (a plan holds each download once).
         let numbers: [String: Int64]
+        /// Tasks whose completion is journaled (or queued to be): `whenFinished` journals the
+        /// rest, whose last engine event may come after the runner finished.
+        let completed = Locked<Set<Int64>>([])
         init(session: String, submission: Int64, runner: Runner, numbers: [String: Int64]) {
             (self.session, self.submission, self.runner, self.numbers) = (session, submission, runner, numbers)
         }
@@ -57,7 +60,8 @@ final class BackgroundHost: @unchecked Sendable {
         options.urls = urls
         options.inputFiles = []
         try journal.ensureSession(name)
-        let (submission, numbers) = try journal.addSubmission(session: name, options: try SubmittedOptions.encode(options), urls: urls)
+        let (submission, numbers) = try journal.addSubmission(session: name, options: try SubmittedOptions.encode(options),
+                                                              urls: urls.map(Redaction.redactURL))
         start(session: name, submission: submission, plan: plan, numbers: Dictionary(zip(urls, numbers), uniquingKeysWith: { a, _ in a }))
         return numbers
     }
@@ -72,9 +76,17 @@ final class BackgroundHost: @unchecked Sendable {
             guard let self, let hosted else { return }
             self.engineEvent(hosted, session, event)
         }
+        runner.start()
+        // After start: a group with nothing entered yet would notify at once.
         runner.whenFinished { [weak self] in
             guard let self else { return }
             let problems = runner.writeExports()
+            let stopping = self.state.withLock { $0.stopping }
+            for s in runner.taskSnapshots() where !stopping {
+                guard let task = runner.task(s.id), let number = numbers[task.originalRequest.url.absoluteString],
+                      !hosted.completed.withLock({ $0.contains(number) }) else { continue }
+                self.record(s, of: hosted, number: number)
+            }
             self.writer.async {
                 for p in problems + runner.takeNotices() { self.appendNote(name, p) }
                 self.state.withLock { s in
@@ -84,7 +96,6 @@ final class BackgroundHost: @unchecked Sendable {
                 self.bell.ring()
             }
         }
-        runner.start()
     }
 
     // MARK: engine events → journal
@@ -104,32 +115,36 @@ final class BackgroundHost: @unchecked Sendable {
                 if s.live[key] == nil { s.live[key] = (hosted, tid) }
                 return s.stopping
             }
-            if stopping { return }
-            let s = task.snapshot()
-            let placement = hosted.runner.placementError(tid)
-            let error = placement ?? s.error.map { "\($0)" }
-            let resume = s.error?.resumeData.flatMap { try? ResumeData(decoding: $0).withoutCredentials().encoded() }
-            let journalState = Self.journalState(s)
-            writer.async { [self] in
-                do {
-                    let status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
-                                                      statusCode: s.statusCode, error: s.state == .completed ? error : nil,
-                                                      path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
-                                                      bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
-                    try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
-                                       error: status.error, path: s.outputPath, resumeData: resume,
-                                       event: "state", payload: try JSONEncoder().encode(
-                                           BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
-                    if journalState == .completed {
-                        progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
-                    }
-                } catch {
-                    FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8))
-                }
-                bell.ring()
-            }
+            if !stopping { record(task.snapshot(), of: hosted, number: number) }
         default:
             return
+        }
+    }
+
+    /// Journals a task's state (on the writer queue), then rings the followers.
+    func record(_ s: TaskSnapshot, of hosted: Hosted, number: Int64) {
+        let key = TaskKey(session: hosted.session, number: number)
+        let error = hosted.runner.placementError(s.id) ?? s.error.map { "\($0)" }
+        let resume = s.error?.resumeData.flatMap { try? ResumeData(decoding: $0).withoutCredentials().encoded() }
+        let journalState = Self.journalState(s)
+        if journalState == .completed { hosted.completed.withLock { _ = $0.insert(number) } }
+        writer.async { [self] in
+            do {
+                let status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
+                                                  statusCode: s.statusCode, error: s.state == .completed ? error : nil,
+                                                  path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
+                                                  bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
+                try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
+                                   error: status.error, path: s.outputPath, resumeData: resume,
+                                   event: "state", payload: try JSONEncoder().encode(
+                                       BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
+                if journalState == .completed {
+                    progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
+                }
+            } catch {
+                FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8))
+            }
+            bell.ring()
         }
     }
 
@@ -151,18 +166,32 @@ final class BackgroundHost: @unchecked Sendable {
     func flush() { writer.sync {} }
 }
 
-/// What the journal keeps of a submission's options: never a password (`-u`'s, `--cert`'s).
-/// A password is replaced by an empty one, which says "there was one": a restored submission
-/// that had one cannot go on without it (`BackgroundHost+Restore`).
-enum SubmittedOptions {
-    static func encode(_ options: Options) throws -> Data {
-        var o = options
-        if o.user != nil { o.user?.password = "" }
-        if o.clientCertificate?.password != nil { o.clientCertificate?.password = "" }
-        return try JSONEncoder().encode(o)
+/// What the journal keeps of a submission: its options without any secret (DECISIONS 114):
+/// no `-u` or `--cert` password, no Authorization or Cookie header, no `-b NAME=VALUE`, no URL
+/// userinfo. `hadSecrets` says something was taken out: such a submission cannot go on after a
+/// daemon restart and its unfinished tasks end with a message (`BackgroundHost+Restore`).
+struct SubmittedOptions: Codable {
+    var options: Options
+    var hadSecrets: Bool
+
+    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    static func encode(_ given: Options) throws -> Data {
+        var o = given
+        var secrets = o.user != nil || o.clientCertificate?.password != nil || !o.cookieStrings.isEmpty
+        o.user = nil
+        o.clientCertificate?.password = nil
+        o.cookieStrings = []
+        let headers = o.headers.filter { h in
+            !secretHeaders.contains(h.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "")
+        }
+        secrets = secrets || headers.count != o.headers.count
+        o.headers = headers
+        let urls = o.urls.map(Redaction.redactURL)
+        secrets = secrets || urls != o.urls
+        o.urls = urls
+        return try JSONEncoder().encode(SubmittedOptions(options: o, hadSecrets: secrets))
     }
 
-    static func hadSecrets(_ o: Options) -> Bool { o.user != nil || o.clientCertificate?.password != nil }
-
-    static func decode(_ data: Data) throws -> Options { try JSONDecoder().decode(Options.self, from: data) }
+    static func decode(_ data: Data) throws -> SubmittedOptions { try JSONDecoder().decode(SubmittedOptions.self, from: data) }
 }
