@@ -25,5 +25,8 @@ import Testing
         }
         #expect(FileManager.default.isExecutableFile(atPath: dir + "/prefix/bin/transfertop"))
         #expect(try String(contentsOfFile: share + "zsh/site-functions/_transfertop", encoding: .utf8).hasPrefix("#compdef transfertop"))
+        // The daemon's user unit runs the installed binary.
+        let unit = try String(contentsOfFile: dir + "/prefix/lib/systemd/user/transfertop.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(dir)/prefix/bin/transfertop daemon run"), "\(unit)")
     }
 }
