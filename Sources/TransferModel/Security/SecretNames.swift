@@ -4,7 +4,7 @@
 /// (`X-Amz-Security-Token` → x, amz, security, token; `apiKey` → api, key) after
 /// percent-decoding. It is secret when one word is a secret word, or when the whole name,
 /// squashed, ends with a compound such as `apikey` or `accesstoken`.
-enum SecretNames {
+public enum SecretNames {
     static let secretWords: Set<String> = [
         "token", "key", "apikey", "password", "passwd", "pwd", "pass", "passphrase", "secret",
         "sig", "signature", "auth", "authorization", "session", "sessionid", "sid", "credential",
@@ -20,7 +20,7 @@ enum SecretNames {
         "x-api-key", "x-auth-token", "x-amz-security-token", "x-csrf-token", "x-xsrf-token",
     ]
 
-    static func isSecretParameter(_ rawName: String) -> Bool {
+    public static func isSecretParameter(_ rawName: String) -> Bool {
         let name = percentDecoded(rawName)
         let words = splitWords(name)
         if words.contains(where: secretWords.contains) { return true }
@@ -28,7 +28,7 @@ enum SecretNames {
         return secretSuffixes.contains { squashed.hasSuffix($0) }
     }
 
-    static func isSecretHeader(_ name: String) -> Bool {
+    public static func isSecretHeader(_ name: String) -> Bool {
         secretHeaders.contains(name.lowercased()) || isSecretParameter(name)
     }
 

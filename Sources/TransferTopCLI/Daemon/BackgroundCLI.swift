@@ -18,7 +18,7 @@ enum BackgroundCLI {
             case .daemon(.status):
                 return daemonStatus(paths)
             case .daemon(.stop):
-                guard let client = try? DaemonClient.connect(paths, start: false) else {
+                guard let client = try? DaemonClient.connectAnyVersion(paths) else {
                     out.line("no transfertop daemon is running")
                     return 0
                 }
@@ -80,7 +80,7 @@ enum BackgroundCLI {
     }
 
     static func daemonStatus(_ paths: DaemonPaths) -> Int32 {
-        guard let client = try? DaemonClient.connect(paths, start: false) else {
+        guard let client = try? DaemonClient.connectAnyVersion(paths) else {
             Output.shared.line("no transfertop daemon is running (socket \(paths.socket))")
             return 1
         }

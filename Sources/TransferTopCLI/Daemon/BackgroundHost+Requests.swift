@@ -96,12 +96,20 @@ extension BackgroundHost {
                 }
                 done += 1
             } else if action == .resume, let t = try journal.task(session: name, number: key.number), t.state == .suspended {
-                try restart([t])  // suspended when the last daemon stopped: it starts now
+                // Suspended when the last daemon stopped: it starts now. Journaled as queued
+                // first, so a second `resume` (another client) does not start it twice.
+                try journal.record(session: name, task: t.number, state: .queued, event: "state",
+                                   payload: try JSONEncoder().encode(BackgroundEvent(seq: 0, session: name, kind: "state",
+                                                                                     task: { var s = Self.status(t); s.state = "queued"; return s }(), note: nil)))
+                try restart([t])
                 done += 1
             } else if number != nil {
                 throw DaemonError("task \(name):\(key.number) is not running (\(try journal.task(session: name, number: key.number)?.state.rawValue ?? "gone"))")
             }
         }
+        // The reply comes once the journal has the changes it caused (a kill -9 after the
+        // answer must not undo them).
+        flush()
         return "\(action.rawValue): \(done) task(s)"
     }
 }

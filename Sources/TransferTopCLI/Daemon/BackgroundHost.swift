@@ -57,6 +57,8 @@ final class BackgroundHost: @unchecked Sendable {
         var options = given
         let plan = try Preparation.plan(options)
         let urls = plan.sessions.flatMap { $0.tasks.map { $0.url.absoluteString } + $0.downloadURLs }
+        // Tasks are known by their URL in the daemon (downloads of one URL are merged anyway).
+        if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
         options.urls = urls
         options.inputFiles = []
         try journal.ensureSession(name)
@@ -82,12 +84,23 @@ final class BackgroundHost: @unchecked Sendable {
             guard let self else { return }
             let problems = runner.writeExports()
             let stopping = self.state.withLock { $0.stopping }
-            for s in runner.taskSnapshots() where !stopping {
-                guard let task = runner.task(s.id), let number = numbers[task.originalRequest.url.absoluteString],
-                      !hosted.completed.withLock({ $0.contains(number) }) else { continue }
-                self.record(s, of: hosted, number: number)
+            var started: Set<Int64> = []
+            for s in runner.taskSnapshots() {
+                guard let task = runner.task(s.id), let number = numbers[task.originalRequest.url.absoluteString] else { continue }
+                started.insert(number)
+                if !stopping { self.record(task, of: hosted, number: number) }  // no-op once journaled
             }
+            let neverStarted = Set(numbers.values).subtracting(started).sorted()
             self.writer.async {
+                // Tasks the runner never started (it was interrupted: `control … invalidate` or
+                // cancel before the window reached them) end here, or `wait` would wait forever.
+                if !stopping {
+                    for number in neverStarted where hosted.completed.withLock({ $0.insert(number).inserted }) {
+                        if let t = try? self.journal.task(session: name, number: number), t.state != .completed {
+                            try? self.finish(t, error: "cancelled before it started")
+                        }
+                    }
+                }
                 for p in problems + runner.takeNotices() { self.appendNote(name, p) }
                 self.state.withLock { s in
                     s.running[ObjectIdentifier(hosted)] = nil
@@ -115,20 +128,28 @@ final class BackgroundHost: @unchecked Sendable {
                 if s.live[key] == nil { s.live[key] = (hosted, tid) }
                 return s.stopping
             }
-            if !stopping { record(task.snapshot(), of: hosted, number: number) }
+            if !stopping { record(task, of: hosted, number: number) }
         default:
             return
         }
     }
 
-    /// Journals a task's state (on the writer queue), then rings the followers.
-    func record(_ s: TaskSnapshot, of hosted: Hosted, number: Int64) {
-        let key = TaskKey(session: hosted.session, number: number)
-        let error = hosted.runner.placementError(s.id) ?? s.error.map { "\($0)" }
-        let resume = s.error?.resumeData.flatMap { try? ResumeData(decoding: $0).withoutCredentials().encoded() }
-        let journalState = Self.journalState(s)
-        if journalState == .completed { hosted.completed.withLock { _ = $0.insert(number) } }
+    /// Journals a task's state, then rings the followers. The snapshot is taken on the writer
+    /// queue, so the journal ends with the task's latest state whatever order the threads
+    /// that changed it came in; once completed, a task is written no more (review of issue 12).
+    func record(_ task: TransferTask, of hosted: Hosted, number: Int64) {
         writer.async { [self] in
+            let s = task.snapshot()
+            let journalState = Self.journalState(s)
+            let first = hosted.completed.withLock { done -> Bool in
+                if done.contains(number) { return false }
+                if journalState == .completed { done.insert(number) }
+                return true
+            }
+            guard first else { return }
+            let key = TaskKey(session: hosted.session, number: number)
+            let error = hosted.runner.placementError(s.id) ?? s.error.map { "\($0)" }
+            let resume = s.error?.resumeData.flatMap { try? ResumeData(decoding: $0).withoutCredentials().encoded() }
             do {
                 let status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
                                                   statusCode: s.statusCode, error: s.state == .completed ? error : nil,
@@ -174,19 +195,21 @@ struct SubmittedOptions: Codable {
     var options: Options
     var hadSecrets: Bool
 
-    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
-
     static func encode(_ given: Options) throws -> Data {
         var o = given
         var secrets = o.user != nil || o.clientCertificate?.password != nil || !o.cookieStrings.isEmpty
         o.user = nil
         o.clientCertificate?.password = nil
         o.cookieStrings = []
+        // The same names the logs and exports mask (API keys, tokens, session ids...).
         let headers = o.headers.filter { h in
-            !secretHeaders.contains(h.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "")
+            !SecretNames.isSecretHeader(h.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
         }
         secrets = secrets || headers.count != o.headers.count
         o.headers = headers
+        let form = o.form.filter { if case .value(let name, _) = $0 { return !SecretNames.isSecretParameter(name) } else { return true } }
+        secrets = secrets || form.count != o.form.count
+        o.form = form
         let urls = o.urls.map(Redaction.redactURL)
         secrets = secrets || urls != o.urls
         o.urls = urls

@@ -22,19 +22,32 @@ public final class DaemonClient: @unchecked Sendable {
         do { client = try hello(paths) } catch {
             guard start else { throw DaemonError("no transfertop daemon is running") }
             try startDaemon(paths)
-            client = try hello(paths)
+            client = try helloWhileStarting(paths)
         }
         guard client.daemonVersion != DaemonServer.version else { return client }
         return try client.replaceIfIdle(paths, start: start)
     }
 
-    static func hello(_ paths: DaemonPaths) throws(DaemonError) -> DaemonClient {
+    static func hello(_ paths: DaemonPaths, claiming version: String = DaemonServer.version) throws(DaemonError) -> DaemonClient {
         let channel = try LineChannel.connect(paths.socket)
-        try channel.send(DaemonRequest.hello(version: DaemonServer.version))
+        try channel.send(DaemonRequest.hello(version: version))
         guard case .hello(let version, let pid, _)? = try channel.receive(DaemonReply.self) else {
             throw DaemonError("the daemon at '\(paths.socket)' did not answer hello")
         }
         return DaemonClient(channel: channel, version: version, pid: pid)
+    }
+
+    /// Hello to a daemon that has just started (ours, or another client's that won the race):
+    /// it listens from the moment it holds the lock, so a refused connection is retried only
+    /// while some process holds it, for at most ten seconds.
+    static func helloWhileStarting(_ paths: DaemonPaths) throws(DaemonError) -> DaemonClient {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            do { return try hello(paths) } catch {
+                guard DaemonLock.holderPID(paths.lock) != nil, Date() < deadline else { throw error }
+                usleep(10_000)
+            }
+        }
     }
 
     /// Version skew: an idle daemon of another version is restarted as ours; a busy one is left
@@ -60,13 +73,28 @@ public final class DaemonClient: @unchecked Sendable {
         return try Self.hello(paths)
     }
 
-    /// Waits for a stopping daemon to release its lock (it exits right after answering).
-    static func waitUntilGone(_ paths: DaemonPaths) {
+    /// Waits (at most `seconds`) for a stopping daemon to release its lock; it exits right
+    /// after answering. Bounded: a new daemon another command starts meanwhile would hold it.
+    @discardableResult
+    static func waitUntilGone(_ paths: DaemonPaths, seconds: Double = 30) -> Bool {
         let fd = open(paths.lock, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        flock(fd, LOCK_SH)  // blocks until the old daemon's exclusive lock is gone
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        let deadline = Date().addingTimeInterval(seconds)
+        while flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            guard Date() < deadline else { return false }
+            usleep(5_000)
+        }
         flock(fd, LOCK_UN)
-        close(fd)
+        return true
+    }
+
+    /// A connection to whatever daemon runs, of any version: `daemon status` and `daemon stop`
+    /// must reach an old one (the skew message tells the user to stop it).
+    public static func connectAnyVersion(_ paths: DaemonPaths) throws(DaemonError) -> DaemonClient {
+        let first = try hello(paths)
+        guard first.daemonVersion != DaemonServer.version else { return first }
+        return try hello(paths, claiming: first.daemonVersion)
     }
 
     public func request(_ r: DaemonRequest) throws(DaemonError) -> DaemonReply {
@@ -117,7 +145,8 @@ public final class DaemonClient: @unchecked Sendable {
         if n <= 0 {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
-            if let other = DaemonLock.holderPID(paths.lock), other != pid { return }  // another client's daemon
+            // Another client's daemon won the start: it listens from the moment it holds the lock.
+            if let other = DaemonLock.holderPID(paths.lock), other != pid { return }
             throw DaemonError("the daemon did not start; see \(paths.log)")
         }
         // Reap it when it exits one day, so no zombie stays while this client runs.

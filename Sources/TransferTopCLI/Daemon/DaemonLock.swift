@@ -12,7 +12,14 @@ public final class DaemonLock: @unchecked Sendable {
     public static func acquire(_ path: String) throws(DaemonError) -> DaemonLock {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DaemonError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // A client's `holderPID` or `waitUntilGone` holds a shared lock for an instant: try for
+        // up to a second before calling the lock a running daemon's.
+        var tries = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0, (errno == EWOULDBLOCK || errno == EINTR), tries < 100 {
+            tries += 1
+            usleep(10_000)
+        }
+        guard tries < 100 else {
             let holder = holderPID(path).map { " (pid \($0))" } ?? ""
             close(fd)
             throw DaemonError("a transfertop daemon is already running\(holder)")

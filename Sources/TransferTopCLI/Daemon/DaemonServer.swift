@@ -20,6 +20,15 @@ enum DaemonServer {
             say(error.message)
             return 1
         }
+        // Listening before the journal is read and restored: a client that lost the start race
+        // connects at once and its hello waits in the backlog until `serve` (review of issue 12).
+        let listener: UnixListener
+        do { listener = try UnixListener(path: paths.socket) } catch {
+            say(error.message)
+            return 1
+        }
+        // Not holding the directory it was started from (a mount point, say) busy.
+        _ = chdir("/")
         let journal: Journal
         do {
             let (j, notice) = try Journal.open(at: paths.journal)
@@ -31,12 +40,12 @@ enum DaemonServer {
         }
         let host = BackgroundHost(journal: journal)
         do { try host.restore() } catch { say("restoring from the journal: \(error)") }
-        let listener: UnixListener
-        do { listener = try UnixListener(path: paths.socket) } catch {
-            say(error.message)
-            return 1
-        }
+        let stopping = Locked(false)
         let stop: @Sendable () -> Never = {
+            // Once: `daemon stop` and SIGTERM together must not stop twice or exit on two threads.
+            if stopping.withLock({ s in defer { s = true }; return s }) {
+                while true { pause() }
+            }
             host.stopAll()
             listener.close()
             withExtendedLifetime(lock) {}
