@@ -149,6 +149,10 @@ extension TransferSession {
         guard proceed else { return }
         engine.shutdown()  // handles gone, cookies written: only then is the session invalidated
         core.withLock { $0.state = .invalidated }
+        // Its background identifier may be used again (not by a duplicate, which never held it).
+        if duplicateBackgroundIdentifier == nil, case .background(let identifier) = configuration.kind {
+            _ = Self.liveBackgroundIdentifiers.withLock { $0.remove(identifier) }
+        }
         emit(.delegateCallback("didBecomeInvalidWithError"))
         delegate?.session(self, didBecomeInvalidWithError: nil)
         emit(.sessionStateChanged(.invalidated))

@@ -41,6 +41,12 @@ public final class TransferSession: @unchecked Sendable {
 
     private static let ids = Atomic<Int>(0)
 
+    /// Background identifiers of the live sessions of this process (issue 12: two live sessions
+    /// with one identifier are an error, where Apple leaves it undefined).
+    static let liveBackgroundIdentifiers = Locked<Set<String>>([])
+    /// Set when another live session had this one's background identifier: its tasks fail.
+    let duplicateBackgroundIdentifier: String?
+
     /// - Parameters:
     ///   - configuration: copied; later changes to the original have no effect.
     ///   - delegate: kept until *didBecomeInvalidWithError* has been delivered.
@@ -67,6 +73,12 @@ public final class TransferSession: @unchecked Sendable {
         self.cookieStorage = cookies
         self.cookieFileProblems = problems
         self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies, sessionCookies: own)
+        if case .background(let identifier) = configuration.kind,
+           !Self.liveBackgroundIdentifiers.withLock({ $0.insert(identifier).inserted }) {
+            duplicateBackgroundIdentifier = identifier
+        } else {
+            duplicateBackgroundIdentifier = nil
+        }
     }
 
     public var name: String {
@@ -227,6 +239,9 @@ public final class TransferSession: @unchecked Sendable {
             c.tasks.append(t)
             if c.state == .active { c.liveTaskIDs.insert(t.taskIdentifier) }
             return t
+        }
+        if task.rejection == nil, let identifier = duplicateBackgroundIdentifier {
+            task.rejection = TransferError(.invalidRequest, "another live session of this process has the background identifier '\(SafeQuote.quote(identifier))'; invalidate it first")
         }
         if task.rejection == nil, let problem = HeaderValidation.firstProblem(task.originalRequest.headers + configuration.httpAdditionalHeaders) {
             // Refused like a task after invalidation: it fails as soon as it is resumed.
