@@ -57,7 +57,8 @@ import Testing
         let rig = try Rig()
         let gate = UUID().uuidString
         // The second one waits at a gate: `--background` must return before it finishes.
-        let urls = ["\(server.httpBase)/bytes/3000?seed=3", "\(server.httpBase)/bytes/2000?seed=4&headGate=\(gate)"]
+        server.setFile("a.bin", size: 3000, seed: 3)  // with validators: a rerun can tell it is unchanged
+        let urls = ["\(server.httpBase)/files/a.bin", "\(server.httpBase)/bytes/2000?seed=4&headGate=\(gate)"]
         let submit = try await rig.run(["--background", "s1", "-o", rig.out] + urls)
         #expect(submit.status == 0, "\(submit.stdout)\(submit.stderr)")
         #expect(submit.stdout.split(separator: "\n").map(String.init) == ["s1:1 \(urls[0])", "s1:2 \(urls[1])"])
@@ -72,7 +73,11 @@ import Testing
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
         #expect(wait.stdout.contains("s1:1 completed ok 200") && wait.stdout.contains("s1:2 completed ok 200"), "\(wait.stdout)")
         #expect(wait.stdout.contains("s1: 2 task(s) completed, 0 failed"))
-        #expect(FileManager.default.fileExists(atPath: rig.out + "/3000"))
+        #expect(Self.sha(rig.out + "/a.bin") == SHA256.hex(Data(LoopbackServer.body(size: 3000, seed: 3))))
+        // Submitted again, a finished file is skipped as a local rerun skips it.
+        let again = try await rig.run(["--background", "s1", "-o", rig.out, urls[0]])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("already complete") && again.stdout.contains("nothing to submit"), "\(again.stdout)")
         // The socket is this user's only; the daemon says where it is.
         var st = stat()
         #expect(stat(rig.paths.socket, &st) == 0 && st.st_mode & 0o777 == 0o600)

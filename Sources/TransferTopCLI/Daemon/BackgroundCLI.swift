@@ -108,8 +108,15 @@ enum BackgroundCLI {
             if options.job != nil { throw UsageError("--background does not take --job yet (give the URLs or -i FILE)") }
             if options.prometheus != nil { throw UsageError("--background does not take --prometheus (the daemon serves no metrics port)") }
             if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
-            let plan = try Preparation.plan(options)
+            // A file this command placed before and the server still has unchanged is skipped
+            // here, as a local rerun skips it (not downloaded again as 'name (1)').
+            let (plan, notes) = await AlreadyComplete.filter(try Preparation.plan(options), store: CompletionStore.standard())
+            for n in notes { out.line("note: \(n)") }
             options.urls = plan.sessions.flatMap { $0.tasks.map { $0.url.absoluteString } + $0.downloadURLs }
+            if options.urls.isEmpty {
+                out.line("nothing to submit: every file is already complete")
+                return 0
+            }
             options.inputFiles = []
             options.outputDirectory = plan.outputDirectory
             options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)
