@@ -106,6 +106,9 @@ final class BackgroundHost: @unchecked Sendable {
                     s.running[ObjectIdentifier(hosted)] = nil
                     s.live = s.live.filter { $0.value.0 !== hosted }
                 }
+                // A line-mode run ends with its process; the daemon lives on, so the sessions'
+                // engine threads and connections go now, not at exit.
+                for session in runner.sessions { session.finishTasksAndInvalidate() }
                 self.bell.ring()
             }
         }
