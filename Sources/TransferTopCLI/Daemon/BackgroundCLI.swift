@@ -23,7 +23,10 @@ enum BackgroundCLI {
                     return 0
                 }
                 _ = try client.request(.stop)
-                DaemonClient.waitUntilGone(paths)
+                guard DaemonClient.waitUntilGone(paths) else {
+                    out.line("transfertop daemon (pid \(client.daemonPID)) is stopping; still saving resume data after 30 s")
+                    return 1
+                }
                 out.line("transfertop daemon (pid \(client.daemonPID)) stopped; unfinished downloads kept their resume data")
             case .status(let session, let json):
                 let client = try DaemonClient.connect(paths, start: true)
