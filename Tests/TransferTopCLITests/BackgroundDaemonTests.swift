@@ -183,6 +183,49 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: rig.out + "/.big.bin.ttpart"))
     }
 
+    /// A download that went through a redirect before the daemon was killed is still the same
+    /// task after the restart (it resumes from the mirror's URL), and completes ok.
+    @Test func aRedirectedDownloadResumesAsTheSameTask() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        server.setFile("r.bin", size: 900_000, seed: 4)
+        let gate = UUID().uuidString
+        let target = "\(server.httpBase)/files/r.bin?gate=\(gate)&holdAfter=300000"
+        let url = "\(server.httpBase)/redirect-to?url=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(try await rig.run(["--background", "m", "-o", rig.out, url]).status == 0)
+        try await server.waitForGate(gate)
+        let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
+        try await waitFor("the crash-recovery record") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains { $0.hasSuffix(".resume") }
+        }
+        await rig.killDaemon()
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "m"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.stdout.contains("m:1 completed ok"), "\(wait.stdout)")
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+        #expect(Self.sha(rig.out + "/r.bin") == SHA256.hex(Data(LoopbackServer.body(size: 900_000, seed: 4))))
+    }
+
+    /// Invalidating a session whose task no runner holds (suspended when the daemon died) ends
+    /// that task too, so `wait` ends.
+    @Test func invalidatingEndsTasksNoRunnerHolds() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        #expect(try await rig.run(["--background", "v", "-o", rig.out, "\(server.httpBase)/bytes/300000?gate=\(gate)&holdAfter=100000"]).status == 0)
+        try await server.waitForGate(gate)
+        #expect(try await rig.run(["control", "v", "suspend", "1"]).status == 0)
+        await rig.killDaemon()
+        server.openGate(gate)
+        #expect(try await rig.run(["control", "v", "invalidate"]).status == 0)
+        let wait = try await rig.run(["wait", "v"])
+        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.stdout.contains("v:1 completed failed") && wait.stdout.contains("session invalidated"), "\(wait.stdout)")
+    }
+
     /// A suspended task stays suspended across a daemon restart, and `control … resume` starts
     /// it; two attached clients see the same events; invalidation ends both.
     @Test func suspendedStaysSuspendedAcrossARestartAndTwoAttachedClientsSeeTheSameEvents() async throws {

@@ -120,6 +120,8 @@ enum BackgroundCLI {
                 out.line("nothing to submit: every file is already complete")
                 return 0
             }
+            // The daemon knows a task by its URL (downloads of one URL are merged already).
+            if Set(options.urls).count != options.urls.count { throw UsageError("--background takes each URL once per submission") }
             options.inputFiles = []
             options.outputDirectory = plan.outputDirectory
             options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)

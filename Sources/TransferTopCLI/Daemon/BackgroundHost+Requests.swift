@@ -69,8 +69,15 @@ extension BackgroundHost {
             throw DaemonError("no live background session named '\(SafeQuote.quote(name))'")
         }
         if action == .invalidate {
-            for hosted in state.withLock({ $0.running.values.filter { $0.session == name } }) { hosted.runner.interrupt() }
+            let hosted = state.withLock { $0.running.values.filter { $0.session == name } }
+            for h in hosted { h.runner.interrupt() }
             flush()
+            // Tasks no runner holds (suspended when a daemon stopped) end here; the runners'
+            // own end as their runners finish.
+            let held = Set(hosted.flatMap { $0.numbers.values })
+            for t in try journal.tasks(session: name) where t.state != .completed && !held.contains(t.number) {
+                try finish(t, error: "cancelled (session invalidated)")
+            }
             try journal.invalidateSession(name)
             let event = BackgroundEvent(seq: 0, session: name, kind: "invalidated", task: nil, note: nil)
             try journal.appendEvent(session: name, task: nil, kind: "invalidated", payload: try JSONEncoder().encode(event))

@@ -8,6 +8,12 @@ extension BackgroundHost {
     /// rerun, DECISIONS 120); suspended ones stay suspended until resumed; a task caught
     /// canceling ends cancelled (its resume data is in the resume store); completed ones stay.
     func restore() throws {
+        // An invalidated session's leftovers (the daemon died before they ended) end now.
+        for session in try journal.sessions() where session.invalidated {
+            for t in try journal.tasks(session: session.name) where t.state != .completed {
+                try finish(t, error: "cancelled (session invalidated)")
+            }
+        }
         for session in try journal.sessions() where !session.invalidated {
             let unfinished = try journal.tasks(session: session.name).filter { $0.state != .completed }
             guard !unfinished.isEmpty else { continue }

@@ -28,6 +28,12 @@ final class BackgroundHost: @unchecked Sendable {
         /// Tasks whose completion is journaled (or queued to be): `whenFinished` journals the
         /// rest, whose last engine event may come after the runner finished.
         let completed = Locked<Set<Int64>>([])
+
+        /// The number of a runner task, by the URL its plan gave it: not the task's own
+        /// request URL, which for a download resumed after a crash is the URL after redirects.
+        func number(of tid: TaskID) -> Int64? {
+            runner.state.withLock { $0.plans[tid]?.url.absoluteString }.flatMap { numbers[$0] }
+        }
         init(session: String, submission: Int64, runner: Runner, numbers: [String: Int64]) {
             (self.session, self.submission, self.runner, self.numbers) = (session, submission, runner, numbers)
         }
@@ -86,7 +92,7 @@ final class BackgroundHost: @unchecked Sendable {
             let stopping = self.state.withLock { $0.stopping }
             var started: Set<Int64> = []
             for s in runner.taskSnapshots() {
-                guard let task = runner.task(s.id), let number = numbers[task.originalRequest.url.absoluteString] else { continue }
+                guard let task = runner.task(s.id), let number = hosted.number(of: s.id) else { continue }
                 started.insert(number)
                 if !stopping { self.record(task, of: hosted, number: number) }  // no-op once journaled
             }
@@ -119,7 +125,7 @@ final class BackgroundHost: @unchecked Sendable {
     func engineEvent(_ hosted: Hosted, _ session: TransferSession, _ event: TransferEvent) {
         guard let id = event.taskIdentifier else { return }
         let tid = TaskID(session: session.sessionID, task: id)
-        guard let task = hosted.runner.task(tid), let number = hosted.numbers[task.originalRequest.url.absoluteString] else { return }
+        guard let task = hosted.runner.task(tid), let number = hosted.number(of: tid) else { return }
         let key = TaskKey(session: hosted.session, number: number)
         switch event.kind {
         case .progress:
@@ -142,6 +148,9 @@ final class BackgroundHost: @unchecked Sendable {
     /// that changed it came in; once completed, a task is written no more (review of issue 12).
     func record(_ task: TransferTask, of hosted: Hosted, number: Int64) {
         writer.async { [self] in
+            // Written after `daemon stop` began: a cancellation of the daemon's own, not the
+            // user's; the task stays unfinished for the next start (DECISIONS 119).
+            if state.withLock({ $0.stopping }) { return }
             let s = task.snapshot()
             let journalState = Self.journalState(s)
             let first = hosted.completed.withLock { done -> Bool in

@@ -68,9 +68,11 @@ public final class DaemonClient: @unchecked Sendable {
         FileHandle.standardError.write(Data("transfertop: note: \(skew) and idle; restarting it\n".utf8))
         try probe.send(DaemonRequest.stop)
         _ = try? probe.receive(DaemonReply.self)
-        Self.waitUntilGone(paths)
+        guard Self.waitUntilGone(paths) else { throw DaemonError("\(skew); it is still stopping; try again") }
         try Self.startDaemon(paths)
-        return try Self.hello(paths)
+        let fresh = try Self.helloWhileStarting(paths)
+        guard fresh.daemonVersion == DaemonServer.version else { throw DaemonError("\(skew); another one started meanwhile") }
+        return fresh
     }
 
     /// Waits (at most `seconds`) for a stopping daemon to release its lock; it exits right

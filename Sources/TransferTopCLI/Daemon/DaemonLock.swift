@@ -15,8 +15,14 @@ public final class DaemonLock: @unchecked Sendable {
         // A client's `holderPID` or `waitUntilGone` holds a shared lock for an instant: try for
         // up to a second before calling the lock a running daemon's.
         var tries = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0, (errno == EWOULDBLOCK || errno == EINTR), tries < 100 {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let e = errno
+                close(fd)
+                throw DaemonError("cannot lock '\(path)': \(String(cString: strerror(e)))")
+            }
             tries += 1
+            if tries == 100 { break }
             usleep(10_000)
         }
         guard tries < 100 else {

@@ -17,9 +17,9 @@ public final class LineChannel: @unchecked Sendable {
     /// Connects to the daemon's socket. The error says whether nobody listens (no daemon) or
     /// the socket is somebody else's.
     public static func connect(_ path: String) throws(DaemonError) -> LineChannel {
+        var address = try UnixAddress.make(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw DaemonError("socket: \(String(cString: strerror(errno)))") }
-        var address = try UnixAddress.make(path)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

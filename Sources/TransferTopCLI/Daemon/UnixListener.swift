@@ -32,8 +32,11 @@ public final class UnixListener: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    return  // closed
+                    switch errno {
+                    case EBADF, EINVAL, ENOTSOCK: return  // closed
+                    case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(100_000); continue  // out of descriptors: later
+                    default: continue
+                    }
                 }
                 // Not inherited by what the daemon starts (accept4 needs _GNU_SOURCE in Swift).
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
