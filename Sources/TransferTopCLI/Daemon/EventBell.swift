@@ -65,7 +65,13 @@ final class ProgressCheckpoints: @unchecked Sendable {
         }
     }
 
+    /// One flush at a time (the loop thread and the writer queue both flush): a batch taken
+    /// earlier must not be committed after a later one, or a count would go back.
+    private let flushing = NSLock()
+
     func flush() {
+        flushing.lock()
+        defer { flushing.unlock() }
         condition.lock()
         let batch = pending
         pending = [:]
