@@ -115,7 +115,7 @@ enum BackgroundCLI {
             // here, as a local rerun skips it (not downloaded again as 'name (1)').
             let (plan, notes) = await AlreadyComplete.filter(try Preparation.plan(options), store: CompletionStore.standard())
             for n in notes { out.line("note: \(n)") }
-            options.urls = plan.sessions.flatMap { $0.tasks.map { $0.url.absoluteString } + $0.downloadURLs }
+            options.urls = plan.urlStrings
             if options.urls.isEmpty {
                 out.line("nothing to submit: every file is already complete")
                 return 0

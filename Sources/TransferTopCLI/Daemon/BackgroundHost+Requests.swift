@@ -105,9 +105,7 @@ extension BackgroundHost {
             } else if action == .resume, let t = try journal.task(session: name, number: key.number), t.state == .suspended {
                 // Suspended when the last daemon stopped: it starts now. Journaled as queued
                 // first, so a second `resume` (another client) does not start it twice.
-                try journal.record(session: name, task: t.number, state: .queued, event: "state",
-                                   payload: try JSONEncoder().encode(BackgroundEvent(seq: 0, session: name, kind: "state",
-                                                                                     task: { var s = Self.status(t); s.state = "queued"; return s }(), note: nil)))
+                try move(t, to: .queued)
                 try restart([t])
                 done += 1
             } else if number != nil {

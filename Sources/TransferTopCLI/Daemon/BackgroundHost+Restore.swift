@@ -54,11 +54,14 @@ extension BackgroundHost {
     }
 
     /// Ends a journaled task that will not run again, with an event.
-    func finish(_ t: JournalTask, error: String) throws {
+    func finish(_ t: JournalTask, error: String) throws { try move(t, to: .completed, error: error) }
+
+    /// Journals a state the daemon gives a task itself (no engine task behind it), with its event.
+    func move(_ t: JournalTask, to state: JournalTaskState, error: String? = nil) throws {
         var status = Self.status(t)
-        status.state = JournalTaskState.completed.rawValue
+        status.state = state.rawValue
         status.error = error
-        try journal.record(session: t.session, task: t.number, state: .completed, error: error, event: "state",
+        try journal.record(session: t.session, task: t.number, state: state, error: error, event: "state",
                            payload: try JSONEncoder().encode(BackgroundEvent(seq: 0, session: t.session, kind: "state", task: status, note: nil)))
     }
 

@@ -62,8 +62,8 @@ final class BackgroundHost: @unchecked Sendable {
         guard !state.withLock({ $0.stopping }) else { throw DaemonError("the daemon is stopping") }
         var options = given
         let plan = try Preparation.plan(options)
-        let urls = plan.sessions.flatMap { $0.tasks.map { $0.url.absoluteString } + $0.downloadURLs }
-        // Tasks are known by their URL in the daemon (downloads of one URL are merged anyway).
+        let urls = plan.urlStrings
+        // Checked by the client already (exit 2); a client of this version always did.
         if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
         options.urls = urls
         options.inputFiles = []
@@ -214,9 +214,7 @@ struct SubmittedOptions: Codable {
         o.clientCertificate?.password = nil
         o.cookieStrings = []
         // The same names the logs and exports mask (API keys, tokens, session ids...).
-        let headers = o.headers.filter { h in
-            !SecretNames.isSecretHeader(h.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
-        }
+        let headers = o.headers.filter { h in (try? HeaderParsing.parse(h)).map { !SecretNames.isSecretHeader($0.name) } ?? false }
         secrets = secrets || headers.count != o.headers.count
         o.headers = headers
         let form = o.form.filter { if case .value(let name, _) = $0 { return !SecretNames.isSecretParameter(name) } else { return true } }

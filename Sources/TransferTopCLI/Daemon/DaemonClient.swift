@@ -55,9 +55,7 @@ public final class DaemonClient: @unchecked Sendable {
     func replaceIfIdle(_ paths: DaemonPaths, start: Bool) throws(DaemonError) -> DaemonClient {
         let skew = "the running daemon (pid \(daemonPID)) is version \(daemonVersion), this transfertop is \(DaemonServer.version)"
         // The daemon served our hello only; ask on a connection that claims its version.
-        let probe = try LineChannel.connect(paths.socket)
-        try probe.send(DaemonRequest.hello(version: daemonVersion))
-        _ = try probe.receive(DaemonReply.self)
+        let probe = try Self.hello(paths, claiming: daemonVersion).channel
         try probe.send(DaemonRequest.status(session: nil))
         guard case .status(let sessions)? = try probe.receive(DaemonReply.self) else { throw DaemonError(skew) }
         let busy = sessions.flatMap(\.tasks).filter { $0.state != "completed" }.count

@@ -28,11 +28,10 @@ public struct DaemonPaths: Sendable, Equatable {
         let runtime: String
         if let x = env["XDG_RUNTIME_DIR"], !x.isEmpty { runtime = x + "/transfertop" } else { runtime = "/tmp/transfertop-\(getuid())" }
         try privateDirectory(runtime)
-        var state: String
-        if let x = env["XDG_STATE_HOME"], !x.isEmpty { state = x + "/transfertop" }
-        else if let home = env["HOME"], !home.isEmpty { state = home + "/.local/state/transfertop" }
-        else { throw DaemonError("neither XDG_STATE_HOME nor HOME is set: no place for the background journal") }
-        state = URL(fileURLWithPath: state).standardizedFileURL.path
+        guard let given = StatePaths.stateDirectory(nil, environment: env) else {
+            throw DaemonError("neither XDG_STATE_HOME nor HOME is set: no place for the background journal")
+        }
+        let state = URL(fileURLWithPath: given).standardizedFileURL.path
         try privateDirectory(state)
         return DaemonPaths(runtimeDirectory: runtime, stateDirectory: state)
     }

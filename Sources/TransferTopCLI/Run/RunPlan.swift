@@ -163,6 +163,12 @@ extension SessionPlan {
     }
 }
 
+extension RunPlan {
+    /// Every task's URL and every streamed list URL, in plan order: what a background
+    /// submission journals as its tasks (issue 12).
+    var urlStrings: [String] { sessions.flatMap { $0.tasks.map(\.url.absoluteString) + $0.downloadURLs } }
+}
+
 enum HeaderParsing {
     /// `Name: value` → a header that may be sent. The message never quotes the value: it is
     /// often a credential.
