@@ -74,7 +74,8 @@ public enum TransferTopMain {
         if let server = metricsServer { runner.notice("serving Prometheus metrics at http://\(server.address)/metrics") }
         if !demo, let stale = StalePartials.notice(in: plan.outputDirectory) { Output.shared.error("transfertop: note: \(stale)") }
         if monitor {
-            return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo)
+            return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo,
+                                        daemon: demo ? nil : DaemonFeed.standard(environment))
         }
         return await LineMode.run(runner, environment: environment, progress: options.progress)
     }

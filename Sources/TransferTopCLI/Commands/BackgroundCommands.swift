@@ -5,7 +5,8 @@ import TransferKit
 public enum BackgroundCommand: Sendable, Equatable {
     case status(session: String?, json: Bool)
     case wait(session: String)
-    case attach(session: String)
+    /// `options`: the monitor's own (`--no-tui`, `--theme`, `--fps`, `--yes`), nothing else.
+    case attach(session: String, options: Options)
     case control(session: String, action: BackgroundAction, task: Int64?)
     case daemon(DaemonAction)
 }
@@ -62,13 +63,21 @@ struct WaitCommand: ParsableCommand, CommandPlanning {
 
 struct AttachCommand: ParsableCommand, CommandPlanning {
     static let configuration = CommandConfiguration(
-        commandName: "attach", abstract: "Follow background session NAME: its events so far, then each new one, until Ctrl-C (which only detaches).")
+        commandName: "attach",
+        abstract: "Open the monitor on background session NAME (on a terminal; else follow its events as lines); q or Ctrl-C only detaches, the daemon's tasks go on.")
     @ParentCommand var root: TransferTopCommand
     @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
 
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "attach NAME")
-        return .background(.attach(session: try BackgroundName.check(session, "attach")))
+        // The monitor's options only: how it looks and whether it is used at all.
+        let given = try root.transfer.options(urls: [])
+        var rest = given
+        (rest.noTUI, rest.theme, rest.fps, rest.yes) = (Options().noTUI, Options().theme, Options().fps, Options().yes)
+        if rest != Options() {
+            throw UsageError("'attach' takes no transfer options, only --no-tui, --theme, --fps and --yes "
+                             + "(usage: transfertop attach NAME [--no-tui])")
+        }
+        return .background(.attach(session: try BackgroundName.check(session, "attach"), options: given))
     }
 }
 

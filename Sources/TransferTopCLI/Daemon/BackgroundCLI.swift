@@ -43,8 +43,18 @@ enum BackgroundCLI {
                     if event.kind == "state", event.task?.state != "completed" { return nil }  // wait says outcomes only
                     return BackgroundFormat.line(event)
                 }
-            case .attach(let session):
-                return try follow(paths, session, untilDone: false) { BackgroundFormat.line($0) }
+            case .attach(let session, let options):
+                // A terminal gets the monitor, as a local run does (DECISIONS 127); else lines.
+                guard TransferTopMain.useMonitor(options, env) else {
+                    return try follow(paths, session, untilDone: false) { BackgroundFormat.line($0) }
+                }
+                // Started if none runs (it restores the journal's tasks); an unknown NAME is
+                // said here, before the terminal is taken.
+                let client = try DaemonClient.connect(paths, start: true)
+                _ = try client.request(.status(session: session))
+                try Preflight.checkKeyBindings(environment: env)
+                try Preflight.checkTheme(options.theme, environment: env)
+                return await MonitorApp.attach(session, options: options, paths: paths, environment: env)
             case .control(let session, let action, let task):
                 let client = try DaemonClient.connect(paths, start: true)
                 if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }
@@ -53,6 +63,9 @@ enum BackgroundCLI {
         } catch let e as DaemonError {
             out.error("transfertop: \(e.message)")
             return 1
+        } catch let e as UsageError {
+            out.error(e.message)
+            return 2
         } catch {
             out.error("transfertop: \(error)")
             return 1

@@ -93,6 +93,8 @@ enum DaemonServer {
                 case .stop:
                     try channel.send(DaemonReply.ok("stopping"))
                     stop()
+                case .watch(let session):
+                    try host.watch(session, on: channel)
                 }
             }
         } catch {

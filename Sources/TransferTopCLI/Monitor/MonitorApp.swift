@@ -6,27 +6,50 @@ import TransferTopUI
 /// The ncurses monitor (SPEC T1-T5): one loop on one thread takes keys, snapshots and
 /// events, updates the `MonitorModel`, and draws it at a capped rate (STYLE 8).
 public enum MonitorApp {
+    /// `daemon`: the background sessions listed beside the run's own (DECISIONS 128).
     public static func run(_ runner: Runner, options: Options, environment: [String: String],
-                           stayUntilQuit: Bool) async -> Int32 {
-        let ring = EventRing()
-        runner.setEventSink { _, event in ring.push(event) }
-        let signals = SignalFlag()
-        runner.start()
-        let status: Int32 = await withCheckedContinuation { c in
-            let thread = Thread {
-                let loop = MonitorLoop(runner: runner, ring: ring, options: options, environment: environment, signals: signals)
-                c.resume(returning: loop.run())
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
-        signals.cancel()
+                           stayUntilQuit: Bool, daemon: DaemonFeed? = nil) async -> Int32 {
+        let status = await loop(runner, options: options, environment: environment, daemon: daemon, attached: nil)
         // After the terminal is back: the summary, for the scrollback.
         Output.shared.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
         if let text = runner.interruptionMessage() { Output.shared.line(text) }
         let errors = runner.writeExports()
         for e in errors { Output.shared.error("transfertop: \(e)") }
         return errors.isEmpty ? status : 1
+    }
+}
+
+extension MonitorApp {
+    /// The UI loop on a thread of its own (ncurses wants one thread); returns its exit status.
+    static func loop(_ runner: Runner, options: Options, environment: [String: String], daemon: DaemonFeed?,
+                     attached: String?) async -> Int32 {
+        let ring = EventRing()
+        runner.setEventSink { _, event in ring.push(event) }
+        let signals = SignalFlag()
+        runner.start()
+        daemon?.start()
+        let status: Int32 = await withCheckedContinuation { c in
+            let thread = Thread {
+                let loop = MonitorLoop(runner: runner, ring: ring, options: options, environment: environment, signals: signals,
+                                       daemon: daemon, attached: attached)
+                c.resume(returning: loop.run())
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        daemon?.stop()
+        signals.cancel()
+        return status
+    }
+
+    /// `transfertop attach NAME` on a terminal (DECISIONS 127): the monitor over no local task
+    /// and that background session. q and Ctrl-C detach; the daemon's tasks go on.
+    static func attach(_ name: String, options: Options, paths: DaemonPaths, environment: [String: String]) async -> Int32 {
+        let runner = Runner(plan: RunPlan(sessions: [], outputDirectory: FileManager.default.currentDirectoryPath), store: nil)
+        let feed = DaemonFeed(paths: paths, session: name)
+        let status = await loop(runner, options: options, environment: environment, daemon: feed, attached: name)
+        Output.shared.line("detached from background session \(name); its tasks go on in the daemon (transfertop status \(name))")
+        return status
     }
 }
 

@@ -5,6 +5,11 @@ import TransferTopUI
 extension MonitorLoop {
     /// Performs what a key asked for on TransferKit and says what happened in the status line.
     func perform(_ effect: Effect) {
+        // Keys on the daemon's rows go to the daemon, off this thread (DECISIONS 128).
+        if let daemon, let text = daemon.route(effect) {
+            model.statusMessage = text
+            return
+        }
         switch effect {
         case .suspend(let id): withTask(id) { $0.suspend() }
         case .resume(let id): withTask(id) { $0.resume() }

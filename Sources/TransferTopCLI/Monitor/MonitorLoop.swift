@@ -21,8 +21,13 @@ final class MonitorLoop {
     /// Frame and key timings for the benchmark (`TRANSFERTOP_FRAME_LOG`), usually nil.
     let frameLog: FrameLog?
 
-    init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag) {
+    /// Background sessions of the daemon (issue 12), when listed.
+    let daemon: DaemonFeed?
+
+    init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag,
+         daemon: DaemonFeed? = nil, attached: String? = nil) {
         self.runner = runner
+        self.daemon = daemon
         self.ring = ring
         self.options = options
         self.environment = environment
@@ -38,6 +43,8 @@ final class MonitorLoop {
         model.confirmDestructive = !options.yes
         model.utcOffsetSeconds = TimeZone.current.secondsFromGMT()
         model.themeNames = ThemeLoader.availableNames(locator: locator)
+        model.attachedSession = attached
+        if let attached { model.statusMessage = "attached to background session \(attached): q detaches, the daemon's tasks go on" }
         loadBindings()
         loadTheme(options.theme)
     }
@@ -88,7 +95,11 @@ final class MonitorLoop {
         model.now = Date()
         model.frame += 1
         model.resumeDataAvailable = runner.resumeDataTaskIDs  // before apply: it ends "canceling"
-        model.apply(runner.snapshots(), at: seconds(clock.now - start))
+        // The daemon's rows after the run's own: its latest picture, never a round trip here.
+        let background = daemon?.snapshots(now: model.now) ?? []
+        model.daemonGone = daemon?.isGone ?? false
+        model.apply(runner.snapshots() + background, at: seconds(clock.now - start))
+        if let notice = daemon?.takeNotices().last { model.statusMessage = notice }
         model.segmentMaps = runner.segmentMaps()
         model.append(ring.drain())
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
@@ -108,7 +119,11 @@ final class MonitorLoop {
     func beginQuit(_ why: String) {
         guard quitting == nil else { return }
         quitting = clock.now
-        model.statusMessage = "\(why): cancelling running downloads, keeping resume data…"
+        // Background sessions are the daemon's: quitting only detaches from them.
+        let detach = model.sessions.contains { model.isDaemonSession($0.id) } ? " (background tasks go on in the daemon)" : ""
+        model.statusMessage = model.attachedSession != nil && runner.taskSnapshots().isEmpty
+            ? "\(why): detaching; the daemon's tasks go on"
+            : "\(why): cancelling running downloads, keeping resume data…" + detach
         runner.interrupt()
     }
 

@@ -13,8 +13,17 @@ public enum HelpScreen {
             }
             out.append(row(entry, bindings: bindings))
         }
-        return out + [[]] + legend(utf8: utf8, monochrome: monochrome)
+        return out + [[]] + legend(utf8: utf8, monochrome: monochrome) + [[]] + background
     }
+
+    /// What the keys do on the daemon's rows (issue 12, DECISIONS 127-128).
+    static let background: [[Span]] = [
+        [Span("Background sessions", .title), Span("   (ID NAME:N, session bg NAME: the daemon's, listed while one runs)", .dim)],
+        [Span("  s r d c X go to the daemon; its answer shows in the status line", .dim)],
+        [Span("  n f R are not the daemon's: submit with transfertop --background NAME URL", .dim)],
+        [Span("  q and Ctrl-C only detach from them: the daemon's tasks go on", .dim)],
+        [Span("  phase columns show - (the daemon sends states and bytes, not metrics)", .dim)],
+    ]
 
     static func row(_ entry: ActionInfo, bindings: KeyBindings) -> [Span] {
         let keys = bindings.keys(for: entry.action).map(\.description).joined(separator: " ")

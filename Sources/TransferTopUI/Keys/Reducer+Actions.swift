@@ -17,11 +17,18 @@ extension Reducer {
                 + "c cancels it (the upload sends it again), q stops the upload"
             return (m, nil)
         }
-        if let why = refusal(action, task, resumeData: m.resumeDataAvailable.contains(task.id) || task.error?.resumeData != nil) {
+        if m.isDaemonSession(task.sessionID), action == .resumeFromResumeData {
+            m.statusMessage = "\(m.taskLabel(task.id)) belongs to the daemon, which cannot continue a task from resume data; "
+                + "submit the URL again with --background (its partial file is resumed)"
+            return (m, nil)
+        }
+        if let why = refusal(action, task, resumeData: m.resumeDataAvailable.contains(task.id) || task.error?.resumeData != nil,
+                             name: "task " + m.taskLabel(task.id)) {
             m.statusMessage = why
             return (m, nil)
         }
-        if action == .cancelWithResumeData { m.awaitingResumeData.updateValue(nil, forKey: task.id) }
+        // The daemon's replies say how a background cancel ended; nothing to hold here.
+        if action == .cancelWithResumeData, !m.isDaemonSession(task.sessionID) { m.awaitingResumeData.updateValue(nil, forKey: task.id) }
         return (m, effect(action, task.id))
     }
 
@@ -37,8 +44,8 @@ extension Reducer {
     }
 
     /// Why `action` cannot apply to `task`, in words for the status line; nil when it can.
-    static func refusal(_ action: Action, _ t: TaskSnapshot, resumeData: Bool) -> String? {
-        let name = "task \(t.id)"
+    static func refusal(_ action: Action, _ t: TaskSnapshot, resumeData: Bool, name: String? = nil) -> String? {
+        let name = name ?? "task \(t.id)"
         let state = DisplayState(t)
         switch (action, t.state) {
         case (_, .canceling) where action != .resumeFromResumeData:
@@ -78,7 +85,16 @@ extension Reducer {
             m.statusMessage = "no session selected"
             return (m, nil)
         }
+        let label = m.sessionLabel(s.id)
+        if m.isDaemonSession(s.id), action == .finishAndInvalidate {
+            m.statusMessage = "the daemon cannot let \(label) finish first; X cancels its tasks and invalidates it, "
+                + "'transfertop wait \(s.name)' waits for them"
+            return (m, nil)
+        }
         switch (action, s.state) {
+        case (_, .invalidated) where m.isDaemonSession(s.id):
+            m.statusMessage = "\(label) is already invalidated"
+            return (m, nil)
         case (_, .invalidated):
             m.statusMessage = "session \(s.id) is already invalidated"
             return (m, nil)

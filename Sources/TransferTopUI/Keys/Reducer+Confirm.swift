@@ -20,12 +20,14 @@ extension Reducer {
         switch effect {
         case .cancel(let id):
             let keep = m.sessions.flatMap(\.tasks).first { $0.id == id }.map { $0.kind == .download && $0.isResumable } ?? false
-            return "cancel task \(id)?" + (keep ? " (d would keep resume data)" : " Its progress is lost.")
+            return "cancel task \(m.taskLabel(id))?" + (keep ? " (d would keep resume data)" : " Its progress is lost.")
         case .invalidateAndCancel(let sid):
             let open = m.session(sid)?.tasks.filter { $0.state != .completed }.count ?? 0
-            return "cancel \(Units.count(open, "task")) of session \(sid) and invalidate it?"
+            let name = m.isDaemonSession(sid) ? m.sessionLabel(sid) : "session \(sid)"
+            return "cancel \(Units.count(open, "task")) of \(name) and invalidate it?"
         case .quit:
-            let lost = m.sessions.flatMap(\.tasks).filter {
+            // Quitting only detaches from background sessions: the daemon's tasks go on.
+            let lost = m.sessions.filter { !m.isDaemonSession($0.id) }.flatMap(\.tasks).filter {
                 ($0.state == .running || $0.state == .suspended) && !($0.kind == .download && $0.isResumable)
             }.count
             guard lost > 0 else { return nil }

@@ -92,6 +92,11 @@ public enum Reducer {
             m.statusMessage = "no session to add a task to; press N for a new session"
             return (m, nil)
         }
+        if m.isDaemonSession(session.id) {
+            m.statusMessage = "\(m.sessionLabel(session.id)) takes new tasks from the command line: "
+                + "transfertop --background \(session.name) URL"
+            return (m, nil)
+        }
         guard session.state == .active else {
             m.statusMessage = "session \(session.id) is \(session.state.rawValue) and takes no new tasks; press N for a new session"
             return (m, nil)

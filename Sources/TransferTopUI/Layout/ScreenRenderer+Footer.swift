@@ -32,7 +32,9 @@ extension ScreenRenderer {
         let end = grid.width >= 160 ? grid.width - legendWidth - 1 : grid.width
         for action in footerOrder {
             let entry = ActionTable.info(action)
-            guard let hint = entry.hint, let key = bindings.keys(for: entry.action).first else { continue }
+            guard var hint = entry.hint, let key = bindings.keys(for: entry.action).first else { continue }
+            // Attached to a background session, q leaves the daemon's tasks running.
+            if action == .quit, model.attachedSession != nil { hint = "detach" }
             let width = DisplayWidth.of("\(key) \(hint)")
             if x + width > end { break }
             x = grid.write(key.description, column: x, row: row, role: .keyHint)

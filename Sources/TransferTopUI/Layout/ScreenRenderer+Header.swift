@@ -73,9 +73,14 @@ extension ScreenRenderer {
     static func drawSessionRow(_ grid: inout CellGrid, _ s: SessionSnapshot, model: MonitorModel, row y: Int) {
         let speed = Units.speed(model.rates.speed(ofSession: s.id))
         let speedColumn = grid.width - 11
-        var x = grid.write(TextFit.pad("\(s.id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
+        // A background session has no id of this process: "bg" stands in its place.
+        let id = model.isDaemonSession(s.id) ? "bg" : String(s.id)
+        var x = grid.write(TextFit.pad("\(id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
-        x = grid.write(" " + TextFit.pad(s.state.rawValue, 12) + " ", column: x, row: y, role: sessionRole(s.state), limit: speedColumn)
+        // A background session whose daemon went away keeps its last rows; the state says so.
+        let gone = model.daemonGone && model.isDaemonSession(s.id)
+        x = grid.write(" " + TextFit.pad(gone ? "daemon gone" : s.state.rawValue, 12) + " ", column: x, row: y,
+                       role: gone ? .error : sessionRole(s.state), limit: speedColumn)
         let counts = model.totals[s.id]?.counts ?? StateCounts(s.tasks)
         let countsEnd = grid.write(counts.spans(utf8: model.utf8), column: x, row: y, limit: speedColumn - 1)
         // The speed history beside the speed, as wide as the row leaves room for (up to 30).

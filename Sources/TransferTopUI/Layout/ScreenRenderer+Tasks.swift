@@ -8,7 +8,7 @@ extension ScreenRenderer {
         let selected = model.selectedTask.flatMap { list.position(of: $0) }
         let top = scrollTop(selected: selected ?? 0, scroll: model.taskScroll, visible: visible, count: list.count)
         let shown = (top..<Swift.min(list.count, top + visible)).map { list[$0] }
-        let idWidth = shown.map { $0.id.description.count }.max() ?? 2
+        let idWidth = shown.map { model.taskLabel($0.id).count }.max() ?? 2
         let columns = TaskColumns.fit(width: grid.width, idWidth: idWidth)
         drawTitle(&grid, row: rows.top, title: taskTitle(model, list, top: top, shown: shown.count),
                   focused: model.focus == .tasks, utf8: model.utf8)
@@ -53,7 +53,7 @@ extension ScreenRenderer {
                      columns: TaskColumns, hops: [WaterfallHop]) -> [Span] {
         let running = t.state == .running
         switch column {
-        case .id: return [Span(t.id.description)]
+        case .id: return [Span(model.taskLabel(t.id))]
         case .kind: return [Span(kindLabel(t.kind), .dim)]
         case .state: return [Span(DisplayState(t).label, DisplayState(t).role)]
         case .url: return [Span(TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]

@@ -1,0 +1,69 @@
+import Foundation
+import TransferKit
+import TransferTopUI
+
+/// The daemon's status as the monitor's snapshots (DECISIONS 127): a background session is a
+/// `SessionSnapshot` of kind background with an id from `DaemonRows.firstSessionID` on, its
+/// tasks `TaskSnapshot`s numbered as the daemon numbers them. The daemon sends states and byte
+/// counts, not metrics: the phase columns show "-", and the speed is the monitor's own moving
+/// average over the byte counts, as for local tasks.
+struct DaemonSnapshots {
+    /// Each session's id, kept for the monitor's life so the selection stays on it.
+    private(set) var ids: [String: Int] = [:]
+    /// When the monitor first saw each task: its metrics' start (the detail pane's age).
+    private var firstSeen: [String: Date] = [:]
+
+    mutating func id(of name: String) -> Int {
+        if let id = ids[name] { return id }
+        let id = DaemonRows.firstSessionID + ids.count
+        ids[name] = id
+        return id
+    }
+
+    func name(of id: Int) -> String? { ids.first { $0.value == id }?.key }
+
+    mutating func sessions(_ statuses: [BackgroundSessionStatus], now: Date) -> [SessionSnapshot] {
+        statuses.map { s in
+            let sid = id(of: s.name)
+            return SessionSnapshot(id: sid, name: s.name, kind: .background(identifier: s.name),
+                                   state: s.invalidated ? .invalidated : .active, maxConnectionsPerHost: 6,
+                                   tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
+        }
+    }
+
+    mutating func task(_ t: BackgroundTaskStatus, session: String, id sid: Int, now: Date) -> TaskSnapshot {
+        let key = "\(session):\(t.number)"
+        let start = firstSeen[key] ?? now
+        firstSeen[key] = start
+        // A queued task is a running one still in its queue phase, as the engine shows it.
+        let queued = t.state == "queued"
+        let metrics = TaskMetrics(taskIntervalStart: start, taskIntervalEnd: t.state == "completed" ? start : nil,
+                                  transactionMetrics: queued ? [TransactionMetrics(method: "GET", url: t.url, currentPhase: .queued)] : [])
+        return TaskSnapshot(sessionID: sid, sessionName: session, taskIdentifier: Int(clamping: t.number), kind: .download,
+                            state: Self.state(t.state), originalURL: t.url, countOfBytesReceived: t.bytesReceived,
+                            countOfBytesExpectedToReceive: t.bytesExpected ?? -1, statusCode: t.statusCode, metrics: metrics,
+                            error: t.error.map(Self.error),
+                            // The daemon decides whether `d` can keep resume data; its reply says.
+                            isResumable: t.state != "completed", outputPath: t.path)
+    }
+
+    static func state(_ s: String) -> TaskState {
+        switch s {
+        case "suspended": return .suspended
+        case "canceling": return .canceling
+        case "completed": return .completed
+        default: return .running  // queued, running
+        }
+    }
+
+    /// The journal keeps an error as text, `name (code): message` for an engine error: the
+    /// code comes back from it (cancelled shows as cancelled, not as a failure).
+    static func error(_ text: String) -> TransferError {
+        if let open = text.firstIndex(of: "("), let close = text[open...].firstIndex(of: ")"),
+           let raw = Int(text[text.index(after: open)..<close]), let code = TransferError.Code(rawValue: raw) {
+            let rest = text[close...].dropFirst().drop { $0 == ":" || $0 == " " }
+            return TransferError(code, rest.isEmpty ? text : String(rest))
+        }
+        return TransferError(text.hasPrefix("cancelled") ? .cancelled : .unknown, text)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import MonitorFixtures
+import Testing
+import TransferModel
+@testable import TransferTopCLI
+@testable import TransferTopUI
+
+/// The daemon's sessions in the monitor, without a terminal or a daemon (DECISIONS 127): the
+/// status turned into rows, drawn by the one renderer beside local rows, and the keys on them
+/// turned into effects the feed sends to the daemon, or refusals that say why.
+@Suite struct BackgroundMonitorModelTests {
+    static let url = "http://127.0.0.1:9/bytes/100"
+
+    static func statuses(running: Int64 = 40) -> [BackgroundSessionStatus] {
+        [BackgroundSessionStatus(name: "nightly", invalidated: false, tasks: [
+            BackgroundTaskStatus(number: 1, url: url, state: "running", bytesReceived: running, bytesExpected: 100),
+            BackgroundTaskStatus(number: 2, url: url + "?b", state: "suspended", bytesReceived: 10, bytesExpected: 100),
+            BackgroundTaskStatus(number: 3, url: url + "?c", state: "completed", statusCode: 200, path: "/tmp/x", bytesReceived: 100, bytesExpected: 100),
+            BackgroundTaskStatus(number: 4, url: url + "?d", state: "completed", error: "cancelled (-999): cancelled", bytesReceived: 5),
+            BackgroundTaskStatus(number: 5, url: url + "?e", state: "queued", bytesReceived: 0),
+            BackgroundTaskStatus(number: 6, url: url + "?f", state: "completed", statusCode: 404, bytesReceived: 9),
+        ])]
+    }
+
+    /// The golden local sessions and the daemon's, two pictures one second apart (speeds).
+    static func model(width: Int = 200, height: Int = 40) -> (MonitorModel, DaemonSnapshots) {
+        var converter = DaemonSnapshots()
+        var m = MonitorModel()
+        (m.width, m.height, m.now) = (width, height, Fixtures.at(350))
+        m.apply(Fixtures.sessions() + converter.sessions(statuses(running: 40), now: m.now), at: 0)
+        m.apply(Fixtures.sessions() + converter.sessions(statuses(running: 90), now: m.now), at: 1)
+        return (m, converter)
+    }
+
+    static func select(_ m: inout MonitorModel, _ task: Int) {
+        m.selectedTask = TaskID(session: DaemonRows.firstSessionID, task: task)
+    }
+
+    @Test func backgroundRowsAreDrawnBesideLocalOnes() {
+        var (m, _) = Self.model()
+        Self.select(&m, 1)
+        let screen = ScreenRenderer.render(m).render()
+        let lines = screen.split(separator: "\n").map(String.init)
+        // The session row: "bg", its name, kind background, beside the local "1 downloads".
+        #expect(lines.contains { $0.contains("1 downloads") }, "\(screen)")
+        #expect(lines.contains { $0.contains("bg nightly") && $0.contains("background") && $0.contains("active") }, "\(screen)")
+        func row(_ id: String) -> String { lines.first { $0.dropFirst().hasPrefix(id + " ") } ?? "" }
+        #expect(row("nightly:1").contains("running") && row("nightly:1").contains("90%"), "\(screen)")
+        // Speed from the byte deltas: 50 bytes in one second.
+        #expect(row("nightly:1").contains("50 B/s"), "\(row("nightly:1"))")
+        #expect(row("nightly:2").contains("suspended"))
+        #expect(row("nightly:3").contains("completed") && row("nightly:3").contains("ok"))
+        #expect(row("nightly:4").contains("cancelled"), "\(row("nightly:4"))")
+        #expect(row("nightly:5").contains("queued"))
+        #expect(row("nightly:6").contains("completed") && row("nightly:6").contains("404"), "\(row("nightly:6"))")
+        // The local rows are unchanged.
+        #expect(row("1.1").contains("running"))
+
+        m.daemonGone = true
+        let gone = ScreenRenderer.render(m).render()
+        #expect(gone.split(separator: "\n").contains { $0.contains("bg nightly") && $0.contains("daemon gone") }, "\(gone)")
+    }
+
+    @Test func keysOnBackgroundRowsBecomeDaemonEffectsOrSayWhyNot() {
+        var (m, converter) = Self.model()
+        let bg = DaemonRows.firstSessionID
+        m.confirmDestructive = true
+        Self.select(&m, 1)
+        var (after, effect) = Reducer.handleKey(m, .char("s"))
+        #expect(effect == .suspend(TaskID(session: bg, task: 1)))
+        (after, effect) = Reducer.handleKey(m, .char("d"))
+        #expect(effect == .cancelWithResumeData(TaskID(session: bg, task: 1)))
+        #expect(after.awaitingResumeData.isEmpty)  // the daemon's reply says how it ended
+        (after, effect) = Reducer.handleKey(m, .char("c"))
+        #expect(effect == nil && after.confirmation?.question.hasPrefix("cancel task nightly:1?") == true, "\(after.confirmation?.question ?? "")")
+        (after, effect) = Reducer.handleKey(after, .char("y"))
+        #expect(effect == .cancel(TaskID(session: bg, task: 1)))
+        (after, effect) = Reducer.handleKey(m, .char("n"))
+        #expect(effect == nil && after.prompt == nil)
+        #expect(after.statusMessage == "background session nightly takes new tasks from the command line: transfertop --background nightly URL")
+        (after, effect) = Reducer.handleKey(m, .char("f"))
+        #expect(effect == nil && after.statusMessage?.hasPrefix("the daemon cannot let background session nightly finish first") == true)
+        (after, effect) = Reducer.handleKey(m, .char("X"))
+        #expect(after.confirmation?.question.hasPrefix("cancel 3 tasks of background session nightly and invalidate it?") == true,
+                "\(after.confirmation?.question ?? "")")
+        (after, effect) = Reducer.handleKey(after, .char("y"))
+        #expect(effect == .invalidateAndCancel(sessionID: bg))
+        Self.select(&m, 4)
+        (after, effect) = Reducer.handleKey(m, .char("R"))
+        #expect(effect == nil && after.statusMessage?.contains("nightly:4 belongs to the daemon") == true, "\(after.statusMessage ?? "")")
+        (after, effect) = Reducer.handleKey(m, .char("r"))
+        #expect(effect == nil && after.statusMessage?.hasPrefix("task nightly:4 has been cancelled") == true, "\(after.statusMessage ?? "")")
+
+        // The feed turns the effects into control requests by the session's name.
+        let feed = DaemonFeed(paths: DaemonPaths(runtimeDirectory: "/nonexistent", stateDirectory: "/nonexistent"), session: nil)
+        _ = feed.snapshots(now: m.now)  // no picture yet: no names
+        #expect(converter.name(of: bg) == "nightly")
+        #expect(feed.route(.exportCSV) == nil)
+        #expect(feed.route(.suspend(TaskID(session: 1, task: 1))) == nil)  // a local task: the runner's
+    }
+
+    @Test func quittingAsksOnlyAboutLocalTasks() {
+        var m = MonitorModel()
+        var converter = DaemonSnapshots()
+        m.apply(converter.sessions(Self.statuses(), now: Date()), at: 0)
+        m.confirmDestructive = true
+        let (after, effect) = Reducer.handleKey(m, .char("q"))
+        #expect(effect == .quit && after.confirmation == nil)  // the daemon's tasks go on
+        m.attachedSession = "nightly"
+        m.width = 120
+        let footer = ScreenRenderer.render(m).rowText(m.height - 1)
+        #expect(footer.contains("q detach"), "\(footer)")
+    }
+
+    @Test func errorsFromTheJournalKeepTheirCode() {
+        #expect(DaemonSnapshots.error("cancelled (-999): cancelled").code == .cancelled)
+        #expect(DaemonSnapshots.error("cannotConnectToHost (-1004): refused") == TransferError(.cannotConnectToHost, "refused"))
+        #expect(DaemonSnapshots.error("cancelled (session invalidated)").code == .cancelled)
+        #expect(DaemonSnapshots.error("cannot place the file (disk full)").code == .unknown)
+    }
+}
