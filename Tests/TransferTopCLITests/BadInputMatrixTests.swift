@@ -154,6 +154,10 @@ struct BadInput: Sendable, CustomStringConvertible {
         // --background: a name that could not be a key, and what a daemon cannot do (issue 12).
         BadInput(args: ["--background", "a/b", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not 'a/b'"),
         BadInput(args: ["--background", "q", "--upload", "-", url], fragment: "--background cannot read --upload -"),
+        // attach takes the monitor's options only (DECISIONS 127).
+        BadInput(args: ["attach", "m", "-o", "{dir}"], fragment: "'attach' takes no transfer options, only --no-tui, --theme, --fps and --yes"),
+        BadInput(args: ["attach", "m", "--fps", "0"], fragment: "--fps"),
+        BadInput(args: ["attach", "a/b", "--no-tui"], fragment: "attach takes a session name of 1-64 letters"),
         // Exports: checked before any transfer.
         BadInput(args: ["--csv", "{dir}/old.csv", url], files: ["old.csv": BadInput.text("keep me")], fragment: "exists (pass --force"),
         BadInput(args: ["--har", "{dir}/old.har", url], files: ["old.har": BadInput.text("keep me")], fragment: "exists (pass --force"),
