@@ -119,3 +119,24 @@ import TransferModel
         #expect(DaemonSnapshots.error("cannot place the file (disk full)").code == .unknown)
     }
 }
+
+extension BackgroundMonitorModelTests {
+    @Test func stateChangesBetweenPicturesGoToTheEventLog() {
+        var converter = DaemonSnapshots()
+        var statuses = Self.statuses()
+        var m = MonitorModel()
+        (m.width, m.height, m.now) = (160, 40, Fixtures.at(350))
+        m.apply(converter.sessions(statuses, now: m.now), at: 0)
+        #expect(converter.takeEvents().isEmpty)  // the first picture is not news
+        statuses[0].tasks[1].state = "running"
+        statuses[0].invalidated = true
+        m.apply(converter.sessions(statuses, now: m.now), at: 1)
+        let events = converter.takeEvents()
+        let bg = DaemonRows.firstSessionID
+        #expect(events.map(\.kind) == [.sessionStateChanged(.invalidated), .taskStateChanged(.running)])
+        #expect(events.last?.sessionID == bg && events.last?.taskIdentifier == 2)
+        m.append(events)
+        let screen = ScreenRenderer.render(m).render()
+        #expect(screen.contains("nightly:2 task running") && screen.contains("background session nightly session invalidated"), "\(screen)")
+    }
+}

@@ -67,6 +67,9 @@ public final class DaemonFeed: @unchecked Sendable {
         return converted.sessions
     }
 
+    /// State changes seen between pictures, for the event log (UI thread).
+    func takeEvents() -> [TransferEvent] { converter.takeEvents() }
+
     var isGone: Bool { shared.withLock { $0.everConnected && !$0.connected } }
 
     func takeNotices() -> [String] { shared.withLock { s in defer { s.notices = [] }; return s.notices } }

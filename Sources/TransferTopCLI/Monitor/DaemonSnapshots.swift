@@ -5,13 +5,24 @@ import TransferTopUI
 /// The daemon's status as the monitor's snapshots (DECISIONS 127): a background session is a
 /// `SessionSnapshot` of kind background with an id from `DaemonRows.firstSessionID` on, its
 /// tasks `TaskSnapshot`s numbered as the daemon numbers them. The daemon sends states and byte
-/// counts, not metrics: the phase columns show "-", and the speed is the monitor's own moving
+/// counts, not metrics: the phase columns stay empty, and the speed is the monitor's own moving
 /// average over the byte counts, as for local tasks.
 struct DaemonSnapshots {
     /// Each session's id, kept for the monitor's life so the selection stays on it.
     private(set) var ids: [String: Int] = [:]
     /// When the monitor first saw each task: its metrics' start (the detail pane's age).
     private var firstSeen: [String: Date] = [:]
+    /// Each task's state as last converted, and each session's: a change between two pictures
+    /// is an event for the log (the daemon's own events stay in its journal).
+    private var lastState: [String: String] = [:]
+    private var lastInvalidated: [String: Bool] = [:]
+    /// Events made by `sessions(_:now:)` since the last `takeEvents()`.
+    private(set) var events: [TransferEvent] = []
+
+    mutating func takeEvents() -> [TransferEvent] {
+        defer { events = [] }
+        return events
+    }
 
     mutating func id(of name: String) -> Int {
         if let id = ids[name] { return id }
@@ -24,10 +35,33 @@ struct DaemonSnapshots {
 
     mutating func sessions(_ statuses: [BackgroundSessionStatus], now: Date) -> [SessionSnapshot] {
         statuses.map { s in
+            let known = ids[s.name] != nil
             let sid = id(of: s.name)
-            return SessionSnapshot(id: sid, name: s.name, kind: .background(identifier: s.name),
-                                   state: s.invalidated ? .invalidated : .active, maxConnectionsPerHost: 6,
-                                   tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
+            let snapshot = SessionSnapshot(id: sid, name: s.name, kind: .background(identifier: s.name),
+                                           state: s.invalidated ? .invalidated : .active, maxConnectionsPerHost: 6,
+                                           tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
+            noteChanges(snapshot, known: known, now: now)
+            return snapshot
+        }
+    }
+
+    /// Log events for what changed since the last picture; none for what the first picture of
+    /// a session shows (attaching to ten thousand tasks must not bury the log).
+    mutating func noteChanges(_ s: SessionSnapshot, known: Bool, now: Date) {
+        if known, lastInvalidated[s.name] != (s.state == .invalidated), s.state == .invalidated {
+            events.append(TransferEvent(date: now, sessionID: s.id, taskIdentifier: nil, kind: .sessionStateChanged(.invalidated), detail: "daemon"))
+        }
+        lastInvalidated[s.name] = s.state == .invalidated
+        for t in s.tasks {
+            let key = "\(s.name):\(t.taskIdentifier)"
+            let text = DisplayState.text(t)
+            let before = lastState.updateValue(text, forKey: key)
+            guard known, before != text else { continue }
+            if before == nil {
+                events.append(TransferEvent(date: now, sessionID: s.id, taskIdentifier: t.taskIdentifier, kind: .taskCreated, detail: "daemon"))
+            }
+            events.append(TransferEvent(date: now, sessionID: s.id, taskIdentifier: t.taskIdentifier, kind: .taskStateChanged(t.state),
+                                        detail: DisplayState(t).outcome(t) ?? (DisplayState(t) == .queued ? "queued" : "")))
         }
     }
 

@@ -101,7 +101,7 @@ final class MonitorLoop {
         model.apply(runner.snapshots() + background, at: seconds(clock.now - start))
         if let notice = daemon?.takeNotices().last { model.statusMessage = notice }
         model.segmentMaps = runner.segmentMaps()
-        model.append(ring.drain())
+        model.append(ring.drain() + (daemon?.takeEvents() ?? []))
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
         model.expireStatusMessage()
         let grid = ScreenRenderer.render(model, bindings: bindings)

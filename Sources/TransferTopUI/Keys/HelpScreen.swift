@@ -22,7 +22,7 @@ public enum HelpScreen {
         [Span("  s r d c X go to the daemon; its answer shows in the status line", .dim)],
         [Span("  n f R are not the daemon's: submit with transfertop --background NAME URL", .dim)],
         [Span("  q and Ctrl-C only detach from them: the daemon's tasks go on", .dim)],
-        [Span("  phase columns show - (the daemon sends states and bytes, not metrics)", .dim)],
+        [Span("  phase columns stay empty (the daemon sends states and bytes, not metrics)", .dim)],
     ]
 
     static func row(_ entry: ActionInfo, bindings: KeyBindings) -> [Span] {

@@ -12,13 +12,17 @@ extension ScreenRenderer {
         let end = count - back
         let start = Swift.max(0, end - rows.bodyHeight)
         for (i, event) in model.events[start..<end].enumerated() {
-            grid.write(eventLine(event, utcOffset: model.utcOffsetSeconds), column: 1, row: rows.bodyTop + i)
+            // A background session's event names its task as `status` does (NAME:N).
+            let who = model.isDaemonSession(event.sessionID)
+                ? event.taskIdentifier.map { model.taskLabel(TaskID(session: event.sessionID, task: $0)) } ?? model.sessionLabel(event.sessionID)
+                : nil
+            grid.write(eventLine(event, utcOffset: model.utcOffsetSeconds, who: who), column: 1, row: rows.bodyTop + i)
         }
     }
 
     /// `12:00:01.250 1.3 didReceiveResponse 200 OK`
-    public static func eventLine(_ e: TransferEvent, utcOffset: Int) -> [Span] {
-        let who = e.taskIdentifier.map { "\(e.sessionID).\($0)" } ?? "\(e.sessionID)"
+    public static func eventLine(_ e: TransferEvent, utcOffset: Int, who name: String? = nil) -> [Span] {
+        let who = name ?? e.taskIdentifier.map { "\(e.sessionID).\($0)" } ?? "\(e.sessionID)"
         var spans = [Span(clockTime(e.date, utcOffset: utcOffset) + " ", .dim), Span(who + " ", .text)]
         spans.append(Span(eventName(e.kind), .logText))
         // The engine promises secret-free details; redacting again costs little and guards logs.
