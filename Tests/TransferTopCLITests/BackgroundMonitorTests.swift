@@ -116,7 +116,10 @@ import TransferTopUI
         screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("running") == true }
         #expect(Tmux.row(screen, "m:1")?.contains("running") == true, "\(screen)")
         #expect(try await BackgroundMonitorTests.json(rig, "m").first?.state == "running")
-        // n is not the daemon's: the status line says so.
+        // n is not the daemon's: the status line says so (once the resume's answer is in, or
+        // it would replace the refusal).
+        screen = try await tmux.waitFor { $0.contains("daemon, m:1: resume: 1 task(s)") }
+        #expect(screen.contains("daemon, m:1: resume: 1 task(s)"), "\(screen)")
         try await tmux.keys("n")
         screen = try await tmux.waitFor { $0.contains("takes new tasks from the command line") }
         #expect(screen.contains("background session m takes new tasks from the command line"), "\(screen)")

@@ -40,7 +40,8 @@ extension SegmentedRun {
                 }
             }) { error in outcome.withLock { $0 = .some(error) } }
         }
-        let status = await MonitorApp.run(runner, options: o, environment: environment, stayUntilQuit: false)
+        let status = await MonitorApp.run(runner, options: o, environment: environment, stayUntilQuit: false,
+                                          daemon: DaemonFeed.standard(environment))
         // Quit before the end: stop the segments in flight and wait for the upload to end.
         if let u = upload.withLock({ $0 }), outcome.withLock({ $0 }) == nil {
             u.cancel()
