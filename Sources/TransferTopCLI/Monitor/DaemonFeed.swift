@@ -114,10 +114,8 @@ public final class DaemonFeed: @unchecked Sendable {
                 let reply = try client.request(.control(session: name, task: task, action: action))
                 if case .ok(let text) = reply { note("daemon, \(label): \(text)") }
             } catch {
-                // A refusal keeps the connection; a daemon gone drops it (the next key connects).
-                if error.message.contains("closed the connection") || !(shared.withLock { $0.connected }) {
-                    shared.withLock { $0.controlClient = nil }
-                }
+                // A refusal and a daemon gone look alike here: the next key connects afresh.
+                shared.withLock { $0.controlClient = nil }
                 note("daemon, \(label): \(error.message)")
             }
         }
@@ -138,7 +136,6 @@ public final class DaemonFeed: @unchecked Sendable {
                 }
                 if shared.withLock({ $0.stopped }) { client.channel.shutdown() }
                 try client.channel.send(DaemonRequest.watch(session: session))
-                lastFailure = nil
                 var first = true
                 while let reply = try client.channel.receive(DaemonReply.self) {
                     switch reply {
@@ -148,19 +145,20 @@ public final class DaemonFeed: @unchecked Sendable {
                             s.generation += 1
                         }
                         if first, back { note("the daemon is back (pid \(client.daemonPID))") }
-                        first = false
+                        (first, lastFailure) = (false, nil)
                     case .failure(let why):
-                        note("daemon: \(why)")
+                        // The watch ended (an unknown session): this connection serves no more.
+                        client.channel.shutdown()
+                        throw DaemonError(why)
                     default:
                         continue
                     }
                 }
             } catch {
-                // "no daemon is running" is the usual case of a local run: said once, never.
+                // No daemon is a local run's usual case and goes unsaid; anything else (version
+                // skew, an unknown session) is said once, not at every look.
                 let text = error.message
-                if text != lastFailure, !text.hasPrefix("no transfertop daemon"), shared.withLock({ $0.connected }) == false {
-                    note("daemon: \(text)")
-                }
+                if text != lastFailure, !text.hasPrefix("no transfertop daemon") { note("daemon: \(text)") }
                 lastFailure = text
             }
             let wasConnected = shared.withLock { s -> Bool in
