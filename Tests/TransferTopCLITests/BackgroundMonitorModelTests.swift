@@ -1,5 +1,6 @@
 import Foundation
 import MonitorFixtures
+import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
@@ -138,5 +139,23 @@ extension BackgroundMonitorModelTests {
         m.append(events)
         let screen = ScreenRenderer.render(m).render()
         #expect(screen.contains("nightly:2 task running") && screen.contains("background session nightly session invalidated"), "\(screen)")
+    }
+}
+
+extension BackgroundMonitorModelTests {
+    /// A local run's monitor looks for a daemon without making its directories.
+    @Test func lookingForADaemonCreatesNothing() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_RUNTIME_DIR": dir + "/run", "XDG_STATE_HOME": dir + "/state"]
+        let paths = try #require(DaemonPaths.located(env))
+        #expect(paths.runtimeDirectory == dir + "/run/transfertop" && paths.stateDirectory == dir + "/state/transfertop")
+        #expect(DaemonFeed.standard(env) != nil)
+        #expect(!paths.runtimeDirectoryIsOurs)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/run") && !FileManager.default.fileExists(atPath: dir + "/state"))
+        // `standard`, which the daemon and the background commands use, makes them.
+        #expect(try DaemonPaths.standard(env) == paths)
+        #expect(paths.runtimeDirectoryIsOurs)
+        #expect(DaemonPaths.located([:]) == nil)
     }
 }

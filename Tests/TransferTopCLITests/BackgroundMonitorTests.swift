@@ -81,9 +81,14 @@ import TransferTopUI
 @Suite(.serialized, .enabled(if: Tmux.available)) struct BackgroundMonitorTmuxTests {
     typealias Rig = BackgroundDaemonTests.Rig
 
-    static func command(_ rig: Rig, _ binary: String, _ args: String) -> String {
+    /// `transfertop ARGS` in the rig's private directories (never the user's daemon).
+    static func invocation(_ rig: Rig, _ binary: String, _ args: String) -> String {
         let env = rig.env.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        return "cd \(rig.dir) && env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) \(args); echo TT-EXITED $?; sleep 60"
+        return "env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) \(args)"
+    }
+
+    static func command(_ rig: Rig, _ binary: String, _ args: String) -> String {
+        "cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 60"
     }
 
     @Test func attachShowsTheSessionSendsKeysToTheDaemonAndQOnlyDetaches() async throws {
@@ -101,7 +106,10 @@ import TransferTopUI
         try await server.waitForGate(g1)
         try await server.waitForGate(g2)
 
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", Self.command(rig, binary, "attach m")])
+        // Attached twice: q ends the first, Ctrl-C the second (which waits for Enter, so the
+        // first one's last words are on the screen until the test has read them).
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30",
+                            Self.command(rig, binary, "attach m; echo TT-FIRST $?; read next; \(Self.invocation(rig, binary, "attach m"))")])
         var screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("running") == true && Tmux.row($0, "m:2") != nil }
         #expect(Tmux.row(screen, "m:1")?.contains("running") == true, "\(screen)")
         #expect(screen.contains("bg m") && screen.contains("background"), "\(screen)")
@@ -130,11 +138,20 @@ import TransferTopUI
 
         // q detaches at once: no question, the shell is back, m:2 still runs in the daemon.
         try await tmux.keys("q")
-        screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
-        #expect(screen.contains("detached from background session m; its tasks go on in the daemon") && screen.contains("TT-EXITED 0"), "\(screen)")
-        let tasks = try await BackgroundMonitorTests.json(rig, "m")
+        screen = try await tmux.waitFor { $0.contains("TT-FIRST") }
+        #expect(screen.contains("detached from background session m; its tasks go on in the daemon") && screen.contains("TT-FIRST 0"), "\(screen)")
+        var tasks = try await BackgroundMonitorTests.json(rig, "m")
         #expect(tasks.map(\.state) == ["completed", "running"], "\(tasks)")
         #expect(tasks.first?.succeeded == true)
+        // Ctrl-C in the second monitor detaches as well.
+        try await tmux.keys("Enter")
+        screen = try await tmux.waitFor { Tmux.row($0, "m:2")?.contains("running") == true && !$0.contains("TT-FIRST") }
+        #expect(Tmux.row(screen, "m:2")?.contains("running") == true, "\(screen)")
+        try await tmux.keys("C-c")
+        screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        tasks = try await BackgroundMonitorTests.json(rig, "m")
+        #expect(tasks.map(\.state) == ["completed", "running"], "\(tasks)")
         server.openGate(g2)
         let wait = try await rig.run(["wait", "m"])
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")

@@ -37,10 +37,10 @@ public final class DaemonFeed: @unchecked Sendable {
         (self.paths, self.session) = (paths, session)
     }
 
-    /// The feed of a local run's monitor: nil when the daemon's paths cannot be made (no HOME
-    /// nor XDG_STATE_HOME); no daemon is started for it (DECISIONS 128).
+    /// The feed of a local run's monitor: nil without HOME and XDG_STATE_HOME; it starts no
+    /// daemon and creates no directory (DECISIONS 128).
     public static func standard(_ env: [String: String]) -> DaemonFeed? {
-        (try? DaemonPaths.standard(env)).map { DaemonFeed(paths: $0, session: nil) }
+        DaemonPaths.located(env).map { DaemonFeed(paths: $0, session: nil) }
     }
 
     func start() {
@@ -129,6 +129,7 @@ public final class DaemonFeed: @unchecked Sendable {
         var lastFailure: String?
         while !shared.withLock({ $0.stopped }) {
             do throws(DaemonError) {
+                guard paths.runtimeDirectoryIsOurs else { throw DaemonError("no transfertop daemon is running") }
                 let client = try DaemonClient.connect(paths, start: false)
                 let back = shared.withLock { s -> Bool in
                     s.channel = client.channel
