@@ -76,6 +76,11 @@ extension MonitorLoop {
 
     /// `e`: the CSV goes next to the downloads, with a time-stamped name shown in the status line.
     func exportCSV() {
+        // The daemon's tasks are not this run's (they have no metrics here): `status --json` has them.
+        if runner.taskSnapshots().isEmpty, model.sessions.contains(where: { model.isDaemonSession($0.id) }) {
+            model.statusMessage = "e exports this run's own tasks and it has none; the daemon's: transfertop status --json"
+            return
+        }
         let f = DateFormatter()
         f.dateFormat = "yyyyMMdd-HHmmss"
         let path = runner.plan.outputDirectory + "/transfertop-\(f.string(from: Date())).csv"
