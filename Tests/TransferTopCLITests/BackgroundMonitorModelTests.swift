@@ -57,6 +57,12 @@ import TransferModel
         // The local rows are unchanged.
         #expect(row("1.1").contains("running"))
 
+        // The detail pane names the task as the daemon does and says what it does not send.
+        Self.select(&m, 3)
+        m.detailShown = true
+        let detail = ScreenRenderer.render(m).render()
+        #expect(detail.contains("Task nightly:3") && detail.contains("run by the daemon") && detail.contains("file /tmp/x"), "\(detail)")
+
         m.daemonGone = true
         let gone = ScreenRenderer.render(m).render()
         #expect(gone.split(separator: "\n").contains { $0.contains("bg nightly") && $0.contains("daemon gone") }, "\(gone)")

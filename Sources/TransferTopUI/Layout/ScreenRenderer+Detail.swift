@@ -9,7 +9,7 @@ extension ScreenRenderer {
         let focused = model.focus == .detail
         let visible = rows.bodyHeight
         let top = Swift.min(model.detailScroll, Swift.max(0, lines.count - visible))
-        var title = [Span(model.selectedTaskSnapshot.map { "Task \($0.id)" } ?? "Detail", .title)]
+        var title = [Span(model.selectedTaskSnapshot.map { "Task \(model.taskLabel($0.id))" } ?? "Detail", .title)]
         if lines.count > visible, visible > 0 {
             title.append(Span(" lines \(top + 1)-\(Swift.min(lines.count, top + visible)) of \(lines.count)", .dim))
             if !focused, grid.width >= 60 { title.append(Span(" (Tab to scroll)", .dim)) }
@@ -30,6 +30,11 @@ extension ScreenRenderer {
     public static func detailLines(_ task: TaskSnapshot, model: MonitorModel, width: Int) -> [[Span]] {
         var lines = [summary(task, utf8: model.utf8)]
         lines.append(stateLine(task, model: model))
+        if model.isDaemonSession(task.sessionID) {
+            // What the daemon does not send (phases, headers) is not missing by accident.
+            lines.append([Span("background: ", .dim), Span("run by the daemon, which sends states and bytes, no phases or headers"
+                + (task.outputPath.map { "; file \($0)" } ?? ""), .text)])
+        }
         if let states = model.segmentMaps[task.sessionID] {
             let count = "  " + SegmentMapView.count(states)
             lines.append([Span("segments ", .dim)] + SegmentMapView.spans(states, width: Swift.max(1, width - 11 - count.count))
