@@ -77,6 +77,23 @@ import TransferTopUI
     }
 }
 
+extension BackgroundMonitorTests {
+    /// A watch of a session the daemon does not have is refused; the feed says so (once per
+    /// cause, not at every look) and shows nothing.
+    @Test func watchingAnUnknownSessionSaysSo() async throws {
+        let rig = try Rig()
+        #expect(try await rig.run(["daemon", "start"]).status == 0)
+        let feed = DaemonFeed(paths: rig.paths, session: "nosuch")
+        feed.start()
+        defer { feed.stop() }
+        let notes = Locked<[String]>([])
+        let said = "daemon: no background session named 'nosuch'"
+        let s = try await Self.until(feed, notes) { _ in notes.withLock { $0.contains(said) } }
+        #expect(notes.withLock { $0.contains(said) }, "\(notes.withLock { $0 })")
+        #expect(s.isEmpty && !feed.isGone)
+    }
+}
+
 /// The monitor in a tmux pane, on a daemon's session.
 @Suite(.serialized, .enabled(if: Tmux.available)) struct BackgroundMonitorTmuxTests {
     typealias Rig = BackgroundDaemonTests.Rig
