@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// What a client asks the daemon, one JSON line each (`LineChannel`). Every connection starts

@@ -1,4 +1,5 @@
 import BackgroundJournal
+import BackgroundWire
 import Foundation
 
 /// Bytes received, journaled about once a second in one transaction rather than per chunk

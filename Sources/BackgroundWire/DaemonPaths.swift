@@ -1,5 +1,5 @@
 import Foundation
-import TransferKit
+import TransferModel
 
 /// A problem of the background daemon or of talking to it: one line for the user.
 public struct DaemonError: Error, Sendable, CustomStringConvertible {
@@ -16,6 +16,10 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
 /// used (a socket there could be theirs). The journal is state that outlives logouts:
 /// `$XDG_STATE_HOME/transfertop/background.sqlite`.
 public struct DaemonPaths: Sendable, Equatable {
+    public init(runtimeDirectory: String, stateDirectory: String) {
+        (self.runtimeDirectory, self.stateDirectory) = (runtimeDirectory, stateDirectory)
+    }
+
     public var runtimeDirectory: String
     public var stateDirectory: String
     public var socket: String { runtimeDirectory + "/daemon.sock" }
@@ -38,7 +42,7 @@ public struct DaemonPaths: Sendable, Equatable {
 
     /// Creates `path` (and its parents) 0700, or checks an existing one is a directory of ours
     /// that nobody else can enter.
-    static func privateDirectory(_ path: String) throws(DaemonError) {
+    public static func privateDirectory(_ path: String) throws(DaemonError) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
