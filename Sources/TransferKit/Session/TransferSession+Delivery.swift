@@ -148,6 +148,7 @@ extension TransferSession {
         }
         guard proceed else { return }
         engine.shutdown()  // handles gone, cookies written: only then is the session invalidated
+        backgroundLink?.end()
         core.withLock { $0.state = .invalidated }
         // Its background identifier may be used again (not by a duplicate, which never held it).
         if duplicateBackgroundIdentifier == nil, case .background(let identifier) = configuration.kind {

@@ -18,6 +18,8 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
     case control(session: String, task: Int64?, action: BackgroundAction)
     /// `transfertop daemon stop`: cancels downloads with resume data, then exits.
     case stop
+    /// A TransferKit background session's request (DECISIONS 131).
+    case library(LibraryRequest)
 }
 
 public enum BackgroundAction: String, Codable, Sendable, Equatable, CaseIterable {
@@ -35,6 +37,8 @@ public enum DaemonReply: Codable, Sendable, Equatable {
     case ok(String)
     /// The request was refused; the text is for the user.
     case failure(String)
+    /// The answer to a `library` request, or an event of a library's `attach` stream.
+    case library(LibraryReply)
 }
 
 public struct BackgroundSessionStatus: Codable, Sendable, Equatable {

@@ -78,7 +78,8 @@ enum DaemonServer {
                 return
             }
             try channel.send(DaemonReply.hello(version: version, pid: getpid(), journal: paths.journal))
-            if theirs != version { return }  // the client says what to do about the skew
+            // The client says what to do about the skew; a library speaks its own wire version.
+            if theirs != version && theirs != LibraryWire.helloVersion { return }
             while let request = try channel.receive(DaemonRequest.self) {
                 switch request {
                 case .hello:
@@ -94,6 +95,10 @@ enum DaemonServer {
                 case .stop:
                     try channel.send(DaemonReply.ok("stopping"))
                     stop()
+                case .library(.attach(let session)):
+                    try host.libraryAttach(session, on: channel)
+                case .library(let r):
+                    try channel.send(answer { .library(try host.library(r)) })
                 }
             }
         } catch {

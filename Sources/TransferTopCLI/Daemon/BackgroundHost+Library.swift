@@ -1,0 +1,102 @@
+import BackgroundJournal
+import BackgroundWire
+import Foundation
+import TransferKit
+
+/// TransferKit's background sessions (DECISIONS 131): a download task resumed in a library
+/// process becomes a submission of one URL here, run by a `Runner` like the CLI's, its file
+/// placed in a directory of its own under `background/<session>/`; the library hears the
+/// journal's events through `attach` and acknowledges each once its delegate has seen it.
+extension BackgroundHost {
+    var stateDirectory: String { (journal.path as NSString).deletingLastPathComponent }
+
+    func library(_ request: LibraryRequest) throws -> LibraryReply {
+        switch request {
+        case .attach:
+            throw DaemonError("attach takes a connection of its own")
+        case .download(let name, let download):
+            return .submitted(task: try libraryDownload(try Self.libraryName(name), download))
+        case .control(let name, let task, let action):
+            guard let action = BackgroundAction(rawValue: action) else { throw DaemonError("unknown action '\(SafeQuote.quote(action))'") }
+            _ = try control(try Self.libraryName(name), task: task, action: action)
+            if action == .invalidate {
+                // The library asked for it: everything of the session is told, so its events go.
+                try journal.markDelivered(session: name, client: LibraryWire.client, through: try journal.lastSeq())
+                try journal.pruneDeliveredEvents()
+            }
+            return .ok
+        case .acknowledge(let name, let through):
+            try journal.markDelivered(session: try Self.libraryName(name), client: LibraryWire.client, through: through)
+            try journal.pruneDeliveredEvents()
+            return .ok
+        }
+    }
+
+    /// The identifier names a directory and a journal session: the CLI's rules for names.
+    static func libraryName(_ name: String) throws -> String {
+        do { return try BackgroundName.check(name, "a background session identifier") } catch { throw DaemonError(error.reason) }
+    }
+
+    /// One download as a submission of its own, so each file lands alone in its directory
+    /// (named as line mode names it) and the library's numbering is the journal's.
+    func libraryDownload(_ name: String, _ download: LibraryDownload) throws -> Int64 {
+        let directory = LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name)
+            + "/" + UUID().uuidString.lowercased()
+        try DaemonPaths.privateDirectory(directory)
+        var options = Options()
+        options.urls = [download.url]
+        options.headers = download.headers
+        options.outputDirectory = directory
+        options.noTUI = true
+        let numbers: [Int64]
+        do { numbers = try submit(session: name, options: options) } catch {
+            rmdir(directory)
+            throw error
+        }
+        guard numbers.count == 1 else { throw DaemonError("the download was not accepted") }
+        return numbers[0]
+    }
+
+    /// The library's event stream: what it has not acknowledged, then each new event.
+    func libraryAttach(_ given: String, on channel: LineChannel) throws {
+        let name: String
+        do { name = try Self.libraryName(given) } catch {
+            try channel.send(DaemonReply.failure("\(error)"))
+            return
+        }
+        try journal.ensureSession(name)
+        let through = try journal.delivered(session: name, client: LibraryWire.client)
+        let unseen = Set(try journal.events(session: name, after: through).compactMap(\.task))
+        // Tasks the library has not seen end: unfinished, or finished after its bookmark.
+        let tasks = try journal.tasks(session: name).filter { $0.state != .completed || unseen.contains($0.number) }
+        try channel.send(DaemonReply.library(.attached(tasks: tasks.map(Self.libraryTask), through: through)))
+        var cursor = through
+        while true {
+            let seen = bell.count
+            for e in try journal.events(session: name, after: cursor) {
+                try channel.send(DaemonReply.library(.event(try libraryEvent(e))))
+                cursor = e.seq
+            }
+            bell.wait(after: seen, until: Date().addingTimeInterval(5))
+            if !channel.isOpen { return }
+        }
+    }
+
+    static func libraryTask(_ t: JournalTask) -> LibraryTask {
+        LibraryTask(number: t.number, url: Redaction.redactURL(t.url), state: t.state.rawValue, bytesReceived: t.bytesReceived,
+                    bytesExpected: t.bytesExpected)
+    }
+
+    /// A journal event as the library reads it; a failed completion with the resume data the
+    /// journal keeps for the task (written with the completion, never changed after).
+    func libraryEvent(_ e: JournalEvent) throws -> LibraryEvent {
+        let event = try? JSONDecoder().decode(BackgroundEvent.self, from: e.payload)
+        guard let status = event?.task else { return LibraryEvent(seq: e.seq, kind: e.kind, task: nil, error: event?.note) }
+        let task = LibraryTask(number: status.number, url: status.url, state: status.state, bytesReceived: status.bytesReceived,
+                               bytesExpected: status.bytesExpected)
+        guard status.state == JournalTaskState.completed.rawValue else { return LibraryEvent(seq: e.seq, kind: e.kind, task: task) }
+        let resume = status.error == nil ? nil : try journal.task(session: e.session, number: status.number)?.resumeData
+        return LibraryEvent(seq: e.seq, kind: e.kind, task: task, statusCode: status.statusCode, error: status.error, path: status.path,
+                            resumeData: resume)
+    }
+}

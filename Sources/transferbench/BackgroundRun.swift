@@ -1,0 +1,87 @@
+import Foundation
+import TransferKit
+
+/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [URL...]`
+///
+/// A library process of a background session (issue 12), for the tests that kill it: it makes
+/// the session (re-attaching to what the daemon has), prints `restored N` (the unfinished
+/// tasks it found), resumes a download task per URL (a data task with `--data`), prints each
+/// delegate call on a line of its own as it happens, and exits once every task it knows of has
+/// completed and its acknowledgements are sent (`--invalidate`: after invalidating the session).
+///
+///   restored N
+///   resumed URL
+///   finished URL sha256=HEX bytes=N        (didFinishDownloadingTo; the file is not moved)
+///   complete URL error=CODE|nil resume=N   (didCompleteWithError; N bytes of resume data)
+///   invalid                                (didBecomeInvalidWithError)
+///   done
+enum BackgroundRun {
+    final class Printer: NSObject, TransferDownloadDelegate, @unchecked Sendable {
+        let completed = DispatchSemaphore(value: 0)
+        let invalid = DispatchSemaphore(value: 0)
+
+        func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
+            let data = FileManager.default.contents(atPath: location.path) ?? Data()
+            say("finished \(downloadTask.originalRequest.url.absoluteString) sha256=\(SHA256.hex(data)) bytes=\(data.count)")
+        }
+
+        func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
+            say("complete \(task.originalRequest.url.absoluteString) error=\(error.map { "\($0.code)" } ?? "nil") resume=\(error?.resumeData?.count ?? 0)"
+                + (error.map { " message=\($0.message)" } ?? ""))
+            completed.signal()
+        }
+
+        func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) {
+            say("invalid")
+            invalid.signal()
+        }
+    }
+
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func run(_ arguments: [String]) -> Never {
+        guard let identifier = arguments.first else { usage() }
+        var headers: [HTTPHeader] = []
+        var urls: [URL] = []
+        var data = false, invalidate = false
+        var rest = arguments.dropFirst()
+        while let word = rest.popFirst() {
+            switch word {
+            case "--header":
+                guard let h = rest.popFirst(), let colon = h.firstIndex(of: ":") else { usage() }
+                headers.append(HTTPHeader(String(h[..<colon]), h[h.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            case "--data": data = true
+            case "--invalidate": invalidate = true
+            default:
+                guard let u = URL(string: word) else { usage() }
+                urls.append(u)
+            }
+        }
+        let printer = Printer()
+        let session = TransferSession(configuration: .background(withIdentifier: identifier), delegate: printer)
+        let restored = session.allTasks.count
+        say("restored \(restored)")
+        for url in urls {
+            let request = TransferRequest(url: url, headers: headers)
+            let task: TransferTask = data ? session.dataTask(with: request) : session.downloadTask(with: request)
+            task.resume()
+            say("resumed \(url.absoluteString)")
+        }
+        for _ in 0..<(restored + urls.count) { printer.completed.wait() }
+        // The acknowledgements are queued on the delegate queue behind the delegate calls.
+        session.delegateQueue.sync {}
+        if invalidate {
+            session.finishTasksAndInvalidate()
+            printer.invalid.wait()
+        }
+        say("done")
+        exit(0)
+    }
+
+    static func usage() -> Never {
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [URL...]\n".utf8))
+        exit(2)
+    }
+}
