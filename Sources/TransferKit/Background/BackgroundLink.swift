@@ -181,9 +181,9 @@ final class BackgroundLink: @unchecked Sendable {
     }
 
     /// The session was invalidated (every task ended): the daemon's session ends too, and the
-    /// connections close.
+    /// connections close, before *didBecomeInvalidWithError* (a process may exit after it).
     func end() {
-        queue.async { [self] in
+        queue.sync { [self] in
             let (attached, events) = state.withLock { s -> (Bool, LineChannel?) in
                 s.ended = true
                 return (s.attached, s.events)

@@ -1,0 +1,155 @@
+import BackgroundJournal
+import BackgroundWire
+import Foundation
+import LoopbackServer
+import TestSupport
+import TransferModel
+import Testing
+@testable import TransferTopCLI
+
+/// Issue 12's library half with real processes: `transferbench background` is an app using a
+/// TransferKit background session; it is killed with SIGKILL and started again, and the daemon
+/// (started on demand by the library from the `transfertop` beside it) carries the downloads.
+@Suite(.serialized) struct BackgroundLibraryTests {
+    typealias Rig = BackgroundDaemonTests.Rig
+
+    func bench(_ rig: Rig, _ args: [String]) throws -> Spawned {
+        guard let path = BuiltExecutable.path("transferbench") else { throw TestFailure("transferbench not built") }
+        return try Run.spawn(["background"] + args, environment: rig.env, executable: path)
+    }
+
+    func lines(_ r: RunResult) -> [String] { r.stdout.split(separator: "\n").map(String.init) }
+
+    func journalEvents(_ rig: Rig, _ session: String) throws -> [JournalEvent] {
+        let (journal, _) = try Journal.open(at: rig.paths.journal)
+        defer { try? journal.close() }
+        return try journal.events(session: session, after: 0)
+    }
+
+    /// The app dies while the daemon downloads; the next start of the app gets the file and
+    /// the completion, in order, once; the start after that gets nothing.
+    @Test func aKilledAppGetsTheMissedCompletionOnceWhenItComesBack() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/3000?seed=5&headGate=\(gate)"
+        let first = try bench(rig, ["app.kill", url])
+        try await server.waitForGate(gate)
+        first.signal(SIGKILL)
+        let killed = await first.wait()
+        #expect(lines(killed) == ["restored 0", "resumed \(url)"], "\(killed.stdout)\(killed.stderr)")
+        server.openGate(gate)
+        // The daemon finishes it with nobody listening (`wait` follows the journal).
+        let wait = try await rig.run(["wait", "app.kill"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        let second = try await bench(rig, ["app.kill"]).wait()
+        let sha = SHA256.hex(Data(LoopbackServer.body(size: 3000, seed: 5)))
+        #expect(lines(second) == ["restored 1", "finished \(url) sha256=\(sha) bytes=3000", "complete \(url) error=nil resume=0", "done"],
+                "\(second.stdout)\(second.stderr)")
+        let third = try await bench(rig, ["app.kill"]).wait()
+        #expect(lines(third) == ["restored 0", "done"], "\(third.stdout)\(third.stderr)")
+        // Delivered to the library, the events are pruned; the file went after the delegate.
+        #expect(try journalEvents(rig, "app.kill").isEmpty)
+        let dir = LibraryWire.directory(rig.paths, session: "app.kill")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [])
+    }
+
+    /// Cancelled with resume data while the app is away: the error it finds when it comes back
+    /// carries the resume data.
+    @Test func aCancellationWhileTheAppIsAwayComesBackWithResumeData() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        server.setFile("big.bin", size: 200_000, seed: 8)  // validators: resumable
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=50000"
+        let first = try bench(rig, ["app.resume", url])
+        try await server.waitForGate(gate)
+        first.signal(SIGKILL)
+        _ = await first.wait()
+        let control = try await rig.run(["control", "app.resume", "cancel-with-resume-data"])
+        #expect(control.status == 0, "\(control.stdout)\(control.stderr)")
+        server.openGate(gate)
+        _ = try await rig.run(["wait", "app.resume"])
+        let second = try await bench(rig, ["app.resume"]).wait()
+        let out = lines(second)
+        #expect(out.first == "restored 1" && out.last == "done", "\(second.stdout)\(second.stderr)")
+        let complete = try #require(out.first { $0.hasPrefix("complete ") })
+        #expect(complete.hasPrefix("complete \(url) error=cancelled resume="), "\(complete)")
+        #expect(!complete.contains("resume=0 "), "\(complete)")
+        #expect(!out.contains { $0.hasPrefix("finished ") })
+    }
+
+    /// URLSession raises for a data task in a background session; TransferKit fails it.
+    @Test func aDataTaskInABackgroundSessionFailsClearly() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let r = try await bench(rig, ["app.data", "--data", "\(server.httpBase)/bytes/10"]).wait()
+        let out = lines(r)
+        #expect(out.count == 4 && out[2].hasPrefix("complete \(server.httpBase)/bytes/10 error=invalidRequest resume=0"), "\(r.stdout)")
+        #expect(r.stdout.contains("a background session runs download tasks only"))
+        #expect(rig.daemonPID == nil, "a data task started a daemon")
+    }
+
+    /// The password in the URL and a Cookie header reach the server (the download succeeds)
+    /// and nothing the daemon writes.
+    @Test func credentialsOfALibraryDownloadNeverReachTheDaemonsFiles() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let secret = AuthRoutes.password
+        let cookie = "session=cookie-\(UUID().uuidString)"
+        let base = server.httpBase.replacingOccurrences(of: "://", with: "://\(AuthRoutes.user):\(secret)@")
+        let r = try await bench(rig, ["app.secret", "--header", "Cookie: \(cookie)", "\(base)/auth/basic"]).wait()
+        #expect(r.stdout.contains("error=nil"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("finished "), "\(r.stdout)")
+        let basic = Data("\(AuthRoutes.user):\(secret)".utf8).base64EncodedString()
+        let files = FileManager.default.enumerator(atPath: rig.dir)?.allObjects as? [String] ?? []
+        #expect(files.contains { $0.hasSuffix("background.sqlite") })
+        for name in files {
+            guard let bytes = FileManager.default.contents(atPath: rig.dir + "/" + name) else { continue }
+            for needle in [secret, basic, cookie] {
+                #expect(bytes.range(of: Data(needle.utf8)) == nil, "\(name) holds a secret")
+            }
+        }
+    }
+
+    /// Invalidation ends the daemon's session as well.
+    @Test func invalidatingTheSessionEndsItInTheDaemon() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let r = try await bench(rig, ["app.end", "--invalidate", "\(server.httpBase)/bytes/100"]).wait()
+        #expect(lines(r).suffix(2) == ["invalid", "done"], "\(r.stdout)\(r.stderr)")
+        let status = try await rig.run(["status", "app.end", "--json"])
+        let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
+        #expect(sessions.first?.invalidated == true, "\(status.stdout)")
+        #expect(try journalEvents(rig, "app.end").isEmpty)
+    }
+
+    /// The library writes and reads the daemon's messages through its own mirror enums.
+    @Test func theLibrarysEnvelopesAreTheDaemonsMessages() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys  // the same JSON whatever order the keys come in
+        let requests: [LibraryEnvelope] = [
+            .hello(version: LibraryWire.helloVersion), .library(.attach(session: "a")),
+            .library(.download(session: "a", LibraryDownload(url: "http://x/", headers: ["A: b"]))),
+            .library(.control(session: "a", task: 3, action: "suspend")), .library(.acknowledge(session: "a", through: 9)),
+        ]
+        for r in requests {
+            let daemon = try JSONDecoder().decode(DaemonRequest.self, from: JSONEncoder().encode(r))
+            #expect(try encoder.encode(daemon) == encoder.encode(r))
+        }
+        let replies: [DaemonReply] = [
+            .hello(version: "v", pid: 1, journal: "j"), .failure("no"), .library(.ok), .library(.submitted(task: 4)),
+            .library(.attached(tasks: [LibraryTask(number: 1, url: "u", state: "running", bytesReceived: 2, bytesExpected: nil)], through: 3)),
+            .library(.event(LibraryEvent(seq: 5, kind: "state", task: nil, error: "e", resumeData: Data([1, 2])))),
+        ]
+        for r in replies {
+            let library = try JSONDecoder().decode(LibraryReplyEnvelope.self, from: JSONEncoder().encode(r))
+            #expect(try encoder.encode(library) == encoder.encode(r))
+        }
+    }
+}
