@@ -168,18 +168,26 @@ final class BackgroundHost: @unchecked Sendable {
                                                   statusCode: s.statusCode, error: s.state == .completed ? error : nil,
                                                   path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
                                                   bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
-                try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
-                                   error: status.error, path: s.outputPath, resumeData: resume,
-                                   event: "state", payload: try JSONEncoder().encode(
-                                       BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
+                let event = try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
+                                               error: status.error, path: s.outputPath, resumeData: resume,
+                                               event: "state", payload: try JSONEncoder().encode(
+                                                   BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
                 if journalState == .completed {
                     progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
+                    try pruneSuperseded(event)
                 }
             } catch {
                 FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8))
             }
             bell.ring()
         }
+    }
+
+    /// A completion's event tells all there is of its task: the task's earlier state events
+    /// go (DECISIONS 133), so a long-lived daemon keeps about one event per finished task.
+    func pruneSuperseded(_ completion: JournalEvent) throws {
+        guard let task = completion.task else { return }
+        try journal.pruneEvents(session: completion.session, task: task, kind: "state", before: completion.seq)
     }
 
     static func journalState(_ s: TaskSnapshot) -> JournalTaskState {
