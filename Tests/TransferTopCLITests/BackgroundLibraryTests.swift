@@ -61,11 +61,16 @@ import Testing
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
         let rig = try Rig()
-        server.setFile("big.bin", size: 200_000, seed: 8)  // validators: resumable
+        server.setFile("big.bin", size: 300_000, seed: 8)  // validators: resumable
         let gate = UUID().uuidString
-        let url = "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=50000"
+        // Past 64 KiB: below, the bytes are still in memory, with no partial file to resume.
+        let url = "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=100000"
         let first = try bench(rig, ["app.resume", url])
         try await server.waitForGate(gate)
+        let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
+        try await waitFor("the crash-recovery record") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains { $0.hasSuffix(".resume") }
+        }
         first.signal(SIGKILL)
         _ = await first.wait()
         let control = try await rig.run(["control", "app.resume", "cancel-with-resume-data"])
@@ -88,7 +93,8 @@ import Testing
         let rig = try Rig()
         let r = try await bench(rig, ["app.data", "--data", "\(server.httpBase)/bytes/10"]).wait()
         let out = lines(r)
-        #expect(out.count == 4 && out[2].hasPrefix("complete \(server.httpBase)/bytes/10 error=invalidRequest resume=0"), "\(r.stdout)")
+        // "resumed" and "complete" in either order: the task fails as it is resumed.
+        #expect(out.count == 4 && out.contains { $0.hasPrefix("complete \(server.httpBase)/bytes/10 error=invalidRequest resume=0") }, "\(r.stdout)")
         #expect(r.stdout.contains("a background session runs download tasks only"))
         #expect(rig.daemonPID == nil, "a data task started a daemon")
     }
@@ -151,5 +157,46 @@ import Testing
             let library = try JSONDecoder().decode(LibraryReplyEnvelope.self, from: JSONEncoder().encode(r))
             #expect(try encoder.encode(library) == encoder.encode(r))
         }
+    }
+}
+
+extension BackgroundLibraryTests {
+    /// The daemon is killed while the app waits for its download: the app starts a new one,
+    /// which restores the task from the journal, and the app gets the file.
+    @Test func anAppWhoseDaemonDiesStartsANewOneAndGetsItsFile() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        server.setFile("d.bin", size: 100_000, seed: 4)
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/files/d.bin?gate=\(gate)&holdAfter=30000"
+        let app = try bench(rig, ["app.daemon", url])
+        try await server.waitForGate(gate)
+        let first = try #require(rig.daemonPID)
+        await rig.killDaemon()
+        server.openGate(gate)
+        let r = await app.wait()
+        let sha = SHA256.hex(Data(LoopbackServer.body(size: 100_000, seed: 4)))
+        #expect(lines(r) == ["restored 0", "resumed \(url)", "finished \(url) sha256=\(sha) bytes=100000", "complete \(url) error=nil resume=0", "done"],
+                "\(r.stdout)\(r.stderr)")
+        #expect(rig.daemonPID != nil && rig.daemonPID != first)
+    }
+
+    /// DECISIONS 133: a finished task leaves one event, its completion, whatever it went through.
+    @Test func aFinishedTaskLeavesOneEventInTheJournal() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        #expect(try await rig.run(["--background", "p1", "-o", rig.out, "\(server.httpBase)/bytes/100?headGate=\(gate)"]).status == 0)
+        try await server.waitForGate(gate)
+        #expect(try await rig.run(["control", "p1", "suspend"]).status == 0)
+        #expect(try await rig.run(["control", "p1", "resume"]).status == 0)
+        server.openGate(gate)
+        #expect(try await rig.run(["wait", "p1"]).status == 0)
+        let events = try journalEvents(rig, "p1").filter { $0.task != nil }
+        #expect(events.count == 1, "\(events.map(\.kind))")
+        let last = try JSONDecoder().decode(BackgroundEvent.self, from: try #require(events.first).payload)
+        #expect(last.task?.state == "completed")
     }
 }

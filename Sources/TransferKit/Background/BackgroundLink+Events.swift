@@ -30,15 +30,17 @@ extension BackgroundLink {
             guard case .library(.event(let event)) = reply else { continue }
             handle(event)
         }
-        // The daemon went away (stopped, or killed): the tasks go on there when it comes back;
-        // this session hears of them when it is made again (DECISIONS 131).
-        state.withLock { s in
-            if s.events === channel {
-                s.attached = false
-                s.events = nil
-                s.command = nil
-            }
+        // The daemon went away (stopped, or killed): its journal has the tasks. With tasks
+        // still waiting for their outcome, a new daemon is started at once and restores them
+        // (DECISIONS 131); the stream starts again after the last event handled here.
+        let waiting = state.withLock { s -> Bool in
+            guard s.events === channel else { return false }
+            s.attached = false
+            s.events = nil
+            s.command = nil
+            return !s.ended && !s.tasks.isEmpty
         }
+        if waiting { queue.async { [self] in try? attach(start: true) } }
     }
 
     func handle(_ event: LibraryEvent) {
@@ -51,6 +53,10 @@ extension BackgroundLink {
             return true
         }
         guard fresh, let session else { return }
+        // Held until the acknowledgement is queued behind the delegate calls this event causes:
+        // otherwise whoever waits for those calls could find the queue empty before it.
+        session.delegateQueue.suspend()
+        defer { session.delegateQueue.resume() }
         if let t = event.task, let task = state.withLock({ $0.tasks[t.number] }) {
             switch t.state {
             case "completed": complete(task, event, t)

@@ -14,8 +14,8 @@ extension BackgroundHost {
         switch request {
         case .attach:
             throw DaemonError("attach takes a connection of its own")
-        case .download(let name, let download):
-            return .submitted(task: try libraryDownload(try Self.libraryName(name), download))
+        case .download:
+            throw DaemonError("a download is answered before it starts (libraryDownload)")
         case .control(let name, let task, let action):
             guard let action = BackgroundAction(rawValue: action) else { throw DaemonError("unknown action '\(SafeQuote.quote(action))'") }
             _ = try control(try Self.libraryName(name), task: task, action: action)
@@ -39,7 +39,8 @@ extension BackgroundHost {
 
     /// One download as a submission of its own, so each file lands alone in its directory
     /// (named as line mode names it) and the library's numbering is the journal's.
-    func libraryDownload(_ name: String, _ download: LibraryDownload) throws -> Int64 {
+    func libraryDownload(_ given: String, _ download: LibraryDownload) throws -> (Int64, @Sendable () -> Void) {
+        let name = try Self.libraryName(given)
         let directory = LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name)
             + "/" + UUID().uuidString.lowercased()
         try DaemonPaths.privateDirectory(directory)
@@ -48,13 +49,13 @@ extension BackgroundHost {
         options.headers = download.headers
         options.outputDirectory = directory
         options.noTUI = true
-        let numbers: [Int64]
-        do { numbers = try submit(session: name, options: options) } catch {
+        let numbers: [Int64], start: @Sendable () -> Void
+        do { (numbers, start) = try submitDeferred(session: name, options: options) } catch {
             rmdir(directory)
             throw error
         }
         guard numbers.count == 1 else { throw DaemonError("the download was not accepted") }
-        return numbers[0]
+        return (numbers[0], start)
     }
 
     /// The library's event stream: what it has not acknowledged, then each new event.

@@ -60,6 +60,14 @@ final class BackgroundHost: @unchecked Sendable {
 
     /// Journals the submission's tasks and starts them; returns their numbers.
     func submit(session name: String, options given: Options) throws -> [Int64] {
+        let (numbers, start) = try submitDeferred(session: name, options: given)
+        start()
+        return numbers
+    }
+
+    /// `submit` with the start left to the caller: the library's reply goes out first, so a
+    /// daemon killed once the transfer began has always answered (DECISIONS 131).
+    func submitDeferred(session name: String, options given: Options) throws -> ([Int64], @Sendable () -> Void) {
         guard !state.withLock({ $0.stopping }) else { throw DaemonError("the daemon is stopping") }
         var options = given
         let plan = try Preparation.plan(options)
@@ -71,8 +79,8 @@ final class BackgroundHost: @unchecked Sendable {
         try journal.ensureSession(name)
         let (submission, numbers) = try journal.addSubmission(session: name, options: try SubmittedOptions.encode(options),
                                                               urls: urls.map(Redaction.redactURL))
-        start(session: name, submission: submission, plan: plan, numbers: Dictionary(zip(urls, numbers), uniquingKeysWith: { a, _ in a }))
-        return numbers
+        let byURL = Dictionary(zip(urls, numbers), uniquingKeysWith: { a, _ in a })
+        return (numbers, { [self] in start(session: name, submission: submission, plan: plan, numbers: byURL) })
     }
 
     /// Runs a plan whose tasks are in the journal under `numbers`.
@@ -133,12 +141,12 @@ final class BackgroundHost: @unchecked Sendable {
             let s = task.snapshot()
             progress.note(key, received: s.countOfBytesReceived + s.countOfBytesSent,
                           expected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
-        case .taskStateChanged:
+        case .taskStateChanged(let told):
             let stopping = state.withLock { s -> Bool in
                 if s.live[key] == nil { s.live[key] = (hosted, tid) }
                 return s.stopping
             }
-            if !stopping { record(task, of: hosted, number: number) }
+            if !stopping { record(task, of: hosted, number: number, told: told) }
         default:
             return
         }
@@ -147,12 +155,17 @@ final class BackgroundHost: @unchecked Sendable {
     /// Journals a task's state, then rings the followers. The snapshot is taken on the writer
     /// queue, so the journal ends with the task's latest state whatever order the threads
     /// that changed it came in; once completed, a task is written no more (review of issue 12).
-    func record(_ task: TransferTask, of hosted: Hosted, number: Int64) {
+    /// `told`: the state the engine event said. A task completes (its state machine) before
+    /// its file is placed and its completion event sent: an earlier event's write that finds
+    /// it completed writes the state it was told, and the completion's own event, which comes
+    /// after the placement, writes the completion with its file (a library got none, once).
+    func record(_ task: TransferTask, of hosted: Hosted, number: Int64, told: TaskState? = nil) {
         writer.async { [self] in
             // Written after `daemon stop` began: a cancellation of the daemon's own, not the
             // user's; the task stays unfinished for the next start (DECISIONS 119).
             if state.withLock({ $0.stopping }) { return }
-            let s = task.snapshot()
+            var s = task.snapshot()
+            if let told, told != .completed, s.state == .completed { s.state = told }
             let journalState = Self.journalState(s)
             let first = hosted.completed.withLock { done -> Bool in
                 if done.contains(number) { return false }

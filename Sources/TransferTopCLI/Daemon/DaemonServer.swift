@@ -97,6 +97,16 @@ enum DaemonServer {
                     stop()
                 case .library(.attach(let session)):
                     try host.libraryAttach(session, on: channel)
+                case .library(.download(let session, let download)):
+                    // Answered before it starts: see `submitDeferred`.
+                    var start: (@Sendable () -> Void)?
+                    let reply = answer {
+                        let (number, begin) = try host.libraryDownload(session, download)
+                        start = begin
+                        return .library(.submitted(task: number))
+                    }
+                    defer { start?() }
+                    try channel.send(reply)
                 case .library(let r):
                     try channel.send(answer { .library(try host.library(r)) })
                 }
