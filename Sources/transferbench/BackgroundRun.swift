@@ -4,10 +4,11 @@ import TransferKit
 /// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [URL...]`
 ///
 /// A library process of a background session (issue 12), for the tests that kill it: it makes
-/// the session (re-attaching to what the daemon has), prints `restored N` (the unfinished
-/// tasks it found), resumes a download task per URL (a data task with `--data`), prints each
-/// delegate call on a line of its own as it happens, and exits once every task it knows of has
-/// completed and its acknowledgements are sent (`--invalidate`: after invalidating the session).
+/// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
+/// gave it back: unfinished, or finished since the last process heard), resumes a download
+/// task per URL (a data task with `--data`), prints each delegate call on a line of its own as
+/// it happens, and exits once every task it knows of has completed and its acknowledgements
+/// are sent (`--invalidate`: after invalidating the session).
 ///
 ///   restored N
 ///   resumed URL
@@ -61,7 +62,9 @@ enum BackgroundRun {
         }
         let printer = Printer()
         let session = TransferSession(configuration: .background(withIdentifier: identifier), delegate: printer)
-        let restored = session.allTasks.count
+        // Every task held now was restored (completed ones too: a restored task's completion
+        // may already have been delivered; `allTasks` lists only the unfinished).
+        let restored = session.heldTasks.count
         say("restored \(restored)")
         for url in urls {
             let request = TransferRequest(url: url, headers: headers)
