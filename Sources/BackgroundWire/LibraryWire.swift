@@ -32,7 +32,9 @@ public struct LibraryDownload: Codable, Sendable, Equatable {
 }
 
 public enum LibraryReply: Codable, Sendable, Equatable {
-    case attached(tasks: [LibraryTask], through: Int64)
+    /// `through`: the library's bookmark; `asOf`: the last seq when the tasks were read (an
+    /// event up to it is older than their states: its state is not applied again).
+    case attached(tasks: [LibraryTask], through: Int64, asOf: Int64)
     case submitted(task: Int64)
     case event(LibraryEvent)
     case ok

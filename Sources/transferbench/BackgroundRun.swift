@@ -1,19 +1,23 @@
 import Foundation
 import TransferKit
 
-/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [URL...]`
+/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [URL...]`
 ///
 /// A library process of a background session (issue 12), for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
 /// gave it back: unfinished, or finished since the last process heard), resumes a download
 /// task per URL (a data task with `--data`), prints each delegate call on a line of its own as
 /// it happens, and exits once every task it knows of has completed and its acknowledgements
-/// are sent (`--invalidate`: after invalidating the session).
+/// are sent (`--invalidate`: after invalidating the session). `--resume-restored` resumes the
+/// restored tasks (a suspended one continues); SIGUSR1 cancels every download producing resume
+/// data (`ready` says the handler is in place).
 ///
-///   restored N
+///   restored N unfinished M
+///   ready
 ///   resumed URL
 ///   finished URL sha256=HEX bytes=N        (didFinishDownloadingTo; the file is not moved)
 ///   complete URL error=CODE|nil resume=N   (didCompleteWithError; N bytes of resume data)
+///   resumeData N                           (cancel(byProducingResumeData:)'s handler)
 ///   invalid                                (didBecomeInvalidWithError)
 ///   done
 enum BackgroundRun {
@@ -46,7 +50,7 @@ enum BackgroundRun {
         guard let identifier = arguments.first else { usage() }
         var headers: [HTTPHeader] = []
         var urls: [URL] = []
-        var data = false, invalidate = false
+        var data = false, invalidate = false, resumeRestored = false
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
             switch word {
@@ -55,17 +59,33 @@ enum BackgroundRun {
                 headers.append(HTTPHeader(String(h[..<colon]), h[h.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             case "--data": data = true
             case "--invalidate": invalidate = true
+            case "--resume-restored": resumeRestored = true
             default:
                 guard let u = URL(string: word) else { usage() }
                 urls.append(u)
             }
         }
         let printer = Printer()
-        let session = TransferSession(configuration: .background(withIdentifier: identifier), delegate: printer)
-        // Every task held now was restored (completed ones too: a restored task's completion
-        // may already have been delivered; `allTasks` lists only the unfinished).
+        // Held until `restored` is printed: a restored task's completion may come at once.
+        let delegateQueue = DispatchQueue(label: "transferbench.background.delegate")
+        delegateQueue.suspend()
+        let session = TransferSession(configuration: .background(withIdentifier: identifier), delegate: printer,
+                                      delegateQueue: delegateQueue)
+        // Every task held now was restored; `allTasks` lists those not finished yet.
         let restored = session.heldTasks.count
-        say("restored \(restored)")
+        say("restored \(restored) unfinished \(session.allTasks.count)")
+        if resumeRestored { for task in session.heldTasks { task.resume() } }
+        // SIGUSR1: every download is cancelled producing resume data (the library's own control).
+        signal(SIGUSR1, SIG_IGN)
+        let cancel = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+        cancel.setEventHandler {
+            for case let download as TransferDownloadTask in session.allTasks {
+                download.cancel(byProducingResumeData: { data in say("resumeData \(data?.count ?? 0)") })
+            }
+        }
+        cancel.resume()
+        say("ready")
+        delegateQueue.resume()
         for url in urls {
             let request = TransferRequest(url: url, headers: headers)
             let task: TransferTask = data ? session.dataTask(with: request) : session.downloadTask(with: request)
@@ -84,7 +104,7 @@ enum BackgroundRun {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [URL...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [URL...]\n".utf8))
         exit(2)
     }
 }

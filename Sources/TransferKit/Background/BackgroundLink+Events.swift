@@ -47,20 +47,22 @@ extension BackgroundLink {
         // A submission being answered registers its number first.
         routing.lock()
         defer { routing.unlock() }
-        let fresh = state.withLock { s -> Bool in
-            guard event.seq > s.lastSeq else { return false }
+        let (fresh, stale) = state.withLock { s -> (Bool, Bool) in
+            guard event.seq > s.lastSeq else { return (false, true) }
             s.lastSeq = event.seq
-            return true
+            return (true, event.seq <= s.statesAsOf)
         }
         guard fresh, let session else { return }
-        // Held until the acknowledgement is queued behind the delegate calls this event causes:
-        // otherwise whoever waits for those calls could find the queue empty before it.
-        session.delegateQueue.suspend()
-        defer { session.delegateQueue.resume() }
+        let acknowledge = acknowledgement(event)
         if let t = event.task, let task = state.withLock({ $0.tasks[t.number] }) {
             switch t.state {
-            case "completed": complete(task, event, t)
-            case "running", "suspended":
+            case "completed" where task.state != .completed:
+                // Acknowledged at the end of the delivery itself: whoever waits for the
+                // delegate calls then finds the acknowledgement sent when the queue is idle.
+                task.core.withLock { $0.afterDelivery = acknowledge }
+                complete(task, event, t)
+                return
+            case "running", "suspended" where !stale:
                 task.core.withLock { c in
                     if t.state == "running", c.machine.state == .suspended { _ = c.machine.handle(.resume) }
                     if t.state == "suspended", c.machine.state == .running { _ = c.machine.handle(.suspend) }
@@ -69,11 +71,16 @@ extension BackgroundLink {
             default: break
             }
         }
+        // Behind the delivery of every earlier event (the queue is serial).
+        session.delegateQueue.async(execute: acknowledge)
+    }
+
+    /// Tells the daemon the event reached the delegate. The delegate has had the file (moved,
+    /// or deleted after it returned): its directory goes, and the daemon may forget the event.
+    func acknowledgement(_ event: LibraryEvent) -> @Sendable () -> Void {
         let seq = event.seq
         let directory = event.path.map { ($0 as NSString).deletingLastPathComponent }
-        session.delegateQueue.async { [self] in
-            // The delegate has had the file (moved, or deleted after it returned): its
-            // directory goes, and the daemon may forget the event.
+        return { [self] in
             if let directory, case .success(let paths) = paths,
                directory.hasPrefix(LibraryWire.directory(paths, session: identifier) + "/") {
                 rmdir(directory)

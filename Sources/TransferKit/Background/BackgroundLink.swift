@@ -31,6 +31,8 @@ final class BackgroundLink: @unchecked Sendable {
         /// The last event handled: a stream opened again after a lost connection may repeat
         /// events not yet acknowledged.
         var lastSeq: Int64 = 0
+        /// Events up to this seq are older than the restored tasks' states (`attached`).
+        var statesAsOf: Int64 = 0
     }
 
     init(identifier: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -92,7 +94,7 @@ final class BackgroundLink: @unchecked Sendable {
         let events = try open(start: false)
         try events.send(LibraryEnvelope.library(.attach(session: identifier)))
         let first = try events.receive(LibraryReplyEnvelope.self)
-        guard case .library(.attached(let tasks, let through))? = first else {
+        guard case .library(.attached(let tasks, let through, let asOf))? = first else {
             if case .failure(let why)? = first { throw DaemonError(why) }
             throw DaemonError("the daemon did not attach the session (an older daemon? 'transfertop daemon stop' replaces it)")
         }
@@ -101,6 +103,7 @@ final class BackgroundLink: @unchecked Sendable {
             s.events = events
             s.attached = true
             s.lastSeq = max(s.lastSeq, through)
+            s.statesAsOf = max(s.statesAsOf, asOf)
         }
         restore(tasks)
         Thread.detachNewThread { [self] in read(events) }

@@ -67,10 +67,11 @@ extension BackgroundHost {
         }
         try journal.ensureSession(name)
         let through = try journal.delivered(session: name, client: LibraryWire.client)
+        let asOf = try journal.lastSeq()  // before the tasks: their states are at least this new
         let unseen = Set(try journal.events(session: name, after: through).compactMap(\.task))
         // Tasks the library has not seen end: unfinished, or finished after its bookmark.
         let tasks = try journal.tasks(session: name).filter { $0.state != .completed || unseen.contains($0.number) }
-        try channel.send(DaemonReply.library(.attached(tasks: tasks.map(Self.libraryTask), through: through)))
+        try channel.send(DaemonReply.library(.attached(tasks: tasks.map(Self.libraryTask), through: through, asOf: asOf)))
         var cursor = through
         while true {
             let seen = bell.count
