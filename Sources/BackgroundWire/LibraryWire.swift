@@ -38,6 +38,8 @@ public enum LibraryReply: Codable, Sendable, Equatable {
     case submitted(task: Int64)
     case event(LibraryEvent)
     case ok
+    /// A running task's bytes as the daemon last checkpointed them (about once a second).
+    case progress(task: Int64, received: Int64, expected: Int64?)
 }
 
 /// A task of the session as the daemon's journal has it.

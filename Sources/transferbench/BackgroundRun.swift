@@ -1,7 +1,7 @@
 import Foundation
 import TransferKit
 
-/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [URL...]`
+/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [URL...]`
 ///
 /// A library process of a background session (issue 12), for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
@@ -10,13 +10,14 @@ import TransferKit
 /// it happens, and exits once every task it knows of has completed and its acknowledgements
 /// are sent (`--invalidate`: after invalidating the session). `--resume-restored` resumes the
 /// restored tasks (a suspended one continues); SIGUSR1 cancels every download producing resume
-/// data (`ready` says the handler is in place).
+/// data (`ready` says the handler is in place); `--progress` prints *didWriteData*.
 ///
 ///   restored N unfinished M
 ///   ready
 ///   resumed URL
 ///   finished URL sha256=HEX bytes=N        (didFinishDownloadingTo; the file is not moved)
 ///   complete URL error=CODE|nil resume=N   (didCompleteWithError; N bytes of resume data)
+///   progress TOTAL of EXPECTED (+N)        (didWriteData, with --progress)
 ///   resumeData N                           (cancel(byProducingResumeData:)'s handler)
 ///   invalid                                (didBecomeInvalidWithError)
 ///   done
@@ -24,6 +25,12 @@ enum BackgroundRun {
     final class Printer: NSObject, TransferDownloadDelegate, @unchecked Sendable {
         let completed = DispatchSemaphore(value: 0)
         let invalid = DispatchSemaphore(value: 0)
+        var printsProgress = false
+
+        func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
+                     totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+            if printsProgress { say("progress \(totalBytesWritten) of \(totalBytesExpectedToWrite) (+\(bytesWritten))") }
+        }
 
         func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
             let data = FileManager.default.contents(atPath: location.path) ?? Data()
@@ -50,6 +57,7 @@ enum BackgroundRun {
         guard let identifier = arguments.first else { usage() }
         var headers: [HTTPHeader] = []
         var urls: [URL] = []
+        let printer = Printer()
         var data = false, invalidate = false, resumeRestored = false
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
@@ -60,12 +68,12 @@ enum BackgroundRun {
             case "--data": data = true
             case "--invalidate": invalidate = true
             case "--resume-restored": resumeRestored = true
+            case "--progress": printer.printsProgress = true
             default:
                 guard let u = URL(string: word) else { usage() }
                 urls.append(u)
             }
         }
-        let printer = Printer()
         // Held until `restored` is printed: a restored task's completion may come at once.
         let delegateQueue = DispatchQueue(label: "transferbench.background.delegate")
         delegateQueue.suspend()
@@ -104,7 +112,7 @@ enum BackgroundRun {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [URL...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [URL...]\n".utf8))
         exit(2)
     }
 }

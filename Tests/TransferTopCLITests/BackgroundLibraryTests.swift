@@ -206,10 +206,11 @@ extension BackgroundLibraryTests {
 extension BackgroundLibraryTests {
     /// A download that has passed 64 KiB (a partial file, so resumable) held at a gate, the
     /// daemon's crash-recovery record written: returns the app process.
-    func heldDownload(_ rig: Rig, _ server: LoopbackServer, _ session: String, file: String, gate: String) async throws -> (Spawned, String) {
+    func heldDownload(_ rig: Rig, _ server: LoopbackServer, _ session: String, file: String, gate: String,
+                      options: [String] = []) async throws -> (Spawned, String) {
         server.setFile(file, size: 300_000, seed: 6)
         let url = "\(server.httpBase)/files/\(file)?gate=\(gate)&holdAfter=100000"
-        let app = try bench(rig, [session, url])
+        let app = try bench(rig, [session] + options + [url])
         try await server.waitForGate(gate)
         let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
         try await waitFor("the crash-recovery record") {
@@ -250,5 +251,26 @@ extension BackgroundLibraryTests {
         let count = try #require(Int(handed.dropFirst("resumeData ".count)))
         #expect(count > 0)
         #expect(out.suffix(3) == [handed, "complete \(url) error=cancelled resume=\(count) message=cancelled", "done"], "\(r.stdout)")
+    }
+
+    /// The daemon's progress checkpoints reach the app as didWriteData, never going back.
+    @Test func progressReachesTheAppAsDidWriteData() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let (app, url) = try await heldDownload(rig, server, "app.progress", file: "p.bin", gate: gate, options: ["--progress"])
+        // The held download's 100,000 bytes are checkpointed and pushed while it waits.
+        try await waitFor("progress of the held bytes") {
+            let out = (try? String(contentsOfFile: app.outPath, encoding: .utf8)) ?? ""
+            return out.split(separator: "\n").contains { $0.hasPrefix("progress ") && (Int($0.split(separator: " ")[1]) ?? 0) >= 100_000 }
+        }
+        server.openGate(gate)
+        let r = await app.wait()
+        let out = lines(r)
+        let totals = out.filter { $0.hasPrefix("progress ") }.compactMap { Int($0.split(separator: " ")[1]) }
+        #expect(!totals.isEmpty && totals == totals.sorted() && totals.allSatisfy { $0 <= 300_000 }, "\(r.stdout)")
+        #expect(out.contains { $0.hasPrefix("progress ") && $0.contains(" of 300000 ") }, "\(r.stdout)")
+        #expect(out.suffix(2) == ["complete \(url) error=nil resume=0", "done"], "\(r.stdout)")
     }
 }

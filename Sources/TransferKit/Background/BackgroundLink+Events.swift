@@ -27,8 +27,11 @@ extension BackgroundLink {
     /// the delegate queue behind the delegate calls it caused.
     func read(_ channel: LineChannel) {
         while let reply = try? channel.receive(LibraryReplyEnvelope.self) {
-            guard case .library(.event(let event)) = reply else { continue }
-            handle(event)
+            switch reply {
+            case .library(.event(let event)): handle(event)
+            case .library(.progress(let number, let received, let expected)): progress(number, received, expected)
+            default: continue
+            }
         }
         // The daemon went away (stopped, or killed): its journal has the tasks. With tasks
         // still waiting for their outcome, a new daemon is started at once and restores them
@@ -73,6 +76,25 @@ extension BackgroundLink {
         }
         // Behind the delivery of every earlier event (the queue is serial).
         session.delegateQueue.async(execute: acknowledge)
+    }
+
+    /// The daemon's checkpoint of a running task: *didWriteData* with the bytes since the last.
+    func progress(_ number: Int64, _ received: Int64, _ expected: Int64?) {
+        routing.lock()
+        defer { routing.unlock() }
+        guard let session, let task = state.withLock({ $0.tasks[number] }) else { return }
+        let written = task.core.withLock { c -> Int64 in
+            guard c.machine.state == .running, received > c.countOfBytesReceived else { return 0 }
+            defer { c.countOfBytesReceived = received }
+            if let expected { c.countOfBytesExpectedToReceive = expected }
+            return received - c.countOfBytesReceived
+        }
+        guard written > 0 else { return }
+        let total = expected ?? -1
+        session.delegateQueue.async {
+            (session.delegate as? any TransferDownloadDelegate)?.session(session, downloadTask: task, didWriteData: written,
+                                                                        totalBytesWritten: received, totalBytesExpectedToWrite: total)
+        }
     }
 
     /// Tells the daemon the event reached the delegate. The delegate has had the file (moved,

@@ -73,11 +73,17 @@ extension BackgroundHost {
         let tasks = try journal.tasks(session: name).filter { $0.state != .completed || unseen.contains($0.number) }
         try channel.send(DaemonReply.library(.attached(tasks: tasks.map(Self.libraryTask), through: through, asOf: asOf)))
         var cursor = through
+        var told: [Int64: Int64] = [:]  // bytes last sent per running task
         while true {
             let seen = bell.count
             for e in try journal.events(session: name, after: cursor) {
                 try channel.send(DaemonReply.library(.event(try libraryEvent(e))))
                 cursor = e.seq
+            }
+            // Progress after the events: a completion already sent is never followed by it.
+            for t in try journal.tasks(session: name) where t.state == .running && t.bytesReceived > (told[t.number] ?? 0) {
+                try channel.send(DaemonReply.library(.progress(task: t.number, received: t.bytesReceived, expected: t.bytesExpected)))
+                told[t.number] = t.bytesReceived
             }
             bell.wait(after: seen, until: Date().addingTimeInterval(5))
             if !channel.isOpen { return }

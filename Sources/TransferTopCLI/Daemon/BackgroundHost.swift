@@ -12,7 +12,7 @@ import TransferKit
 final class BackgroundHost: @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a lock); the rest is fixed after init.
     let journal: Journal
-    let bell = EventBell()
+    let bell: EventBell
     /// Journal writes in order, off the engine threads (a commit waits for the disk).
     let writer = DispatchQueue(label: "transfertop.daemon.journal")
     let state = Locked(State())
@@ -53,7 +53,10 @@ final class BackgroundHost: @unchecked Sendable {
 
     init(journal: Journal) {
         self.journal = journal
-        progress = ProgressCheckpoints(journal: journal)
+        let bell = EventBell()
+        self.bell = bell
+        // A checkpoint rings too: an attached library hears the progress (DECISIONS 135).
+        progress = ProgressCheckpoints(journal: journal, onFlush: { bell.ring() })
     }
 
     // MARK: submit
