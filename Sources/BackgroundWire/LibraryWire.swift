@@ -24,10 +24,14 @@ public enum LibraryRequest: Codable, Sendable, Equatable {
 public struct LibraryDownload: Codable, Sendable, Equatable {
     public var url: String
     public var headers: [String]
+    /// A download made from the daemon's resume data: the task directory its partial file is
+    /// in, where the daemon runs the URL again and so continues it (DECISIONS 131).
+    public var resumeDirectory: String?
 
-    public init(url: String, headers: [String]) {
+    public init(url: String, headers: [String], resumeDirectory: String? = nil) {
         self.url = url
         self.headers = headers
+        self.resumeDirectory = resumeDirectory
     }
 }
 

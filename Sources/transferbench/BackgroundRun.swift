@@ -1,7 +1,8 @@
 import Foundation
 import TransferKit
 
-/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [URL...]`
+/// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
+///     [--save-resume FILE] [--resume-from FILE] [URL...]`
 ///
 /// A library process of a background session (issue 12), for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
@@ -10,7 +11,9 @@ import TransferKit
 /// it happens, and exits once every task it knows of has completed and its acknowledgements
 /// are sent (`--invalidate`: after invalidating the session). `--resume-restored` resumes the
 /// restored tasks (a suspended one continues); SIGUSR1 cancels every download producing resume
-/// data (`ready` says the handler is in place); `--progress` prints *didWriteData*.
+/// data (`ready` says the handler is in place); `--progress` prints *didWriteData*;
+/// `--save-resume FILE` writes a failed download's resume data to FILE, `--resume-from FILE`
+/// makes a download task from such a file.
 ///
 ///   restored N unfinished M
 ///   ready
@@ -26,6 +29,8 @@ enum BackgroundRun {
         let completed = DispatchSemaphore(value: 0)
         let invalid = DispatchSemaphore(value: 0)
         var printsProgress = false
+        /// `--save-resume FILE`: a failed download's resume data goes there.
+        var saveResume: String?
 
         func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
                      totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
@@ -40,6 +45,7 @@ enum BackgroundRun {
         func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
             say("complete \(task.originalRequest.url.absoluteString) error=\(error.map { "\($0.code)" } ?? "nil") resume=\(error?.resumeData?.count ?? 0)"
                 + (error.map { " message=\($0.message)" } ?? ""))
+            if let saveResume, let data = error?.resumeData { FileManager.default.createFile(atPath: saveResume, contents: data) }
             completed.signal()
         }
 
@@ -59,6 +65,7 @@ enum BackgroundRun {
         var urls: [URL] = []
         let printer = Printer()
         var data = false, invalidate = false, resumeRestored = false
+        var resumeFrom: [Data] = []
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
             switch word {
@@ -69,6 +76,12 @@ enum BackgroundRun {
             case "--invalidate": invalidate = true
             case "--resume-restored": resumeRestored = true
             case "--progress": printer.printsProgress = true
+            case "--save-resume":
+                guard let file = rest.popFirst() else { usage() }
+                printer.saveResume = file
+            case "--resume-from":
+                guard let file = rest.popFirst(), let data = FileManager.default.contents(atPath: file) else { usage() }
+                resumeFrom.append(data)
             default:
                 guard let u = URL(string: word) else { usage() }
                 urls.append(u)
@@ -100,7 +113,12 @@ enum BackgroundRun {
             task.resume()
             say("resumed \(url.absoluteString)")
         }
-        for _ in 0..<(restored + urls.count) { printer.completed.wait() }
+        for resumeData in resumeFrom {
+            let task = session.downloadTask(withResumeData: resumeData)
+            task.resume()
+            say("resumed \(task.originalRequest.url.absoluteString)")
+        }
+        for _ in 0..<(restored + urls.count + resumeFrom.count) { printer.completed.wait() }
         // The acknowledgements are queued on the delegate queue behind the delegate calls.
         session.delegateQueue.sync {}
         if invalidate {
@@ -112,7 +130,7 @@ enum BackgroundRun {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [URL...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--save-resume FILE] [--resume-from FILE] [URL...]\n".utf8))
         exit(2)
     }
 }

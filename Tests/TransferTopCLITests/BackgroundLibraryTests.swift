@@ -79,13 +79,23 @@ import Testing
         #expect(control.status == 0, "\(control.stdout)\(control.stderr)")
         server.openGate(gate)
         _ = try await rig.run(["wait", "app.resume"])
-        let second = try await bench(rig, ["app.resume"]).wait()
+        let saved = rig.dir + "/resume.data"
+        let second = try await bench(rig, ["app.resume", "--save-resume", saved]).wait()
         let out = lines(second)
         #expect(out.first?.hasPrefix("restored 1 ") == true && out.last == "done", "\(second.stdout)\(second.stderr)")
         let complete = try #require(out.first { $0.hasPrefix("complete ") })
         #expect(complete.hasPrefix("complete \(url) error=cancelled resume="), "\(complete)")
         #expect(!complete.contains("resume=0 "), "\(complete)")
         #expect(!out.contains { $0.hasPrefix("finished ") })
+        // downloadTask(withResumeData:) in the background session: the daemon continues the
+        // partial file it kept (a Range request), and the file is whole.
+        let before = server.stats.requests.count
+        let third = try await bench(rig, ["app.resume", "--resume-from", saved]).wait()
+        let sha = SHA256.hex(Data(LoopbackServer.body(size: 300_000, seed: 8)))
+        #expect(lines(third).suffix(3) == ["finished \(url) sha256=\(sha) bytes=300000", "complete \(url) error=nil resume=0", "done"],
+                "\(third.stdout)\(third.stderr)")
+        let ranges = server.stats.requests.dropFirst(before).compactMap { r in r.headers.first { $0.name.lowercased() == "range" }?.value }
+        #expect(ranges.count == 1 && ranges.first?.hasPrefix("bytes=") == true && ranges.first != "bytes=0-", "\(ranges)")
     }
 
     /// URLSession raises for a data task in a background session; TransferKit fails it.

@@ -156,10 +156,11 @@ final class BackgroundLink: @unchecked Sendable {
         // Cancelled before it reached the daemon: it ends here.
         if task.state == .canceling { return finishHere(task, .cancelled(url: request.url.absoluteString)) }
         let headers = ((session?.configuration.httpAdditionalHeaders ?? []) + request.headers).map { "\($0.name): \($0.value)" }
+        let resumeDirectory = task.resumeFrom.flatMap { taskDirectory(of: $0.partialFilePath) }
         do {
             try attach(start: true)
             guard case .submitted(let number) = try self.request(.download(session: identifier, LibraryDownload(
-                url: request.url.absoluteString, headers: headers))) else { throw DaemonError("the daemon did not take the download") }
+                url: request.url.absoluteString, headers: headers, resumeDirectory: resumeDirectory))) else { throw DaemonError("the daemon did not take the download") }
             guard let download = task as? TransferDownloadTask else { return }
             state.withLock { s in
                 s.numbers[task.taskIdentifier] = number
@@ -168,6 +169,16 @@ final class BackgroundLink: @unchecked Sendable {
         } catch {
             finishHere(task, TransferError(.cannotConnectToHost, "background session '\(identifier)': \(error)"))
         }
+    }
+
+    /// The task directory of the daemon's that holds `partialPath` directly, if it is one of
+    /// this identifier's (`background/<identifier>/<task>/`).
+    func taskDirectory(of partialPath: String) -> String? {
+        guard case .success(let paths) = paths else { return nil }
+        let directory = (partialPath as NSString).deletingLastPathComponent
+        guard (directory as NSString).deletingLastPathComponent == LibraryWire.directory(paths, session: identifier),
+              PartialFileName.isPartialName((partialPath as NSString).lastPathComponent) else { return nil }
+        return directory
     }
 
     func control(_ task: TransferTask, _ action: String) {

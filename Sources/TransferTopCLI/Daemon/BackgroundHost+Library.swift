@@ -41,8 +41,19 @@ extension BackgroundHost {
     /// (named as line mode names it) and the library's numbering is the journal's.
     func libraryDownload(_ given: String, _ download: LibraryDownload) throws -> (Int64, @Sendable () -> Void) {
         let name = try Self.libraryName(given)
-        let directory = LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name)
-            + "/" + UUID().uuidString.lowercased()
+        let sessionDirectory = LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name)
+        let directory: String
+        if let resume = download.resumeDirectory {
+            // A task directory of this session only: the partial file and the resume record
+            // the runner continues from are there.
+            guard (resume as NSString).deletingLastPathComponent == sessionDirectory,
+                  !(resume as NSString).lastPathComponent.hasPrefix(".") else {
+                throw DaemonError("resume data of another session or place: '\(SafeQuote.quote(resume))'")
+            }
+            directory = resume
+        } else {
+            directory = sessionDirectory + "/" + UUID().uuidString.lowercased()
+        }
         try DaemonPaths.privateDirectory(directory)
         var options = Options()
         options.urls = [download.url]
@@ -51,7 +62,7 @@ extension BackgroundHost {
         options.noTUI = true
         let numbers: [Int64], start: @Sendable () -> Void
         do { (numbers, start) = try submitDeferred(session: name, options: options) } catch {
-            rmdir(directory)
+            rmdir(directory)  // only when empty: a resumed one keeps its partial file
             throw error
         }
         guard numbers.count == 1 else { throw DaemonError("the download was not accepted") }
