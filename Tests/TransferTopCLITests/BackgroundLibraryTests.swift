@@ -284,3 +284,25 @@ extension BackgroundLibraryTests {
         #expect(out.suffix(2) == ["complete \(url) error=nil resume=0", "done"], "\(r.stdout)")
     }
 }
+
+extension BackgroundLibraryTests {
+    /// No daemon and no transfertop to start one from; an identifier the daemon cannot name a
+    /// session by: the task fails with a message, the app goes on.
+    @Test func withoutADaemonToStartOrWithABadIdentifierTheTaskFailsClearly() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        guard let path = BuiltExecutable.path("transferbench") else { throw TestFailure("transferbench not built") }
+        let url = "\(server.httpBase)/bytes/10"
+        let none = try await Run.spawn(["background", "app.none", url], environment: rig.env.merging(
+            ["TRANSFERTOP_EXECUTABLE": rig.dir + "/no-such-transfertop"]) { $1 }, executable: path).wait()
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(none.stdout.contains("complete \(url) error=cannotConnectToHost")
+                && none.stdout.contains("no transfertop executable was found"), "\(none.stdout)")
+        #expect(rig.daemonPID == nil)
+        let bad = try await bench(rig, ["bad/identifier", url]).wait()
+        #expect(bad.status == 0, "\(bad.stderr)")
+        #expect(bad.stdout.contains("complete \(url) error=cannotConnectToHost")
+                && bad.stdout.contains("1-64 letters, digits"), "\(bad.stdout)")
+    }
+}
