@@ -145,6 +145,7 @@ import Testing
         let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
         #expect(sessions.first?.invalidated == true, "\(status.stdout)")
         #expect(try journalEvents(rig, "app.end").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: LibraryWire.directory(rig.paths, session: "app.end")))
     }
 
     /// The library writes and reads the daemon's messages through its own mirror enums.

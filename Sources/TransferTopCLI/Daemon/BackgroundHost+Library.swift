@@ -23,6 +23,9 @@ extension BackgroundHost {
                 // The library asked for it: everything of the session is told, so its events go.
                 try journal.markDelivered(session: name, client: LibraryWire.client, through: try journal.lastSeq())
                 try journal.pruneDeliveredEvents()
+                // Gone when empty (no partial file kept for resume data): a session made with
+                // this identifier later does not start the daemon at creation.
+                rmdir(LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name))
             }
             return .ok
         case .acknowledge(let name, let through):
