@@ -108,6 +108,10 @@ import Testing
         // "resumed" and "complete" in either order: the task fails as it is resumed.
         #expect(out.count == 5 && out.contains { $0.hasPrefix("complete \(server.httpBase)/bytes/10 error=invalidRequest resume=0") }, "\(r.stdout)")
         #expect(r.stdout.contains("a background session runs download tasks only"))
+        // A session that never needed the daemon made none of its directories (checked before
+        // `rig.daemonPID`, whose paths make them).
+        #expect(!FileManager.default.fileExists(atPath: rig.env["XDG_RUNTIME_DIR"]! + "/transfertop"))
+        #expect(!FileManager.default.fileExists(atPath: rig.env["XDG_STATE_HOME"]! + "/transfertop/background"))
         #expect(rig.daemonPID == nil, "a data task started a daemon")
     }
 

@@ -38,7 +38,8 @@ final class BackgroundLink: @unchecked Sendable {
     init(identifier: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.identifier = identifier
         queue = DispatchQueue(label: "transferkit.background.\(identifier)")
-        do { paths = .success(try DaemonPaths.standard(environment)) } catch { paths = .failure(error) }
+        // Nothing is created until the daemon must be started: most sessions may never need it.
+        do { paths = .success(try DaemonPaths.standard(environment, create: false)) } catch { paths = .failure(error) }
     }
 
     /// Called once the session is made: a session whose identifier the daemon already knows
@@ -67,6 +68,7 @@ final class BackgroundLink: @unchecked Sendable {
             throw DaemonError("no transfertop daemon is running and no transfertop executable was found to start one "
                               + "(set TRANSFERTOP_EXECUTABLE, or put transfertop beside this program or on PATH)")
         }
+        _ = try DaemonPaths.standard(create: true)  // the daemon's log is opened in the state directory
         try DaemonLauncher.start(paths, executable: executable)
         // It listens from the moment it holds its lock; another client's start may have won.
         let deadline = Date().addingTimeInterval(10)
