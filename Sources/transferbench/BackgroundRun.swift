@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 
 /// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
-///     [--save-resume FILE] [--resume-from FILE] [URL...]`
+///     [--signal-invalidates] [--save-resume FILE] [--resume-from FILE] [URL...]`
 ///
 /// A library process of a background session (issue 12), for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
@@ -12,6 +12,7 @@ import TransferKit
 /// are sent (`--invalidate`: after invalidating the session). `--resume-restored` resumes the
 /// restored tasks (a suspended one continues); SIGUSR1 cancels every download producing resume
 /// data (`ready` says the handler is in place); `--progress` prints *didWriteData*;
+/// `--signal-invalidates`: SIGUSR1 calls `invalidateAndCancel()` instead;
 /// `--save-resume FILE` writes a failed download's resume data to FILE, `--resume-from FILE`
 /// makes a download task from such a file.
 ///
@@ -66,6 +67,7 @@ enum BackgroundRun {
         let printer = Printer()
         var data = false, invalidate = false, resumeRestored = false
         var resumeFrom: [Data] = []
+        var signalInvalidates = false
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
             switch word {
@@ -76,6 +78,7 @@ enum BackgroundRun {
             case "--invalidate": invalidate = true
             case "--resume-restored": resumeRestored = true
             case "--progress": printer.printsProgress = true
+            case "--signal-invalidates": signalInvalidates = true
             case "--save-resume":
                 guard let file = rest.popFirst() else { usage() }
                 printer.saveResume = file
@@ -100,6 +103,7 @@ enum BackgroundRun {
         signal(SIGUSR1, SIG_IGN)
         let cancel = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
         cancel.setEventHandler {
+            if signalInvalidates { return session.invalidateAndCancel() }
             for case let download as TransferDownloadTask in session.allTasks {
                 download.cancel(byProducingResumeData: { data in say("resumeData \(data?.count ?? 0)") })
             }
@@ -130,7 +134,7 @@ enum BackgroundRun {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--save-resume FILE] [--resume-from FILE] [URL...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--signal-invalidates] [--save-resume FILE] [--resume-from FILE] [URL...]\n".utf8))
         exit(2)
     }
 }

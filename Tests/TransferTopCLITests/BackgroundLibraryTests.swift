@@ -311,3 +311,22 @@ extension BackgroundLibraryTests {
                 && bad.stdout.contains("1-64 letters, digits"), "\(bad.stdout)")
     }
 }
+
+extension BackgroundLibraryTests {
+    /// invalidateAndCancel() cancels the daemon's download, then ends the daemon's session.
+    @Test func invalidateAndCancelCancelsInTheDaemonAndEndsItsSession() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let (app, url) = try await heldDownload(rig, server, "app.kill.all", file: "k.bin", gate: UUID().uuidString,
+                                                options: ["--signal-invalidates", "--invalidate"])
+        app.signal(SIGUSR1)
+        let r = await app.wait()
+        let out = lines(r)
+        #expect(out.contains { $0.hasPrefix("complete \(url) error=cancelled ") }, "\(r.stdout)\(r.stderr)")
+        #expect(out.suffix(2) == ["invalid", "done"], "\(r.stdout)")
+        let status = try await rig.run(["status", "app.kill.all", "--json"])
+        let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
+        #expect(sessions.first?.invalidated == true && sessions.first?.tasks.allSatisfy { $0.state == "completed" } == true, "\(status.stdout)")
+    }
+}
