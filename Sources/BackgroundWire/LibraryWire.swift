@@ -27,11 +27,14 @@ public struct LibraryDownload: Codable, Sendable, Equatable {
     /// A download made from the daemon's resume data: the task directory its partial file is
     /// in, where the daemon runs the URL again and so continues it (DECISIONS 131).
     public var resumeDirectory: String?
+    /// An upload task from a file: a PUT of this file (absolute path) instead of a download.
+    public var uploadFile: String?
 
-    public init(url: String, headers: [String], resumeDirectory: String? = nil) {
+    public init(url: String, headers: [String], resumeDirectory: String? = nil, uploadFile: String? = nil) {
         self.url = url
         self.headers = headers
         self.resumeDirectory = resumeDirectory
+        self.uploadFile = uploadFile
     }
 }
 

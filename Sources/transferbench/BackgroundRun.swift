@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 
 /// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
-///     [--signal-invalidates] [--save-resume FILE] [--resume-from FILE] [URL...]`
+///     [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]`
 ///
 /// A library process of a background session (issue 12), for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
@@ -12,7 +12,8 @@ import TransferKit
 /// are sent (`--invalidate`: after invalidating the session). `--resume-restored` resumes the
 /// restored tasks (a suspended one continues); SIGUSR1 cancels every download producing resume
 /// data (`ready` says the handler is in place); `--progress` prints *didWriteData*;
-/// `--signal-invalidates`: SIGUSR1 calls `invalidateAndCancel()` instead;
+/// `--signal-invalidates`: SIGUSR1 calls `invalidateAndCancel()` instead; `--upload FILE`
+/// makes each URL a PUT of FILE (`uploadTask(with:fromFile:)`);
 /// `--save-resume FILE` writes a failed download's resume data to FILE, `--resume-from FILE`
 /// makes a download task from such a file.
 ///
@@ -68,6 +69,7 @@ enum BackgroundRun {
         var data = false, invalidate = false, resumeRestored = false
         var resumeFrom: [Data] = []
         var signalInvalidates = false
+        var upload: URL?
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
             switch word {
@@ -79,6 +81,9 @@ enum BackgroundRun {
             case "--resume-restored": resumeRestored = true
             case "--progress": printer.printsProgress = true
             case "--signal-invalidates": signalInvalidates = true
+            case "--upload":
+                guard let file = rest.popFirst() else { usage() }
+                upload = URL(fileURLWithPath: file)
             case "--save-resume":
                 guard let file = rest.popFirst() else { usage() }
                 printer.saveResume = file
@@ -113,7 +118,14 @@ enum BackgroundRun {
         delegateQueue.resume()
         for url in urls {
             let request = TransferRequest(url: url, headers: headers)
-            let task: TransferTask = data ? session.dataTask(with: request) : session.downloadTask(with: request)
+            let task: TransferTask
+            if let upload {
+                var put = request
+                put.httpMethod = "PUT"
+                task = session.uploadTask(with: put, fromFile: upload)
+            } else {
+                task = data ? session.dataTask(with: request) : session.downloadTask(with: request)
+            }
             task.resume()
             say("resumed \(url.absoluteString)")
         }
@@ -134,7 +146,7 @@ enum BackgroundRun {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--signal-invalidates] [--save-resume FILE] [--resume-from FILE] [URL...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]\n".utf8))
         exit(2)
     }
 }

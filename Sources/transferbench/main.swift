@@ -15,7 +15,7 @@
 //          (`Phases`; the in-process side of MetricsTruthTests)
 //
 //   transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
-//          [--signal-invalidates] [--save-resume FILE] [--resume-from FILE] [URL...]
+//          [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]
 //          a background session's library process, printing its delegate calls
 //          (`BackgroundRun`; the tests kill it and start it again to re-attach)
 //

@@ -26,7 +26,7 @@ import Testing
         // The first one is the session of that identifier (a data task fails there for the
         // reason every background session gives, DECISIONS 131), and after its invalidation
         // the identifier is free.
-        let onlyDownloads = "a background session runs download tasks only"
+        let onlyDownloads = "a background session runs download tasks and uploads from a file only"
         first.dataTask(with: url("\(server.httpBase)/bytes/10")).resume()
         try await waitUntil { firstRec.state.withLock { $0.completed } }
         #expect(firstRec.error.map { "\($0)" }?.contains(onlyDownloads) == true)

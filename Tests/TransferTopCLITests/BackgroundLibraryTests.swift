@@ -107,7 +107,7 @@ import Testing
         let out = lines(r)
         // "resumed" and "complete" in either order: the task fails as it is resumed.
         #expect(out.count == 5 && out.contains { $0.hasPrefix("complete \(server.httpBase)/bytes/10 error=invalidRequest resume=0") }, "\(r.stdout)")
-        #expect(r.stdout.contains("a background session runs download tasks only"))
+        #expect(r.stdout.contains("a background session runs download tasks and uploads from a file only"))
         // A session that never needed the daemon made none of its directories (checked before
         // `rig.daemonPID`, whose paths make them).
         #expect(!FileManager.default.fileExists(atPath: rig.env["XDG_RUNTIME_DIR"]! + "/transfertop"))
@@ -328,5 +328,24 @@ extension BackgroundLibraryTests {
         let status = try await rig.run(["status", "app.kill.all", "--json"])
         let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
         #expect(sessions.first?.invalidated == true && sessions.first?.tasks.allSatisfy { $0.state == "completed" } == true, "\(status.stdout)")
+    }
+}
+
+extension BackgroundLibraryTests {
+    /// uploadTask(with:fromFile:) in a background session: the daemon PUTs the file.
+    @Test func anUploadFromAFileRunsInTheDaemon() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let file = rig.dir + "/up.bin"
+        let body = Data(LoopbackServer.body(size: 70_000, seed: 2))
+        FileManager.default.createFile(atPath: file, contents: body)
+        let url = "\(server.httpBase)/echo"
+        let before = server.stats.requests.count
+        let r = try await bench(rig, ["app.up", "--upload", file, url]).wait()
+        #expect(lines(r).suffix(2) == ["complete \(url) error=nil resume=0", "done"], "\(r.stdout)\(r.stderr)")
+        let puts = server.stats.requests.dropFirst(before).filter { $0.method == "PUT" }
+        #expect(puts.map(\.bodyBytesReceived) == [70_000])
+        #expect(FileManager.default.contents(atPath: file) == body, "the app's file is left as it was")
     }
 }

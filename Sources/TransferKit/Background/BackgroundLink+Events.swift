@@ -82,7 +82,7 @@ extension BackgroundLink {
     func progress(_ number: Int64, _ received: Int64, _ expected: Int64?) {
         routing.lock()
         defer { routing.unlock() }
-        guard let session, let task = state.withLock({ $0.tasks[number] }) else { return }
+        guard let session, let task = state.withLock({ $0.tasks[number] }) as? TransferDownloadTask else { return }
         let written = task.core.withLock { c -> Int64 in
             guard c.machine.state == .running, received > c.countOfBytesReceived else { return 0 }
             defer { c.countOfBytesReceived = received }
@@ -113,13 +113,13 @@ extension BackgroundLink {
 
     /// The daemon's outcome of a task, as the engine's would be: its file for
     /// *didFinishDownloadingTo* (deleted after, unless the delegate moved it), then the error.
-    func complete(_ task: TransferDownloadTask, _ event: LibraryEvent, _ t: LibraryTask) {
+    func complete(_ task: TransferTask, _ event: LibraryEvent, _ t: LibraryTask) {
         let cancelling = task.state == .canceling
         let error = event.error.map { Self.error($0, cancelling: cancelling, resumeData: event.resumeData, url: task.originalRequest.url) }
         let response = event.statusCode.map { TransferResponse(url: task.originalRequest.url, statusCode: $0, headers: []) }
         task.core.withLock { c in
             c.error = error
-            if error == nil, let path = event.path { c.downloadFile = URL(fileURLWithPath: path) }
+            if error == nil, task is TransferDownloadTask, let path = event.path { c.downloadFile = URL(fileURLWithPath: path) }
             if let response { c.response = response }
             c.countOfBytesReceived = t.bytesReceived
             if let expected = t.bytesExpected { c.countOfBytesExpectedToReceive = expected }

@@ -25,7 +25,7 @@ final class BackgroundLink: @unchecked Sendable {
         var ended = false
         /// The daemon's number of each task (`taskIdentifier` →), and back.
         var numbers: [Int: Int64] = [:]
-        var tasks: [Int64: TransferDownloadTask] = [:]
+        var tasks: [Int64: TransferTask] = [:]
         /// `cancel(byProducingResumeData:)` handlers, answered when the completion arrives.
         var resumeReplies: [Int: @Sendable (Data?) -> Void] = [:]
         /// The last event handled: a stream opened again after a lost connection may repeat
@@ -152,7 +152,14 @@ final class BackgroundLink: @unchecked Sendable {
         routing.lock()
         defer { routing.unlock() }
         let request = task.originalRequest
-        guard request.httpMethod == "GET", request.httpBody == nil else {
+        var uploadFile: String?
+        if Self.isFileUpload(task), case .file(let file)? = task.upload {
+            // The daemon's uploads are line mode's: a PUT of the file.
+            guard request.httpMethod == "PUT" else {
+                return finishHere(task, TransferError(.invalidRequest, "a background upload is a PUT of its file (this is \(request.httpMethod))"))
+            }
+            uploadFile = file.standardizedFileURL.path
+        } else if request.httpMethod != "GET" || request.httpBody != nil {
             return finishHere(task, TransferError(.invalidRequest, "a background session downloads with GET only (this is \(request.httpMethod))"))
         }
         // Cancelled before it reached the daemon: it ends here.
@@ -162,15 +169,20 @@ final class BackgroundLink: @unchecked Sendable {
         do {
             try attach(start: true)
             guard case .submitted(let number) = try self.request(.download(session: identifier, LibraryDownload(
-                url: request.url.absoluteString, headers: headers, resumeDirectory: resumeDirectory))) else { throw DaemonError("the daemon did not take the download") }
-            guard let download = task as? TransferDownloadTask else { return }
+                url: request.url.absoluteString, headers: headers, resumeDirectory: resumeDirectory, uploadFile: uploadFile))) else { throw DaemonError("the daemon did not take the download") }
             state.withLock { s in
                 s.numbers[task.taskIdentifier] = number
-                s.tasks[number] = download
+                s.tasks[number] = task
             }
         } catch {
             finishHere(task, TransferError(.cannotConnectToHost, "background session '\(identifier)': \(error)"))
         }
+    }
+
+    /// An upload task whose body is a file: the one kind of upload a background session takes.
+    static func isFileUpload(_ task: TransferTask) -> Bool {
+        guard task is TransferUploadTask, case .file? = task.upload else { return false }
+        return true
     }
 
     /// The task directory of the daemon's that holds `partialPath` directly, if it is one of

@@ -251,9 +251,9 @@ public final class TransferSession: @unchecked Sendable {
         if task.rejection == nil, let identifier = duplicateBackgroundIdentifier {
             task.rejection = TransferError(.invalidRequest, "another live session of this process has the background identifier '\(SafeQuote.quote(identifier))'; invalidate it first")
         }
-        if task.rejection == nil, backgroundLink != nil, !(task is TransferDownloadTask) {
+        if task.rejection == nil, backgroundLink != nil, !(task is TransferDownloadTask), !BackgroundLink.isFileUpload(task) {
             // URLSession raises for these; a task that fails at once says the same without a crash.
-            task.rejection = TransferError(.invalidRequest, "a background session runs download tasks only (\(task.kind) tasks are not supported, as URLSession's background sessions do not support them); use downloadTask(with:)")
+            task.rejection = TransferError(.invalidRequest, "a background session runs download tasks and uploads from a file only (this \(task.kind) task is not supported, as URLSession's background sessions do not support it); use downloadTask(with:) or uploadTask(with:fromFile:)")
         }
         if task.rejection == nil, let problem = HeaderValidation.firstProblem(task.originalRequest.headers + configuration.httpAdditionalHeaders) {
             // Refused like a task after invalidation: it fails as soon as it is resumed.

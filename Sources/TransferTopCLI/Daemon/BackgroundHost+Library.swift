@@ -63,6 +63,10 @@ extension BackgroundHost {
         options.headers = download.headers
         options.outputDirectory = directory
         options.noTUI = true
+        if let file = download.uploadFile {
+            guard file.hasPrefix("/") else { throw DaemonError("an upload file must be an absolute path, not '\(SafeQuote.quote(file))'") }
+            options.upload = file
+        }
         let numbers: [Int64], start: @Sendable () -> Void
         do { (numbers, start) = try submitDeferred(session: name, options: options) } catch {
             rmdir(directory)  // only when empty: a resumed one keeps its partial file
