@@ -347,5 +347,6 @@ extension BackgroundLibraryTests {
         let puts = server.stats.requests.dropFirst(before).filter { $0.method == "PUT" }
         #expect(puts.map(\.bodyBytesReceived) == [70_000])
         #expect(FileManager.default.contents(atPath: file) == body, "the app's file is left as it was")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: LibraryWire.directory(rig.paths, session: "app.up"))) == [])
     }
 }

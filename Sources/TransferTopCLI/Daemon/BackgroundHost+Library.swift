@@ -54,6 +54,8 @@ extension BackgroundHost {
                 throw DaemonError("resume data of another session or place: '\(SafeQuote.quote(resume))'")
             }
             directory = resume
+        } else if download.uploadFile != nil {
+            directory = sessionDirectory  // an upload places no file: no task directory to remove
         } else {
             directory = sessionDirectory + "/" + UUID().uuidString.lowercased()
         }
