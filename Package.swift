@@ -46,8 +46,11 @@ let package = Package(
             providers: [.apt(["libncursesw5-dev"])]),
         // Pure value types and logic: states, metrics, errors, exports, resume data. No I/O.
         .target(name: "TransferModel", dependencies: ["CCurl"]),
+        // The daemon's wire, Foundation only: socket paths, the daemon lock, JSON lines, the
+        // library's requests, starting the daemon on demand. TransferKit and the CLI share it.
+        .target(name: "BackgroundWire", dependencies: ["TransferModel"]),
         // The engine: sessions, tasks and the libcurl transfer thread.
-        .target(name: "TransferKit", dependencies: ["TransferModel", "CCurl"]),
+        .target(name: "TransferKit", dependencies: ["TransferModel", "BackgroundWire", "CCurl"]),
         // A loopback HTTP/1.1 + HTTPS + HTTP/2 server for tests, benchmarks and the demo.
         .target(name: "LoopbackServer", dependencies: nio + ["TransferModel"]),
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "BackgroundJournal", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         // The command line, line mode, ncurses backend and demo, as a testable library.
         .target(name: "TransferTopCLI", dependencies: [
-            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal",
+            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal", "BackgroundWire",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

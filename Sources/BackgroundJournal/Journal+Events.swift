@@ -62,6 +62,17 @@ extension Journal {
         }
     }
 
+    /// Deletes the task's events of `kind` older than `seq` (a completion's picture of its
+    /// task supersedes the task's earlier ones: DECISIONS 133); returns how many.
+    @discardableResult
+    public func pruneEvents(session: String, task: Int64, kind: String, before seq: Int64) throws(JournalError) -> Int {
+        try write("prune superseded events of task \(session)/\(task)") { db in
+            try db.execute(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ?",
+                           arguments: [session, task, kind, seq])
+            return db.changesCount
+        }
+    }
+
     static func append(_ db: Database, session: String, task: Int64?, kind: String, payload: Data) throws -> JournalEvent {
         let created = Date.journalNow
         try db.execute(sql: "INSERT INTO event (session, task, kind, payload, created) VALUES (?, ?, ?, ?, ?)",

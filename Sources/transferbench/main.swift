@@ -14,6 +14,11 @@
 //          COUNT fresh requests, one session each, printing their DNS, connect, TLS and TTFB
 //          (`Phases`; the in-process side of MetricsTruthTests)
 //
+//   transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
+//          [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]
+//          a background session's library process, printing its delegate calls
+//          (`BackgroundRun`; the tests kill it and start it again to re-attach)
+//
 //   small  COUNT (default 5000) GETs of URL on one session, 6 connections per host,
 //          all submitted at once with completion handlers
 //          (client `tkwindow`: TransferKit with at most 24 tasks in flight instead)
@@ -39,6 +44,7 @@ func usage() -> Never {
 
 let args = CommandLine.arguments
 if args.count == 2, args[1] == "serve" { Serve.run() }
+if args.count >= 3, args[1] == "background" { BackgroundRun.run(Array(args.dropFirst(2))) }
 if args.count == 5, args[1] == "phases", let u = URL(string: args[2]), let n = Int(args[4]) {
     Phases.run(u, caFile: args[3], count: n)
 }

@@ -78,4 +78,17 @@ import TestSupport
         #expect(next.seq == 6)
         #expect(try journal.events(session: "a", after: journal.delivered(session: "a", client: "c")) == [next])
     }
+
+    /// DECISIONS 133: a task's completion supersedes its earlier events of the same kind; other
+    /// tasks, other kinds and other sessions keep theirs.
+    @Test func aCompletionPrunesOnlyItsOwnTasksEarlierEventsOfItsKind() throws {
+        let (journal, events) = try journalWithEvents()
+        let suspended = try journal.record(session: "a", task: 1, state: .suspended, event: "state", payload: json(#"{"n":6}"#))
+        let done = try journal.record(session: "a", task: 1, state: .completed, event: "state", payload: json(#"{"n":7}"#))
+        #expect(try journal.pruneEvents(session: "a", task: 1, kind: "state", before: done.seq) == 2)
+        #expect(try journal.events(session: "a", after: 0) == [events[2], events[3], done])
+        #expect(try journal.events(session: "b", after: 0) == [events[1], events[4]])
+        #expect(!(try journal.events(session: "a", after: 0)).contains(suspended))
+        #expect(try journal.pruneEvents(session: "a", task: 1, kind: "state", before: done.seq) == 0)
+    }
 }

@@ -1,8 +1,9 @@
+import BackgroundWire
 import Foundation
 import LoopbackServer
 import TestSupport
-import TransferModel
 import Testing
+import TransferModel
 @testable import TransferTopCLI
 
 /// Issue 12 with real processes: `transfertop --background`, `status`, `wait`, `attach`,

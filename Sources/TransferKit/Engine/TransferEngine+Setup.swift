@@ -160,15 +160,3 @@ extension TransferEngine {
         guard rc == CURLE_OK else { throw CurlSetupError(option: 0, code: rc.rawValue) }
     }
 }
-
-/// Where TransferKit keeps persistent state: `$XDG_STATE_HOME/transfertop` (or
-/// `~/.local/state/transfertop`) unless the configuration names a directory.
-public enum StatePaths {
-    public static func stateDirectory(_ configured: String?,
-                                      environment env: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let configured { return configured }
-        if let x = env["XDG_STATE_HOME"], !x.isEmpty { return x + "/transfertop" }
-        if let home = env["HOME"], !home.isEmpty { return home + "/.local/state/transfertop" }
-        return nil
-    }
-}

@@ -30,10 +30,12 @@ extension TransferSession {
                 }
             }
             defer {
-                task.core.withLock { c in
+                let delivered = task.core.withLock { c -> (@Sendable () -> Void)? in
                     c.downloadFile = nil
                     if held < 0 { held = c.heldFileDescriptor }
                     c.heldFileDescriptor = -1
+                    defer { c.afterDelivery = nil }
+                    return c.afterDelivery
                 }
                 // Usually moved away by the delegate already; if not, it is removed, but only
                 // while the name is still our file (`FileIdentity`).
@@ -42,6 +44,7 @@ extension TransferSession {
                 }
                 if held >= 0 { close(held) }  // releases the partial file's lock, now it is placed
                 emit(.taskStateChanged(.completed), task: task, detail: error.map { "\($0.code)" } ?? "ok")
+                delivered?()
                 taskDidFinish(task)
             }
             if let file, completion == nil, let download = task as? TransferDownloadTask,
@@ -148,6 +151,7 @@ extension TransferSession {
         }
         guard proceed else { return }
         engine.shutdown()  // handles gone, cookies written: only then is the session invalidated
+        backgroundLink?.end()
         core.withLock { $0.state = .invalidated }
         // Its background identifier may be used again (not by a duplicate, which never held it).
         if duplicateBackgroundIdentifier == nil, case .background(let identifier) = configuration.kind {

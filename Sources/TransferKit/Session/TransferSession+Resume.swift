@@ -38,6 +38,9 @@ extension TransferSession {
     /// such as a finished download, is refused: resuming truncates the file), otherwise the
     /// session's partial directory.
     func confiningDirectory(for partialPath: String) -> String {
+        // A background session's resume data names a partial file of the daemon's, in one of
+        // this identifier's task directories (DECISIONS 131).
+        if let dir = backgroundLink?.taskDirectory(of: partialPath) { return dir }
         if let dir = configuration.downloadDirectory,
            PartialFileName.isPartialName((partialPath as NSString).lastPathComponent),
            ResumeData.partialFile(partialPath, isDirectlyInside: dir) != nil {

@@ -46,6 +46,8 @@ public final class TransferSession: @unchecked Sendable {
     static let liveBackgroundIdentifiers = Locked<Set<String>>([])
     /// Set when another live session had this one's background identifier: its tasks fail.
     let duplicateBackgroundIdentifier: String?
+    /// A background session's line to the daemon, which runs its downloads (DECISIONS 131).
+    let backgroundLink: BackgroundLink?
 
     /// - Parameters:
     ///   - configuration: copied; later changes to the original have no effect.
@@ -79,6 +81,12 @@ public final class TransferSession: @unchecked Sendable {
         } else {
             duplicateBackgroundIdentifier = nil
         }
+        if case .background(let identifier) = configuration.kind, duplicateBackgroundIdentifier == nil {
+            backgroundLink = BackgroundLink(identifier: identifier)
+        } else {
+            backgroundLink = nil
+        }
+        backgroundLink?.bind(self)
     }
 
     public var name: String {
@@ -243,6 +251,10 @@ public final class TransferSession: @unchecked Sendable {
         if task.rejection == nil, let identifier = duplicateBackgroundIdentifier {
             task.rejection = TransferError(.invalidRequest, "another live session of this process has the background identifier '\(SafeQuote.quote(identifier))'; invalidate it first")
         }
+        if task.rejection == nil, backgroundLink != nil, !(task is TransferDownloadTask), !BackgroundLink.isFileUpload(task) {
+            // URLSession raises for these; a task that fails at once says the same without a crash.
+            task.rejection = TransferError(.invalidRequest, "a background session runs download tasks and uploads from a file only (this \(task.kind) task is not supported, as URLSession's background sessions do not support it); use downloadTask(with:) or uploadTask(with:fromFile:)")
+        }
         if task.rejection == nil, let problem = HeaderValidation.firstProblem(task.originalRequest.headers + configuration.httpAdditionalHeaders) {
             // Refused like a task after invalidation: it fails as soon as it is resumed.
             task.rejection = TransferError(.invalidRequest, "refused to send the request: \(problem)")
@@ -272,6 +284,10 @@ public final class TransferSession: @unchecked Sendable {
         }
         if case .start(let task, _) = command, !core.withLock({ $0.liveTaskIDs.contains(task.taskIdentifier) }) {
             task.fail(TransferError(.sessionInvalidated, "the session was invalidated; it accepts no new tasks"))
+            return
+        }
+        if let link = backgroundLink {
+            link.send(command)
             return
         }
         if !engine.send(command) {

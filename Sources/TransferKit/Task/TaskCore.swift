@@ -44,6 +44,9 @@ struct TaskCore {
     var producedResumeData: Data?
     /// Resume data for after a crash, made when the partial file is created (issue 8).
     var crashRecoveryResumeData: Data?
+    /// Run on the delegate queue once the outcome was delivered and the file let go of (a
+    /// background session acknowledges the daemon's event here, DECISIONS 131).
+    var afterDelivery: (@Sendable () -> Void)?
     /// `progress`, made on first use (most tasks never need one).
     var progress: Progress?
 }

@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 import TransferKit
 

@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// How `status`, `wait` and `attach` write background tasks: one line each, plain text.

@@ -1,4 +1,5 @@
 import BackgroundJournal
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -60,6 +61,41 @@ extension BackgroundHost {
         }
     }
 
+    /// The session's tasks no runner has started: held by `suspend` (journaled suspended),
+    /// fed again by `resume` (queued), dropped by a cancel (completed, cancelled). Returns
+    /// their numbers and how many changed.
+    func controlUnfed(_ name: String, _ action: BackgroundAction) throws -> (Set<Int64>, Int) {
+        let hosted = state.withLock { $0.running.values.filter { $0.session == name } }
+        var all: Set<Int64> = [], changed = 0
+        for h in hosted {
+            let urls: [String]
+            switch action {
+            case .suspend: urls = h.runner.holdFeeding()
+            case .resume: urls = h.runner.releaseFeeding()
+            case .cancel, .cancelWithResumeData: urls = h.runner.dropUnfed()
+            case .invalidate: urls = []
+            }
+            let numbers = urls.compactMap { h.numbers[$0] }
+            all.formUnion(numbers)
+            writer.sync {
+                for n in numbers {
+                    guard let t = try? journal.task(session: name, number: n), t.state != .completed else { continue }
+                    switch action {
+                    case .suspend where t.state == .queued: try? move(t, to: .suspended)
+                    case .resume where t.state == .suspended: try? move(t, to: .queued)
+                    case .cancel, .cancelWithResumeData:
+                        guard h.completed.withLock({ $0.insert(n).inserted }) else { continue }
+                        try? finish(t, error: "cancelled before it started")
+                    default: continue
+                    }
+                    changed += 1
+                }
+            }
+        }
+        if changed > 0 { bell.ring() }
+        return (all, changed)
+    }
+
     func hasRunner(_ name: String) -> Bool { state.withLock { $0.running.values.contains { $0.session == name } } }
 
     // MARK: keys
@@ -84,14 +120,21 @@ extension BackgroundHost {
             bell.ring()
             return "session \(name) invalidated"
         }
+        // The whole session: tasks its runners have not started yet (behind the window) are
+        // held, released or dropped there, and journaled so (DECISIONS 134).
+        var unfed: Set<Int64> = []
+        var done = 0
+        if number == nil {
+            (unfed, done) = try controlUnfed(name, action)
+        }
         let keys: [TaskKey]
         if let number {
             guard try journal.task(session: name, number: number) != nil else { throw DaemonError("no task \(name):\(number)") }
             keys = [TaskKey(session: name, number: number)]
         } else {
-            keys = try journal.tasks(session: name).filter { $0.state != .completed }.map { TaskKey(session: name, number: $0.number) }
+            keys = try journal.tasks(session: name).filter { $0.state != .completed && !unfed.contains($0.number) }
+                .map { TaskKey(session: name, number: $0.number) }
         }
-        var done = 0
         for key in keys {
             if let (hosted, tid) = state.withLock({ $0.live[key] }), let task = hosted.runner.task(tid), task.state != .completed {
                 switch action {

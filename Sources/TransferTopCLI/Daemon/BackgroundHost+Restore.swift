@@ -1,4 +1,5 @@
 import BackgroundJournal
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -61,8 +62,9 @@ extension BackgroundHost {
         var status = Self.status(t)
         status.state = state.rawValue
         status.error = error
-        try journal.record(session: t.session, task: t.number, state: state, error: error, event: "state",
-                           payload: try JSONEncoder().encode(BackgroundEvent(seq: 0, session: t.session, kind: "state", task: status, note: nil)))
+        let event = try journal.record(session: t.session, task: t.number, state: state, error: error, event: "state",
+                                       payload: try JSONEncoder().encode(BackgroundEvent(seq: 0, session: t.session, kind: "state", task: status, note: nil)))
+        if state == .completed { try pruneSuperseded(event) }
     }
 
     /// `daemon stop` and SIGTERM: downloads are cancelled with resume data and stay unfinished

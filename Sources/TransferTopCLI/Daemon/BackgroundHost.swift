@@ -1,4 +1,5 @@
 import BackgroundJournal
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -11,7 +12,7 @@ import TransferKit
 final class BackgroundHost: @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a lock); the rest is fixed after init.
     let journal: Journal
-    let bell = EventBell()
+    let bell: EventBell
     /// Journal writes in order, off the engine threads (a commit waits for the disk).
     let writer = DispatchQueue(label: "transfertop.daemon.journal")
     let state = Locked(State())
@@ -52,13 +53,24 @@ final class BackgroundHost: @unchecked Sendable {
 
     init(journal: Journal) {
         self.journal = journal
-        progress = ProgressCheckpoints(journal: journal)
+        let bell = EventBell()
+        self.bell = bell
+        // A checkpoint rings too: an attached library hears the progress (DECISIONS 135).
+        progress = ProgressCheckpoints(journal: journal, onFlush: { bell.ring() })
     }
 
     // MARK: submit
 
     /// Journals the submission's tasks and starts them; returns their numbers.
     func submit(session name: String, options given: Options) throws -> [Int64] {
+        let (numbers, start) = try submitDeferred(session: name, options: given)
+        start()
+        return numbers
+    }
+
+    /// `submit` with the start left to the caller: the library's reply goes out first, so a
+    /// daemon killed once the transfer began has always answered (DECISIONS 131).
+    func submitDeferred(session name: String, options given: Options) throws -> ([Int64], @Sendable () -> Void) {
         guard !state.withLock({ $0.stopping }) else { throw DaemonError("the daemon is stopping") }
         var options = given
         let plan = try Preparation.plan(options)
@@ -70,8 +82,8 @@ final class BackgroundHost: @unchecked Sendable {
         try journal.ensureSession(name)
         let (submission, numbers) = try journal.addSubmission(session: name, options: try SubmittedOptions.encode(options),
                                                               urls: urls.map(Redaction.redactURL))
-        start(session: name, submission: submission, plan: plan, numbers: Dictionary(zip(urls, numbers), uniquingKeysWith: { a, _ in a }))
-        return numbers
+        let byURL = Dictionary(zip(urls, numbers), uniquingKeysWith: { a, _ in a })
+        return (numbers, { [self] in start(session: name, submission: submission, plan: plan, numbers: byURL) })
     }
 
     /// Runs a plan whose tasks are in the journal under `numbers`.
@@ -132,12 +144,12 @@ final class BackgroundHost: @unchecked Sendable {
             let s = task.snapshot()
             progress.note(key, received: s.countOfBytesReceived + s.countOfBytesSent,
                           expected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
-        case .taskStateChanged:
+        case .taskStateChanged(let told):
             let stopping = state.withLock { s -> Bool in
                 if s.live[key] == nil { s.live[key] = (hosted, tid) }
                 return s.stopping
             }
-            if !stopping { record(task, of: hosted, number: number) }
+            if !stopping { record(task, of: hosted, number: number, told: told) }
         default:
             return
         }
@@ -146,12 +158,17 @@ final class BackgroundHost: @unchecked Sendable {
     /// Journals a task's state, then rings the followers. The snapshot is taken on the writer
     /// queue, so the journal ends with the task's latest state whatever order the threads
     /// that changed it came in; once completed, a task is written no more (review of issue 12).
-    func record(_ task: TransferTask, of hosted: Hosted, number: Int64) {
+    /// `told`: the state the engine event said. A task completes (its state machine) before
+    /// its file is placed and its completion event sent: an earlier event's write that finds
+    /// it completed writes the state it was told, and the completion's own event, which comes
+    /// after the placement, writes the completion with its file (a library got none, once).
+    func record(_ task: TransferTask, of hosted: Hosted, number: Int64, told: TaskState? = nil) {
         writer.async { [self] in
             // Written after `daemon stop` began: a cancellation of the daemon's own, not the
             // user's; the task stays unfinished for the next start (DECISIONS 119).
             if state.withLock({ $0.stopping }) { return }
-            let s = task.snapshot()
+            var s = task.snapshot()
+            if let told, told != .completed, s.state == .completed { s.state = told }
             let journalState = Self.journalState(s)
             let first = hosted.completed.withLock { done -> Bool in
                 if done.contains(number) { return false }
@@ -167,18 +184,26 @@ final class BackgroundHost: @unchecked Sendable {
                                                   statusCode: s.statusCode, error: s.state == .completed ? error : nil,
                                                   path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
                                                   bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
-                try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
-                                   error: status.error, path: s.outputPath, resumeData: resume,
-                                   event: "state", payload: try JSONEncoder().encode(
-                                       BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
+                let event = try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
+                                               error: status.error, path: s.outputPath, resumeData: resume,
+                                               event: "state", payload: try JSONEncoder().encode(
+                                                   BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
                 if journalState == .completed {
                     progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
+                    try pruneSuperseded(event)
                 }
             } catch {
                 FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8))
             }
             bell.ring()
         }
+    }
+
+    /// A completion's event tells all there is of its task: the task's earlier state events
+    /// go (DECISIONS 133), so a long-lived daemon keeps about one event per finished task.
+    func pruneSuperseded(_ completion: JournalEvent) throws {
+        guard let task = completion.task else { return }
+        try journal.pruneEvents(session: completion.session, task: task, kind: "state", before: completion.seq)
     }
 
     static func journalState(_ s: TaskSnapshot) -> JournalTaskState {

@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -73,21 +74,9 @@ public final class DaemonClient: @unchecked Sendable {
         return fresh
     }
 
-    /// Waits (at most `seconds`) for a stopping daemon to release its lock; it exits right
-    /// after answering. Bounded: a new daemon another command starts meanwhile would hold it.
+    /// Waits for a stopping daemon to release its lock (`DaemonLauncher.waitUntilGone`).
     @discardableResult
-    static func waitUntilGone(_ paths: DaemonPaths, seconds: Double = 30) -> Bool {
-        let fd = open(paths.lock, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return true }
-        defer { close(fd) }
-        let deadline = Date().addingTimeInterval(seconds)
-        while flock(fd, LOCK_SH | LOCK_NB) != 0 {
-            guard Date() < deadline else { return false }
-            usleep(5_000)
-        }
-        flock(fd, LOCK_UN)
-        return true
-    }
+    static func waitUntilGone(_ paths: DaemonPaths, seconds: Double = 30) -> Bool { DaemonLauncher.waitUntilGone(paths, seconds: seconds) }
 
     /// A connection to whatever daemon runs, of any version: `daemon status` and `daemon stop`
     /// must reach an old one (the skew message tells the user to stop it).
@@ -104,52 +93,9 @@ public final class DaemonClient: @unchecked Sendable {
         return reply
     }
 
-    /// Starts `transfertop daemon` detached (its own session, no terminal, stderr to the
-    /// daemon log) and waits until it says it listens, or exits. A daemon that another client
-    /// started first makes ours exit at the lock; then the other one answers.
+    /// Starts this executable's `daemon run` detached (`DaemonLauncher.start`).
     static func startDaemon(_ paths: DaemonPaths) throws(DaemonError) {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw DaemonError("pipe: \(String(cString: strerror(errno)))") }
-        let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
-        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        defer { close(readEnd) }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, paths.log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 3)  // dup2 clears FD_CLOEXEC on 3
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own session: a Ctrl-C or a closed terminal of the client does not reach it.
-        let setsid: Int16 = 0x80  // glibc's POSIX_SPAWN_SETSID, visible to Swift only with _GNU_SOURCE
-        posix_spawnattr_setflags(&attributes, setsid)
-        var env = ProcessInfo.processInfo.environment
-        env["TRANSFERTOP_DAEMON_READY_FD"] = "3"
-        let words: [String] = [executable, "daemon", "run"]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var spawned: pid_t = 0
-        let rc = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
-        let pid = spawned
-        close(writeEnd)
-        guard rc == 0 else { throw DaemonError("cannot start the daemon '\(executable)': \(String(cString: strerror(rc)))") }
-        // "ready", or EOF when it exited (or another daemon holds the lock).
-        var buffer = [UInt8](repeating: 0, count: 16)
-        var n: Int
-        repeat { n = read(readEnd, &buffer, buffer.count) } while n < 0 && errno == EINTR
-        if n <= 0 {
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            // Another client's daemon won the start: it listens from the moment it holds the lock.
-            if let other = DaemonLock.holderPID(paths.lock), other != pid { return }
-            throw DaemonError("the daemon did not start; see \(paths.log)")
-        }
-        // Reap it when it exits one day, so no zombie stays while this client runs.
-        Thread.detachNewThread { var status: Int32 = 0; waitpid(pid, &status, 0) }
+        try DaemonLauncher.start(paths, executable: executable)
     }
 }

@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// What a client asks the daemon, one JSON line each (`LineChannel`). Every connection starts
@@ -22,6 +23,8 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
     /// while a task runs (live byte counts, not only the journal's checkpoints); until the
     /// client hangs up.
     case watch(session: String?)
+    /// A TransferKit background session's request (DECISIONS 131).
+    case library(LibraryRequest)
 }
 
 public enum BackgroundAction: String, Codable, Sendable, Equatable, CaseIterable {
@@ -39,6 +42,8 @@ public enum DaemonReply: Codable, Sendable, Equatable {
     case ok(String)
     /// The request was refused; the text is for the user.
     case failure(String)
+    /// The answer to a `library` request, or an event of a library's `attach` stream.
+    case library(LibraryReply)
 }
 
 public struct BackgroundSessionStatus: Codable, Sendable, Equatable {

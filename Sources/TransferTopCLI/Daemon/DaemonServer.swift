@@ -1,4 +1,5 @@
 import BackgroundJournal
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -77,7 +78,8 @@ enum DaemonServer {
                 return
             }
             try channel.send(DaemonReply.hello(version: version, pid: getpid(), journal: paths.journal))
-            if theirs != version { return }  // the client says what to do about the skew
+            // The client says what to do about the skew; a library speaks its own wire version.
+            if theirs != version && theirs != LibraryWire.helloVersion { return }
             while let request = try channel.receive(DaemonRequest.self) {
                 switch request {
                 case .hello:
@@ -95,6 +97,20 @@ enum DaemonServer {
                     stop()
                 case .watch(let session):
                     try host.watch(session, on: channel)
+                case .library(.attach(let session)):
+                    try host.libraryAttach(session, on: channel)
+                case .library(.download(let session, let download)):
+                    // Answered before it starts: see `submitDeferred`.
+                    var start: (@Sendable () -> Void)?
+                    let reply = answer {
+                        let (number, begin) = try host.libraryDownload(session, download)
+                        start = begin
+                        return .library(.submitted(task: number))
+                    }
+                    defer { start?() }
+                    try channel.send(reply)
+                case .library(let r):
+                    try channel.send(answer { .library(try host.library(r)) })
                 }
             }
         } catch {

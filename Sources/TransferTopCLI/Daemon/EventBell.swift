@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// Wakes the clients that follow a session when the journal has something new. A counter

@@ -1,4 +1,5 @@
 import BackgroundJournal
+import BackgroundWire
 import Foundation
 
 /// Bytes received, journaled about once a second in one transaction rather than per chunk
@@ -11,7 +12,12 @@ final class ProgressCheckpoints: @unchecked Sendable {
     private var pending: [BackgroundHost.TaskKey: (Int64, Int64?)] = [:]
     private var started = false
 
-    init(journal: Journal) { self.journal = journal }
+    private let onFlush: @Sendable () -> Void
+
+    init(journal: Journal, onFlush: @escaping @Sendable () -> Void = {}) {
+        self.journal = journal
+        self.onFlush = onFlush
+    }
 
     func note(_ key: BackgroundHost.TaskKey, received: Int64, expected: Int64?, final: Bool = false) {
         condition.lock()
@@ -48,5 +54,6 @@ final class ProgressCheckpoints: @unchecked Sendable {
         condition.unlock()
         guard !batch.isEmpty else { return }
         try? journal.checkpointProgress(batch.map { (session: $0.key.session, task: $0.key.number, received: $0.value.0, expected: $0.value.1) })
+        onFlush()
     }
 }

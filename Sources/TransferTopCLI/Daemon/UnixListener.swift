@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// The daemon's listening socket. The caller holds the `DaemonLock`, so a socket file already

@@ -16,6 +16,14 @@ extension Runner {
         // segment counts as retryable).
         for upload in segmentedUploads { upload.cancel() }
         for task in tasks where task.state != .completed { cancelKeepingResumeData(task) }
+        // Tasks held unstarted (a suspended background session) are not started now either:
+        // the run may finish, and they count as not started.
+        let held = state.withLock { s -> Bool in
+            defer { s.feedingHeld = false }
+            if s.feedingHeld { s.interrupted = true }
+            return s.feedingHeld
+        }
+        if held { group.leave() }
     }
 
     public var wasInterrupted: Bool { state.withLock { $0.interrupted } }

@@ -32,7 +32,7 @@ extension Runner {
 
     private func takeNext(_ sessionID: Int) -> TaskPlan? {
         state.withLock { s -> TaskPlan? in
-            guard !s.interrupted, let f = s.feeds[sessionID], f.remaining > 0, f.live < Self.window else { return nil }
+            guard !s.interrupted, !s.feedingHeld, let f = s.feeds[sessionID], f.remaining > 0, f.live < Self.window else { return nil }
             let tp = f.plan(f.next)
             s.feeds[sessionID]!.next += 1
             s.feeds[sessionID]!.live += 1
@@ -64,4 +64,51 @@ extension Runner {
 
     /// Tasks of the plan never started because the run was interrupted.
     public var notStartedCount: Int { state.withLock { $0.feeds.values.reduce(0) { $0 + $1.remaining } } }
+
+    // MARK: a whole background session's keys (DECISIONS 134)
+
+    /// `control NAME suspend`: tasks of the plan not started yet stay unstarted until
+    /// `releaseFeeding`; returns their URLs (as the plan has them). The run does not finish
+    /// while they wait.
+    public func holdFeeding() -> [String] {
+        state.withLock { s -> [String] in
+            let unfed = Self.unfed(s.feeds)
+            if !s.feedingHeld, !s.interrupted, !unfed.isEmpty {
+                s.feedingHeld = true
+                group.enter()
+            }
+            return s.feedingHeld ? unfed : []
+        }
+    }
+
+    /// `control NAME resume`: the held tasks start, as many as the window takes. Returns the
+    /// URLs that were held.
+    @discardableResult
+    public func releaseFeeding() -> [String] {
+        let held = state.withLock { s -> [String]? in
+            guard s.feedingHeld else { return nil }
+            s.feedingHeld = false
+            return Self.unfed(s.feeds)
+        }
+        guard let held else { return [] }
+        for session in sessions { feed(session) }
+        group.leave()  // after feeding: the group never looks empty midway
+        return held
+    }
+
+    /// `control NAME cancel`: tasks not started yet never will; returns their URLs.
+    public func dropUnfed() -> [String] {
+        let (dropped, wasHeld) = state.withLock { s -> ([String], Bool) in
+            let unfed = Self.unfed(s.feeds)
+            for id in s.feeds.keys { s.feeds[id]!.next = s.feeds[id]!.tasks.count + s.feeds[id]!.urls.count }
+            defer { s.feedingHeld = false }
+            return (unfed, s.feedingHeld)
+        }
+        if wasHeld { group.leave() }
+        return dropped
+    }
+
+    private static func unfed(_ feeds: [Int: Feed]) -> [String] {
+        feeds.keys.sorted().flatMap { id in feeds[id].map { f in (f.next..<(f.tasks.count + f.urls.count)).map { f.plan($0).url.absoluteString } } ?? [] }
+    }
 }

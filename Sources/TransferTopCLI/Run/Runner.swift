@@ -43,6 +43,9 @@ public final class Runner: @unchecked Sendable {
         var resumeSaved: Set<TaskID> = []
         // Streaming (issue 8, Runner+Feed.swift).
         var feeds: [Int: Feed] = [:]
+        /// A whole background session was suspended: nothing more is fed until it resumes
+        /// (`holdFeeding`); the group holds one entry for the waiting tasks meanwhile.
+        var feedingHeld = false
         var fed: Set<TaskID> = []
         var retired: [TaskSnapshot] = []
         var keepsCompleted = true

@@ -1,5 +1,5 @@
 import Foundation
-import TransferKit
+import TransferModel
 
 /// A problem of the background daemon or of talking to it: one line for the user.
 public struct DaemonError: Error, Sendable, CustomStringConvertible {
@@ -16,6 +16,10 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
 /// used (a socket there could be theirs). The journal is state that outlives logouts:
 /// `$XDG_STATE_HOME/transfertop/background.sqlite`.
 public struct DaemonPaths: Sendable, Equatable {
+    public init(runtimeDirectory: String, stateDirectory: String) {
+        (self.runtimeDirectory, self.stateDirectory) = (runtimeDirectory, stateDirectory)
+    }
+
     public var runtimeDirectory: String
     public var stateDirectory: String
     public var socket: String { runtimeDirectory + "/daemon.sock" }
@@ -24,21 +28,25 @@ public struct DaemonPaths: Sendable, Equatable {
     /// The detached daemon's stderr (its start-up failures and notices).
     public var log: String { stateDirectory + "/daemon.log" }
 
-    public static func standard(_ env: [String: String] = ProcessInfo.processInfo.environment) throws(DaemonError) -> DaemonPaths {
+    /// `create: false` (a library session that may never need the daemon) makes nothing; a
+    /// directory that exists is checked all the same.
+    public static func standard(_ env: [String: String] = ProcessInfo.processInfo.environment,
+                                create: Bool = true) throws(DaemonError) -> DaemonPaths {
         let runtime: String
         if let x = env["XDG_RUNTIME_DIR"], !x.isEmpty { runtime = x + "/transfertop" } else { runtime = "/tmp/transfertop-\(getuid())" }
-        try privateDirectory(runtime)
+        try privateDirectory(runtime, create: create)
         guard let given = StatePaths.stateDirectory(nil, environment: env) else {
             throw DaemonError("neither XDG_STATE_HOME nor HOME is set: no place for the background journal")
         }
         let state = URL(fileURLWithPath: given).standardizedFileURL.path
-        try privateDirectory(state)
+        try privateDirectory(state, create: create)
         return DaemonPaths(runtimeDirectory: runtime, stateDirectory: state)
     }
 
     /// Creates `path` (and its parents) 0700, or checks an existing one is a directory of ours
     /// that nobody else can enter.
-    static func privateDirectory(_ path: String) throws(DaemonError) {
+    public static func privateDirectory(_ path: String, create: Bool = true) throws(DaemonError) {
+        if !create, !FileManager.default.fileExists(atPath: path) { return }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])

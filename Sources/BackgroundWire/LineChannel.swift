@@ -12,7 +12,7 @@ public final class LineChannel: @unchecked Sendable {
     /// A message bigger than this is refused (10,000 URLs are about 1 MiB).
     static let maxLine = 64 << 20
 
-    init(fd: Int32) { self.fd = fd }
+    public init(fd: Int32) { self.fd = fd }
 
     /// Connects to the daemon's socket. The error says whether nobody listens (no daemon) or
     /// the socket is somebody else's.
@@ -110,8 +110,8 @@ public final class LineChannel: @unchecked Sendable {
     deinit { close(fd) }
 }
 
-enum UnixAddress {
-    static func make(_ path: String) throws(DaemonError) -> sockaddr_un {
+public enum UnixAddress {
+    public static func make(_ path: String) throws(DaemonError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

@@ -1,0 +1,152 @@
+import BackgroundWire
+import Foundation
+
+extension BackgroundLink {
+    /// Tasks the daemon has that this process has not seen end: made again, in the state the
+    /// journal has them, so `allTasks` lists them and their events find them (DECISIONS 131:
+    /// they get new task identifiers; the daemon's number stays theirs).
+    func restore(_ listed: [LibraryTask]) {
+        guard let session else { return }
+        for t in listed where state.withLock({ $0.tasks[t.number] == nil }) {
+            guard let url = URL(string: t.url) else { continue }
+            let task = session.register { TransferDownloadTask(session: session, identifier: $0, kind: .download, request: TransferRequest(url: url)) }
+            task.core.withLock { c in
+                _ = c.machine.handle(.adoptRunningTransfer)
+                if t.state == "suspended" { _ = c.machine.handle(.suspend) }
+                c.countOfBytesReceived = t.bytesReceived
+                c.countOfBytesExpectedToReceive = t.bytesExpected ?? -1
+            }
+            state.withLock { s in
+                s.numbers[task.taskIdentifier] = t.number
+                s.tasks[t.number] = task
+            }
+        }
+    }
+
+    /// The event stream's thread: each event to its task, then its acknowledgement queued on
+    /// the delegate queue behind the delegate calls it caused.
+    func read(_ channel: LineChannel) {
+        while let reply = try? channel.receive(LibraryReplyEnvelope.self) {
+            switch reply {
+            case .library(.event(let event)): handle(event)
+            case .library(.progress(let number, let received, let expected)): progress(number, received, expected)
+            default: continue
+            }
+        }
+        // The daemon went away (stopped, or killed): its journal has the tasks. With tasks
+        // still waiting for their outcome, a new daemon is started at once and restores them
+        // (DECISIONS 131); the stream starts again after the last event handled here.
+        let waiting = state.withLock { s -> Bool in
+            guard s.events === channel else { return false }
+            s.attached = false
+            s.events = nil
+            s.command = nil
+            return !s.ended && !s.tasks.isEmpty
+        }
+        if waiting { queue.async { [self] in try? attach(start: true) } }
+    }
+
+    func handle(_ event: LibraryEvent) {
+        // A submission being answered registers its number first.
+        routing.lock()
+        defer { routing.unlock() }
+        let (fresh, stale) = state.withLock { s -> (Bool, Bool) in
+            guard event.seq > s.lastSeq else { return (false, true) }
+            s.lastSeq = event.seq
+            return (true, event.seq <= s.statesAsOf)
+        }
+        guard fresh, let session else { return }
+        let acknowledge = acknowledgement(event)
+        if let t = event.task, let task = state.withLock({ $0.tasks[t.number] }) {
+            switch t.state {
+            case "completed" where task.state != .completed:
+                // Acknowledged at the end of the delivery itself: whoever waits for the
+                // delegate calls then finds the acknowledgement sent when the queue is idle.
+                task.core.withLock { $0.afterDelivery = acknowledge }
+                complete(task, event, t)
+                return
+            case "running", "suspended" where !stale:
+                task.core.withLock { c in
+                    if t.state == "running", c.machine.state == .suspended { _ = c.machine.handle(.resume) }
+                    if t.state == "suspended", c.machine.state == .running { _ = c.machine.handle(.suspend) }
+                    c.countOfBytesReceived = max(c.countOfBytesReceived, t.bytesReceived)
+                }
+            default: break
+            }
+        }
+        // Behind the delivery of every earlier event (the queue is serial).
+        session.delegateQueue.async(execute: acknowledge)
+    }
+
+    /// The daemon's checkpoint of a running task: *didWriteData* with the bytes since the last.
+    func progress(_ number: Int64, _ received: Int64, _ expected: Int64?) {
+        routing.lock()
+        defer { routing.unlock() }
+        guard let session, let task = state.withLock({ $0.tasks[number] }) as? TransferDownloadTask else { return }
+        let written = task.core.withLock { c -> Int64 in
+            guard c.machine.state == .running, received > c.countOfBytesReceived else { return 0 }
+            defer { c.countOfBytesReceived = received }
+            if let expected { c.countOfBytesExpectedToReceive = expected }
+            return received - c.countOfBytesReceived
+        }
+        guard written > 0 else { return }
+        let total = expected ?? -1
+        session.delegateQueue.async {
+            (session.delegate as? any TransferDownloadDelegate)?.session(session, downloadTask: task, didWriteData: written,
+                                                                        totalBytesWritten: received, totalBytesExpectedToWrite: total)
+        }
+    }
+
+    /// Tells the daemon the event reached the delegate. The delegate has had the file (moved,
+    /// or deleted after it returned): its directory goes, and the daemon may forget the event.
+    func acknowledgement(_ event: LibraryEvent) -> @Sendable () -> Void {
+        let seq = event.seq
+        let directory = event.path.map { ($0 as NSString).deletingLastPathComponent }
+        return { [self] in
+            if let directory, case .success(let paths) = paths,
+               directory.hasPrefix(LibraryWire.directory(paths, session: identifier) + "/") {
+                rmdir(directory)
+            }
+            _ = try? request(.acknowledge(session: identifier, through: seq))
+        }
+    }
+
+    /// The daemon's outcome of a task, as the engine's would be: its file for
+    /// *didFinishDownloadingTo* (deleted after, unless the delegate moved it), then the error.
+    func complete(_ task: TransferTask, _ event: LibraryEvent, _ t: LibraryTask) {
+        let cancelling = task.state == .canceling
+        let error = event.error.map { Self.error($0, cancelling: cancelling, resumeData: event.resumeData, url: task.originalRequest.url) }
+        let response = event.statusCode.map { TransferResponse(url: task.originalRequest.url, statusCode: $0, headers: []) }
+        task.core.withLock { c in
+            c.error = error
+            if error == nil, task is TransferDownloadTask, let path = event.path { c.downloadFile = URL(fileURLWithPath: path) }
+            if let response { c.response = response }
+            c.countOfBytesReceived = t.bytesReceived
+            if let expected = t.bytesExpected { c.countOfBytesExpectedToReceive = expected }
+            c.producedResumeData = error?.resumeData
+        }
+        let reply = state.withLock { s -> (@Sendable (Data?) -> Void)? in
+            s.tasks[t.number] = nil
+            return s.resumeReplies.removeValue(forKey: task.taskIdentifier)
+        }
+        reply?(error?.resumeData)
+        task.apply(.finished(error))
+    }
+
+    /// The daemon journals an error as its text, `code (raw): message`: the code comes back
+    /// from it; a placement problem or a cancellation of the daemon's own is `.unknown` or
+    /// `.cancelled`.
+    static func error(_ text: String, cancelling: Bool, resumeData: Data?, url: URL) -> TransferError {
+        var code: TransferError.Code = cancelling ? .cancelled : .unknown
+        var message = text
+        if let open = text.firstIndex(of: "("), let close = text[open...].firstIndex(of: ")"),
+           let raw = Int(text[text.index(after: open)..<close]), let known = TransferError.Code(rawValue: raw),
+           text[close...].hasPrefix("): ") {
+            code = known
+            message = String(text[text.index(close, offsetBy: 3)...])
+        } else if text.hasPrefix("cancelled") {
+            code = .cancelled
+        }
+        return TransferError(code, message, failingURL: url.absoluteString, resumeData: resumeData)
+    }
+}
