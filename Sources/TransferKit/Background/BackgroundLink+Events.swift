@@ -69,8 +69,11 @@ extension BackgroundLink {
                 task.core.withLock { c in
                     if t.state == "running", c.machine.state == .suspended { _ = c.machine.handle(.resume) }
                     if t.state == "suspended", c.machine.state == .running { _ = c.machine.handle(.suspend) }
-                    c.countOfBytesReceived = max(c.countOfBytesReceived, t.bytesReceived)
                 }
+                // A state's picture is taken when the daemon journals it, which on a busy
+                // machine can be after bytes arrived: they are written data like a checkpoint's,
+                // not a silent jump (the checkpoint after it would then find nothing new).
+                wrote(task, t.bytesReceived, t.bytesExpected)
             default: break
             }
         }
@@ -82,9 +85,16 @@ extension BackgroundLink {
     func progress(_ number: Int64, _ received: Int64, _ expected: Int64?) {
         routing.lock()
         defer { routing.unlock() }
-        guard let session, let task = state.withLock({ $0.tasks[number] }) as? TransferDownloadTask else { return }
+        guard let task = state.withLock({ $0.tasks[number] }), task.state == .running else { return }
+        wrote(task, received, expected)
+    }
+
+    /// *didWriteData* for the bytes a download has beyond those its delegate was told of.
+    /// The caller holds `routing`, so these calls keep the order of the daemon's messages.
+    func wrote(_ task: TransferTask, _ received: Int64, _ expected: Int64?) {
+        guard let session, let task = task as? TransferDownloadTask else { return }
         let written = task.core.withLock { c -> Int64 in
-            guard c.machine.state == .running, received > c.countOfBytesReceived else { return 0 }
+            guard received > c.countOfBytesReceived else { return 0 }
             defer { c.countOfBytesReceived = received }
             if let expected { c.countOfBytesExpectedToReceive = expected }
             return received - c.countOfBytesReceived
