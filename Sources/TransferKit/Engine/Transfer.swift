@@ -169,13 +169,20 @@ final class Transfer {
         self.easy = easy
         self.request = task.currentRequest
         self.sink = sink
+        spares = engine.spareHandles
         let now = Monotonic.now()
         taskStart = now
         lastActivity = now
         hopStart = now
     }
 
+    /// Where the handle goes when the transfer does (`SpareHandles`).
+    let spares: SpareHandles
+
     deinit {
+        // Out of the multi: its handle may serve the next transfer. (One still in the multi is
+        // cleaned up, which also removes it.)
+        if !inMulti { spares.put(easy) }
         if fileDescriptor >= 0 { close(fileDescriptor) }
         if uploadFD >= 0 { close(uploadFD) }
         bodyPump?.stop()

@@ -6,7 +6,7 @@ extension TransferEngine {
 
     func start(_ task: TransferTask, requestedAt: UInt64) {
         let sink = sinkKind(for: task)
-        guard let placeholder = EasyHandle() else {
+        guard let placeholder = spareHandles.take() else {
             task.fail(TransferError(.unknown, "libcurl could not create a handle"))
             return
         }

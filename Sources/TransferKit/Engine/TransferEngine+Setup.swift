@@ -41,6 +41,9 @@ extension TransferEngine {
         return easy
     }
 
+    /// libcurl's receive buffer per handle (its default is 16 KiB): 512 KiB per write callback.
+    static let receiveBufferSize = 512 * 1024
+
     private func configureBasics(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         try e.set(CURLOPT_URL, t.curlURL)
         try e.set(CURLOPT_PRIVATE, pointer: t.opaque)
@@ -49,7 +52,7 @@ extension TransferEngine {
         try e.set(CURLOPT_FOLLOWLOCATION, false)
         // Only this hop's own protocol: a URL cannot be made to reach another one.
         try e.set(CURLOPT_PROTOCOLS_STR, t.scheme.curlProtocol)
-        try e.set(CURLOPT_BUFFERSIZE, 512 * 1024)
+        try e.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         try e.set(CURLOPT_HTTP_VERSION, configuration.allowsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
         // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
         // 7.88 makes a second request wait for the first connection to finish and reuses it,

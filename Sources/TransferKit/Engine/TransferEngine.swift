@@ -69,6 +69,7 @@ final class TransferEngine: @unchecked Sendable {
 
     // Transfer-thread state.
     var share: ShareHandle?
+    let spareHandles = SpareHandles()
     var transfers: [ObjectIdentifier: Transfer] = [:]
     /// Transfers whose callbacks ran since the last `afterPerform`.
     var touched: [Transfer] = []
@@ -323,6 +324,7 @@ final class TransferEngine: @unchecked Sendable {
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         saveHSTS()
+        spareHandles.removeAll()
         share = nil
         multi.close()
         trustStore = nil

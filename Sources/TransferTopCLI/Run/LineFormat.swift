@@ -56,10 +56,14 @@ public enum LineFormat {
                                     emit: (String) -> Void) {
         let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
         var widths = header.map(\.count)
-        for t in tasks { for (i, f) in row(t).enumerated() { widths[i] = max(widths[i], f.count) } }
+        for t in tasks { for (i, f) in row(t).enumerated() { widths[i] = max(widths[i], width(f)) } }
         func fmt(_ r: [String]) -> String {
-            r.enumerated().map { i, f in i == r.count - 1 ? f : f.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
+            var line = ""
+            for (i, f) in r.enumerated() {
+                if i > 0 { line += "  " }
+                line += i == r.count - 1 ? f : pad(f, to: widths[i])
+            }
+            return line
         }
         emit(fmt(header))
         var ok = 0
@@ -71,6 +75,22 @@ public enum LineFormat {
         emit("\(Units.count(tasks.count, "task")): \(ok) succeeded, \(tasks.count - ok) did not"
             + " (ok \(counts[.completed]), HTTP error \(counts[.httpError]), error \(counts[.failed]), cancelled \(counts[.cancelled]))")
     }
+
+    /// A field's width in the table: its characters (an ASCII field's bytes, counted without
+    /// walking graphemes: the table of a 5,000-URL run is built after the last download, so
+    /// its time is the run's, issue 8).
+    static func width(_ f: String) -> Int { isASCII(f) ? f.utf8.count : f.count }
+
+    /// `f` padded with spaces to `width`, as `padding(toLength:withPad:startingAt:)` (which
+    /// counts UTF-16 units and cuts a longer field), without NSString for ASCII fields.
+    static func pad(_ f: String, to width: Int) -> String {
+        guard isASCII(f) else { return f.padding(toLength: width, withPad: " ", startingAt: 0) }
+        let n = f.utf8.count
+        if n >= width { return n == width ? f : String(f.utf8.prefix(width))! }
+        return f + String(repeating: " ", count: width - n)
+    }
+
+    static func isASCII(_ f: String) -> Bool { !f.utf8.contains { $0 >= 0x80 } }
 
     static func row(_ t: TaskSnapshot) -> [String] {
         let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
