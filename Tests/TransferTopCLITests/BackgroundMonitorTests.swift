@@ -190,7 +190,11 @@ extension BackgroundMonitorTests {
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30",
                             Self.command(rig, binary, "-o \(rig.dir)/local '\(localURL)'")])
         try await server.waitForGate(localGate)
-        var screen = try await tmux.waitFor { Tmux.row($0, "1.1") != nil && Tmux.row($0, "side:1")?.contains("running") == true }
+        // The server holds both; the screen shows it from the next frame on (waited for, as a
+        // frame drawn before the local task left the queue says "queued").
+        var screen = try await tmux.waitFor {
+            Tmux.row($0, "1.1")?.contains("running") == true && Tmux.row($0, "side:1")?.contains("running") == true
+        }
         #expect(Tmux.row(screen, "1.1")?.contains("running") == true, "\(screen)")
         #expect(Tmux.row(screen, "side:1")?.contains("running") == true, "\(screen)")
         #expect(screen.split(separator: "\n").contains { $0.contains("bg side") && $0.contains("background") }, "\(screen)")
