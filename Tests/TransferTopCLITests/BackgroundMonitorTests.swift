@@ -13,8 +13,10 @@ import TransferTopUI
 @Suite(.serialized) struct BackgroundMonitorTests {
     typealias Rig = BackgroundDaemonTests.Rig
 
-    /// Takes the feed's picture until `check` holds (a generous deadline: it expires on a bug).
-    static func until(_ feed: DaemonFeed, _ notes: Locked<[String]>, _ check: ([SessionSnapshot]) -> Bool) async throws -> [SessionSnapshot] {
+    /// Takes the feed's picture until `check` holds (a generous deadline: it expires on a bug,
+    /// and the test fails there, saying what the feed showed and said).
+    static func until(_ feed: DaemonFeed, _ notes: Locked<[String]>, sourceLocation: SourceLocation = #_sourceLocation,
+                      _ check: ([SessionSnapshot]) -> Bool) async throws -> [SessionSnapshot] {
         let end = Date().addingTimeInterval(60)
         var last: [SessionSnapshot] = []
         while Date() < end {
@@ -24,6 +26,9 @@ import TransferTopUI
             if check(last) { return last }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
+        let rows = last.map { s in "\(s.name): " + s.tasks.map { "\($0.taskIdentifier) \($0.state) \($0.countOfBytesReceived)" }.joined(separator: ", ") }
+        Issue.record("the feed never showed what the test waits for in 60 s; rows: \(rows); notes: \(notes.withLock { $0 }); gone: \(feed.isGone)",
+                     sourceLocation: sourceLocation)
         return last
     }
 
@@ -105,7 +110,9 @@ extension BackgroundMonitorTests {
     }
 
     static func command(_ rig: Rig, _ binary: String, _ args: String) -> String {
-        "cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 60"
+        // `trap : INT`: the pane's shell goes on after a C-c meant for transfertop (which gets
+        // the default action back, as a trapped signal is not inherited).
+        "trap : INT; cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 60"
     }
 
     @Test func attachShowsTheSessionSendsKeysToTheDaemonAndQOnlyDetaches() async throws {

@@ -18,10 +18,11 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
     case control(session: String, task: Int64?, action: BackgroundAction)
     /// `transfertop daemon stop`: cancels downloads with resume data, then exits.
     case stop
-    /// The monitor's feed (DECISIONS 128): `.status` of every background session (or the
-    /// named one) at once, then again whenever it changed, at most about four times a second
-    /// while a task runs (live byte counts, not only the journal's checkpoints); until the
-    /// client hangs up.
+    /// The monitor's feed (DECISIONS 128): `.status` of the live background sessions (not
+    /// invalidated, or with an unfinished task, or already shown on this connection), or of
+    /// the named one, at once, then again whenever it changed, at most about four times a
+    /// second while a task runs (live byte counts, not only the journal's checkpoints); until
+    /// the client hangs up. `.failure` ends it (an unknown session, a journal error).
     case watch(session: String?)
     /// A TransferKit background session's request (DECISIONS 131).
     case library(LibraryRequest)
