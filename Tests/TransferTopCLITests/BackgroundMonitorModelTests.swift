@@ -174,8 +174,8 @@ extension BackgroundMonitorModelTests {
     @Test func hostileByteCountsAreClampedAndDrawn() {
         func statuses(_ received: Int64, _ expected: Int64?) -> [BackgroundSessionStatus] {
             [BackgroundSessionStatus(name: "evil", invalidated: false, tasks: [
-                BackgroundTaskStatus(number: 1, url: url, state: "running", bytesReceived: received, bytesExpected: expected),
-                BackgroundTaskStatus(number: 2, url: url, state: "running", bytesReceived: -received, bytesExpected: expected.map { -$0 }),
+                BackgroundTaskStatus(number: 1, url: Self.url, state: "running", bytesReceived: received, bytesExpected: expected),
+                BackgroundTaskStatus(number: 2, url: Self.url, state: "running", bytesReceived: -received, bytesExpected: expected.map { -$0 }),
             ])]
         }
         var converter = DaemonSnapshots()
