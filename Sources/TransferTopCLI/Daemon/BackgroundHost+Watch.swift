@@ -5,11 +5,13 @@ import TransferKit
 
 extension BackgroundHost {
     /// The monitor's feed (`DaemonRequest.watch`, DECISIONS 128): the sessions' status when
-    /// something changed. The journal is read again only when its bell rang (a state change, a
-    /// progress checkpoint, a new session); between rings, while a task runs, the last picture's
-    /// running tasks take their byte counts from their runners four times a second, which costs
-    /// as many lookups as tasks run, not as many as the journal holds. When nothing runs and the
-    /// bell is silent the thread wakes every 5 s only to see whether its client is still there.
+    /// something changed. The journal is read again only when its bell rang for a change (a
+    /// state change, a new session; not a progress checkpoint) and then the whole picture is
+    /// sent; between such rings, while a task runs, the running tasks take their byte counts
+    /// from their runners four times a second and only the counts that changed are sent
+    /// (`.progress`): a tick costs as much as tasks run, not as the journal holds. When nothing
+    /// runs and the bell is silent the thread wakes every 5 s only to see whether its client is
+    /// still there.
     ///
     /// `watch(nil)` (a local run's monitor) lists the sessions that are not invalidated, those
     /// with an unfinished task, and those this watch has already shown (a row does not vanish
@@ -19,18 +21,19 @@ extension BackgroundHost {
         var readAt: UInt64? = nil
         var shown: Set<String> = []
         var last: [BackgroundSessionStatus]? = nil
-        var pending = false
+        var (pending, whole) = (false, true)
         var sentAt = Date.distantPast
         while true {
             let seen = bell.count
-            if seen != readAt {
+            let changes = bell.changes
+            if changes != readAt {
                 do { picture = try journalPicture(name, keeping: shown) } catch {
                     // Any failure ends this watch with its reason; the monitor says it and backs off.
                     let why = (error as? DaemonError)?.message ?? "journal: \(error)"
                     try channel.send(DaemonReply.failure(why))
                     return
                 }
-                (readAt, pending) = (seen, true)
+                (readAt, pending, whole) = (changes, true, true)
             }
             if picture.busy, patchLive(&picture) { pending = true }
             if pending, picture.statuses != last {
@@ -40,9 +43,20 @@ extension BackgroundHost {
                     Thread.sleep(forTimeInterval: pause)
                     continue
                 }
-                try channel.send(DaemonReply.status(picture.statuses))
-                (last, sentAt) = (picture.statuses, Date())
-                shown.formUnion(picture.statuses.map(\.name))
+                if whole || last == nil {
+                    try channel.send(DaemonReply.status(picture.statuses))
+                    shown.formUnion(picture.statuses.map(\.name))
+                } else if let last {
+                    // Same journal read as the last picture: the same places, only bytes moved.
+                    let moved = picture.running.compactMap { e -> BackgroundTaskProgress? in
+                        let now = picture.statuses[e.session].tasks[e.task]
+                        guard now != last[e.session].tasks[e.task] else { return nil }
+                        return BackgroundTaskProgress(session: picture.statuses[e.session].name, number: now.number,
+                                                      bytesReceived: now.bytesReceived, bytesExpected: now.bytesExpected)
+                    }
+                    try channel.send(DaemonReply.progress(moved))
+                }
+                (last, sentAt, whole) = (picture.statuses, Date(), false)
             }
             pending = false
             bell.wait(after: seen, until: Date().addingTimeInterval(picture.busy ? 0.25 : 5))
@@ -55,6 +69,7 @@ extension BackgroundHost {
         var statuses: [BackgroundSessionStatus] = []
         /// Running and canceling tasks: their key and their place in `statuses`.
         var running: [(key: TaskKey, session: Int, task: Int)] = []
+        var suspended: [(key: TaskKey, session: Int, task: Int)] = []
         var busy: Bool { !running.isEmpty }
     }
 
@@ -70,12 +85,18 @@ extension BackgroundHost {
         var picture = WatchPicture()
         for s in sessions {
             let tasks = try journal.tasks(session: s.name).map(Self.status)
-            for (i, t) in tasks.enumerated() where t.state == "running" || t.state == "canceling" {
-                picture.running.append((TaskKey(session: s.name, number: t.number), picture.statuses.count, i))
+            for (i, t) in tasks.enumerated() {
+                let entry = (key: TaskKey(session: s.name, number: t.number), session: picture.statuses.count, task: i)
+                if t.state == "running" || t.state == "canceling" { picture.running.append(entry) }
+                else if t.state == "suspended" { picture.suspended.append(entry) }
             }
             picture.statuses.append(BackgroundSessionStatus(name: s.name, invalidated: s.invalidated, tasks: tasks))
         }
         patchLive(&picture)
+        // A suspended task's runner has bytes newer than the last checkpoint; they do not move.
+        swap(&picture.running, &picture.suspended)
+        patchLive(&picture)
+        swap(&picture.running, &picture.suspended)
         return picture
     }
 

@@ -45,6 +45,16 @@ public enum DaemonReply: Codable, Sendable, Equatable {
     case failure(String)
     /// The answer to a `library` request, or an event of a library's `attach` stream.
     case library(LibraryReply)
+    /// A `watch` between two pictures: only the byte counts of running tasks that changed
+    /// (a picture of ten thousand tasks is not sent again four times a second for six).
+    case progress([BackgroundTaskProgress])
+}
+
+public struct BackgroundTaskProgress: Codable, Sendable, Equatable {
+    public var session: String
+    public var number: Int64
+    public var bytesReceived: Int64
+    public var bytesExpected: Int64?
 }
 
 public struct BackgroundSessionStatus: Codable, Sendable, Equatable {

@@ -166,6 +166,27 @@ public final class DaemonFeed: @unchecked Sendable {
         }
     }
 
+    /// A `.progress` reply: the byte counts of running tasks, into the last picture.
+    static func apply(_ moved: [BackgroundTaskProgress], to statuses: inout [BackgroundSessionStatus]) {
+        let sessions = Dictionary(statuses.indices.map { (statuses[$0].name, $0) }, uniquingKeysWith: { a, _ in a })
+        for p in moved {
+            guard let si = sessions[p.session], let i = place(of: p.number, in: statuses[si].tasks) else { continue }
+            statuses[si].tasks[i].bytesReceived = p.bytesReceived
+            if let e = p.bytesExpected { statuses[si].tasks[i].bytesExpected = e }
+        }
+    }
+
+    /// Tasks are by number, so a task's place is found by halving (no copy of the array is
+    /// kept, so the caller's write does not copy ten thousand tasks).
+    static func place(of number: Int64, in tasks: [BackgroundTaskStatus]) -> Int? {
+        var (lo, hi) = (0, tasks.count)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if tasks[mid].number < number { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < tasks.count && tasks[lo].number == number ? lo : nil
+    }
+
     /// Why a watch ended: the daemon answered `.failure` (it runs, but will not serve this
     /// watch) or anything else (no daemon, the connection dropped).
     private struct Refused: Error { var why: String }
@@ -186,12 +207,17 @@ public final class DaemonFeed: @unchecked Sendable {
                 try client.channel.send(DaemonRequest.watch(session: session))
                 watching = true
                 var first = true
+                var statuses: [BackgroundSessionStatus] = []
                 while let reply = try client.channel.receive(DaemonReply.self) {
                     switch reply {
-                    case .status(let statuses):
+                    case .status(let whole):
+                        statuses = whole
                         received(statuses)
                         if first, back { note("the daemon is back (pid \(client.daemonPID))") }
                         (first, lastFailure, pause) = (false, nil, 1)
+                    case .progress(let moved):
+                        Self.apply(moved, to: &statuses)
+                        received(statuses)
                     case .failure(let why):
                         // The watch ended (an unknown session, an unreadable journal): this
                         // connection serves no more, and the daemon still runs.
