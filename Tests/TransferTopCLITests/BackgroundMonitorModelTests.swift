@@ -218,3 +218,19 @@ extension BackgroundMonitorModelTests {
         #expect(notices.first == "daemon, nightly:1: no transfertop daemon is running", "\(notices)")
     }
 }
+
+extension BackgroundMonitorModelTests {
+    /// `.progress` between two pictures moves the byte counts of the tasks it names, found by
+    /// number, and nothing else; an unknown session or task is ignored.
+    @Test func progressBetweenPicturesMovesOnlyItsTasks() {
+        var statuses = Self.statuses()
+        let before = statuses
+        DaemonFeed.apply([BackgroundTaskProgress(session: "nightly", number: 1, bytesReceived: 77, bytesExpected: 100),
+                          BackgroundTaskProgress(session: "nightly", number: 99, bytesReceived: 5, bytesExpected: nil),
+                          BackgroundTaskProgress(session: "other", number: 1, bytesReceived: 5, bytesExpected: nil)], to: &statuses)
+        #expect(statuses[0].tasks[0].bytesReceived == 77)
+        statuses[0].tasks[0].bytesReceived = before[0].tasks[0].bytesReceived
+        #expect(statuses == before)
+        #expect(DaemonFeed.place(of: 6, in: before[0].tasks) == 5 && DaemonFeed.place(of: 0, in: before[0].tasks) == nil)
+    }
+}

@@ -96,6 +96,8 @@ extension BackgroundMonitorTests {
         let s = try await Self.until(feed, notes) { _ in notes.withLock { $0.contains(said) } }
         #expect(notes.withLock { $0.contains(said) }, "\(notes.withLock { $0 })")
         #expect(s.isEmpty && !feed.isGone)
+        // A refusal is not the daemon gone: the real reason is the last word.
+        #expect(!notes.withLock { $0.contains { $0.hasPrefix("the daemon went away") } }, "\(notes.withLock { $0 })")
     }
 }
 
@@ -220,5 +222,38 @@ extension BackgroundMonitorTests {
         server.openGate(bgGate)
         let wait = try await rig.run(["wait", "side"])
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+    }
+}
+
+extension BackgroundMonitorTests {
+    /// A local run's monitor lists the live sessions, not every session the journal ever had:
+    /// an invalidated one whose tasks are all finished stays out; `attach NAME` still sees it.
+    /// A refusal is not "daemon gone".
+    @Test func aLocalMonitorListsLiveSessionsOnly() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        #expect(try await rig.run(["--background", "old", "-o", rig.out, "\(server.httpBase)/bytes/100?seed=1"]).status == 0)
+        #expect(try await rig.run(["wait", "old"]).status == 0)
+        #expect(try await rig.run(["control", "old", "invalidate"]).status == 0)
+        let gate = UUID().uuidString
+        #expect(try await rig.run(["--background", "new", "-o", rig.out + "/n", "\(server.httpBase)/bytes/300000?seed=2&gate=\(gate)&holdAfter=100000"]).status == 0)
+        try await server.waitForGate(gate)
+
+        let feed = DaemonFeed(paths: rig.paths, session: nil)
+        feed.start()
+        defer { feed.stop() }
+        let notes = Locked<[String]>([])
+        let s = try await Self.until(feed, notes) { $0.first { $0.name == "new" }?.tasks.first?.countOfBytesReceived == 100_000 }
+        #expect(s.map(\.name) == ["new"], "\(s.map(\.name))")
+
+        let one = DaemonFeed(paths: rig.paths, session: "old")
+        one.start()
+        defer { one.stop() }
+        let o = try await Self.until(one, notes) { $0.first?.name == "old" }
+        #expect(o.first?.state == .invalidated && o.first?.tasks.first?.state == .completed)
+        server.openGate(gate)
+        #expect(try await rig.run(["wait", "new"]).status == 0)
+        #expect(!feed.isGone && !one.isGone)
     }
 }

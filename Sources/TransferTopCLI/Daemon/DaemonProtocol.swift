@@ -22,7 +22,8 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
     /// invalidated, or with an unfinished task, or already shown on this connection), or of
     /// the named one, at once, then again whenever it changed, at most about four times a
     /// second while a task runs (live byte counts, not only the journal's checkpoints); until
-    /// the client hangs up. `.failure` ends it (an unknown session, a journal error).
+    /// the client hangs up; between two pictures `.progress` carries the byte counts of running
+    /// tasks that moved. `.failure` ends it (an unknown session, a journal error).
     case watch(session: String?)
     /// A TransferKit background session's request (DECISIONS 131).
     case library(LibraryRequest)
