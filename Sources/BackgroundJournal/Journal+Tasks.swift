@@ -14,6 +14,14 @@ extension Journal {
         }
     }
 
+    /// Names of the sessions with a task not completed (the monitor's watch lists an
+    /// invalidated session only while one of its tasks is unfinished).
+    public func sessionsWithUnfinishedTasks() throws(JournalError) -> Set<String> {
+        try read("list sessions with unfinished tasks") { db in
+            Set(try String.fetchAll(db, sql: "SELECT DISTINCT session FROM task WHERE state != 'completed'"))
+        }
+    }
+
     public func task(session: String, number: Int64) throws(JournalError) -> JournalTask? {
         try read("read task \(session)/\(number)") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM task WHERE session = ? AND number = ?", arguments: [session, number])

@@ -166,3 +166,71 @@ extension BackgroundMonitorModelTests {
         #expect(DaemonPaths.located([:]) == nil)
     }
 }
+
+extension BackgroundMonitorModelTests {
+    /// Byte counts come from a socket and a file: values near Int64.max, negative ones and an
+    /// expected size of 0 or less are clamped (0...2^53, unknown) before the speed meter and
+    /// the ETA, which must not trap (on the UI thread, with the terminal raw) or go negative.
+    @Test func hostileByteCountsAreClampedAndDrawn() {
+        func statuses(_ received: Int64, _ expected: Int64?) -> [BackgroundSessionStatus] {
+            [BackgroundSessionStatus(name: "evil", invalidated: false, tasks: [
+                BackgroundTaskStatus(number: 1, url: Self.url, state: "running", bytesReceived: received, bytesExpected: expected),
+                BackgroundTaskStatus(number: 2, url: Self.url, state: "running", bytesReceived: -received, bytesExpected: expected.map { -$0 }),
+            ])]
+        }
+        var converter = DaemonSnapshots()
+        var m = MonitorModel()
+        (m.width, m.height, m.now) = (160, 40, Fixtures.at(350))
+        let pictures: [(Int64, Int64?)] = [(Int64.max, Int64.max), (Int64.max - 1, 0), (0, Int64.min + 1),
+                                           (Int64.max, nil), (1 << 62, -1), (Int64.max, Int64.max)]
+        for (i, (received, expected)) in pictures.enumerated() {
+            let sessions = converter.sessions(statuses(received, expected), now: m.now)
+            for t in sessions.flatMap(\.tasks) {
+                #expect((0...DaemonSnapshots.maxBytes).contains(t.countOfBytesReceived))
+                #expect(t.countOfBytesExpectedToReceive == -1 || (1...DaemonSnapshots.maxBytes).contains(t.countOfBytesExpectedToReceive))
+            }
+            m.apply(sessions, at: Double(i))
+            _ = ScreenRenderer.render(m).render()
+        }
+        let first = converter.sessions(statuses(Int64.max, 0), now: m.now)[0].tasks
+        #expect(first[0].countOfBytesReceived == DaemonSnapshots.maxBytes && first[0].countOfBytesExpectedToReceive == -1)
+        #expect(first[1].countOfBytesReceived == 0)
+        let screen = ScreenRenderer.render(m).render()
+        #expect(screen.contains("bg evil"), "\(screen)")
+    }
+}
+
+extension BackgroundMonitorModelTests {
+    /// A key on a background row becomes a control request by the session's name; one sent
+    /// just before quitting is still tried at `stop()` and its failure kept (no daemon here).
+    @Test func aKeyOnABackgroundRowIsSentEvenAtQuit() {
+        let feed = DaemonFeed(paths: DaemonPaths(runtimeDirectory: "/nonexistent", stateDirectory: "/nonexistent"), session: nil)
+        let bg = DaemonRows.firstSessionID
+        #expect(feed.route(.suspend(TaskID(session: bg, task: 1))) == "no background session for \(TaskID(session: bg, task: 1))")
+        feed.received(Self.statuses())
+        #expect(feed.snapshots(now: Date()).first?.name == "nightly")
+        #expect(feed.route(.suspend(TaskID(session: bg, task: 1))) == "asking the daemon: suspend nightly:1…")
+        #expect(feed.route(.cancelWithResumeData(TaskID(session: bg, task: 2))) == "asking the daemon: cancelWithResumeData nightly:2…")
+        #expect(feed.route(.invalidateAndCancel(sessionID: bg)) == "asking the daemon: invalidate nightly…")
+        feed.stop()
+        let notices = feed.takeNotices()
+        #expect(notices.count == 3 && notices.allSatisfy { $0.hasPrefix("daemon, nightly") }, "\(notices)")
+        #expect(notices.first == "daemon, nightly:1: no transfertop daemon is running", "\(notices)")
+    }
+}
+
+extension BackgroundMonitorModelTests {
+    /// `.progress` between two pictures moves the byte counts of the tasks it names, found by
+    /// number, and nothing else; an unknown session or task is ignored.
+    @Test func progressBetweenPicturesMovesOnlyItsTasks() {
+        var statuses = Self.statuses()
+        let before = statuses
+        DaemonFeed.apply([BackgroundTaskProgress(session: "nightly", number: 1, bytesReceived: 77, bytesExpected: 100),
+                          BackgroundTaskProgress(session: "nightly", number: 99, bytesReceived: 5, bytesExpected: nil),
+                          BackgroundTaskProgress(session: "other", number: 1, bytesReceived: 5, bytesExpected: nil)], to: &statuses)
+        #expect(statuses[0].tasks[0].bytesReceived == 77)
+        statuses[0].tasks[0].bytesReceived = before[0].tasks[0].bytesReceived
+        #expect(statuses == before)
+        #expect(DaemonFeed.place(of: 6, in: before[0].tasks) == 5 && DaemonFeed.place(of: 0, in: before[0].tasks) == nil)
+    }
+}

@@ -13,8 +13,10 @@ import TransferTopUI
 @Suite(.serialized) struct BackgroundMonitorTests {
     typealias Rig = BackgroundDaemonTests.Rig
 
-    /// Takes the feed's picture until `check` holds (a generous deadline: it expires on a bug).
-    static func until(_ feed: DaemonFeed, _ notes: Locked<[String]>, _ check: ([SessionSnapshot]) -> Bool) async throws -> [SessionSnapshot] {
+    /// Takes the feed's picture until `check` holds (a generous deadline: it expires on a bug,
+    /// and the test fails there, saying what the feed showed and said).
+    static func until(_ feed: DaemonFeed, _ notes: Locked<[String]>, sourceLocation: SourceLocation = #_sourceLocation,
+                      _ check: ([SessionSnapshot]) -> Bool) async throws -> [SessionSnapshot] {
         let end = Date().addingTimeInterval(60)
         var last: [SessionSnapshot] = []
         while Date() < end {
@@ -24,6 +26,9 @@ import TransferTopUI
             if check(last) { return last }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
+        let rows = last.map { s in "\(s.name): " + s.tasks.map { "\($0.taskIdentifier) \($0.state) \($0.countOfBytesReceived)" }.joined(separator: ", ") }
+        Issue.record("the feed never showed what the test waits for in 60 s; rows: \(rows); notes: \(notes.withLock { $0 }); gone: \(feed.isGone)",
+                     sourceLocation: sourceLocation)
         return last
     }
 
@@ -91,6 +96,8 @@ extension BackgroundMonitorTests {
         let s = try await Self.until(feed, notes) { _ in notes.withLock { $0.contains(said) } }
         #expect(notes.withLock { $0.contains(said) }, "\(notes.withLock { $0 })")
         #expect(s.isEmpty && !feed.isGone)
+        // A refusal is not the daemon gone: the real reason is the last word.
+        #expect(!notes.withLock { $0.contains { $0.hasPrefix("the daemon went away") } }, "\(notes.withLock { $0 })")
     }
 }
 
@@ -105,7 +112,9 @@ extension BackgroundMonitorTests {
     }
 
     static func command(_ rig: Rig, _ binary: String, _ args: String) -> String {
-        "cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 60"
+        // `trap : INT`: the pane's shell goes on after a C-c meant for transfertop (which gets
+        // the default action back, as a trapped signal is not inherited).
+        "trap : INT; cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 60"
     }
 
     @Test func attachShowsTheSessionSendsKeysToTheDaemonAndQOnlyDetaches() async throws {
@@ -217,5 +226,38 @@ extension BackgroundMonitorTests {
         server.openGate(bgGate)
         let wait = try await rig.run(["wait", "side"])
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+    }
+}
+
+extension BackgroundMonitorTests {
+    /// A local run's monitor lists the live sessions, not every session the journal ever had:
+    /// an invalidated one whose tasks are all finished stays out; `attach NAME` still sees it.
+    /// A refusal is not "daemon gone".
+    @Test func aLocalMonitorListsLiveSessionsOnly() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        #expect(try await rig.run(["--background", "old", "-o", rig.out, "\(server.httpBase)/bytes/100?seed=1"]).status == 0)
+        #expect(try await rig.run(["wait", "old"]).status == 0)
+        #expect(try await rig.run(["control", "old", "invalidate"]).status == 0)
+        let gate = UUID().uuidString
+        #expect(try await rig.run(["--background", "new", "-o", rig.out + "/n", "\(server.httpBase)/bytes/300000?seed=2&gate=\(gate)&holdAfter=100000"]).status == 0)
+        try await server.waitForGate(gate)
+
+        let feed = DaemonFeed(paths: rig.paths, session: nil)
+        feed.start()
+        defer { feed.stop() }
+        let notes = Locked<[String]>([])
+        let s = try await Self.until(feed, notes) { $0.first { $0.name == "new" }?.tasks.first?.countOfBytesReceived == 100_000 }
+        #expect(s.map(\.name) == ["new"], "\(s.map(\.name))")
+
+        let one = DaemonFeed(paths: rig.paths, session: "old")
+        one.start()
+        defer { one.stop() }
+        let o = try await Self.until(one, notes) { $0.first?.name == "old" }
+        #expect(o.first?.state == .invalidated && o.first?.tasks.first?.state == .completed)
+        server.openGate(gate)
+        #expect(try await rig.run(["wait", "new"]).status == 0)
+        #expect(!feed.isGone && !one.isGone)
     }
 }

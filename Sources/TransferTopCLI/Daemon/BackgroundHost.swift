@@ -56,7 +56,7 @@ final class BackgroundHost: @unchecked Sendable {
         let bell = EventBell()
         self.bell = bell
         // A checkpoint rings too: an attached library hears the progress (DECISIONS 135).
-        progress = ProgressCheckpoints(journal: journal, onFlush: { bell.ring() })
+        progress = ProgressCheckpoints(journal: journal, onFlush: { bell.ring(progressOnly: true) })
     }
 
     // MARK: submit

@@ -18,10 +18,12 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
     case control(session: String, task: Int64?, action: BackgroundAction)
     /// `transfertop daemon stop`: cancels downloads with resume data, then exits.
     case stop
-    /// The monitor's feed (DECISIONS 128): `.status` of every background session (or the
-    /// named one) at once, then again whenever it changed, at most about four times a second
-    /// while a task runs (live byte counts, not only the journal's checkpoints); until the
-    /// client hangs up.
+    /// The monitor's feed (DECISIONS 128): `.status` of the live background sessions (not
+    /// invalidated, or with an unfinished task, or already shown on this connection), or of
+    /// the named one, at once, then again whenever it changed, at most about four times a
+    /// second while a task runs (live byte counts, not only the journal's checkpoints); until
+    /// the client hangs up; between two pictures `.progress` carries the byte counts of running
+    /// tasks that moved. `.failure` ends it (an unknown session, a journal error).
     case watch(session: String?)
     /// A TransferKit background session's request (DECISIONS 131).
     case library(LibraryRequest)
@@ -44,6 +46,16 @@ public enum DaemonReply: Codable, Sendable, Equatable {
     case failure(String)
     /// The answer to a `library` request, or an event of a library's `attach` stream.
     case library(LibraryReply)
+    /// A `watch` between two pictures: only the byte counts of running tasks that changed
+    /// (a picture of ten thousand tasks is not sent again four times a second for six).
+    case progress([BackgroundTaskProgress])
+}
+
+public struct BackgroundTaskProgress: Codable, Sendable, Equatable {
+    public var session: String
+    public var number: Int64
+    public var bytesReceived: Int64
+    public var bytesExpected: Int64?
 }
 
 public struct BackgroundSessionStatus: Codable, Sendable, Equatable {

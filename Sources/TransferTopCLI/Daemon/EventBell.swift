@@ -8,6 +8,7 @@ final class EventBell: @unchecked Sendable {
     // @unchecked: `rings` is guarded by `condition`.
     private let condition = NSCondition()
     private var rings: UInt64 = 0
+    private var stateRings: UInt64 = 0
 
     var count: UInt64 {
         condition.lock()
@@ -15,9 +16,18 @@ final class EventBell: @unchecked Sendable {
         return rings
     }
 
-    func ring() {
+    /// Rings that were not only a progress checkpoint: the monitor's watch reads the journal
+    /// again only after one of these (it takes running tasks' bytes from their runners).
+    var changes: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return stateRings
+    }
+
+    func ring(progressOnly: Bool = false) {
         condition.lock()
         rings &+= 1
+        if !progressOnly { stateRings &+= 1 }
         condition.broadcast()
         condition.unlock()
     }

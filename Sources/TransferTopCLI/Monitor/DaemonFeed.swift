@@ -8,20 +8,29 @@ import TransferTopUI
 /// `watch` connection and keeps the latest status; the UI loop takes it each frame with
 /// `snapshots()`, as it takes the runner's, and never waits on the socket. Keys on background
 /// rows become `control` requests on a queue of their own; their answers come back as notices
-/// for the status line. When the daemon goes away the rows keep their last state, marked
-/// "daemon gone", and the thread connects again each second until one answers.
+/// for the status line. The feed's thread also converts each picture into snapshots, so the UI
+/// thread only takes them. When the daemon goes away the rows keep their last state, marked
+/// "daemon gone", and the thread connects again each second until one answers; a daemon that
+/// refuses the watch (an unknown session, a journal it cannot read, another version) is said
+/// once and asked again less and less often, up to every 30 s.
 public final class DaemonFeed: @unchecked Sendable {
-    // @unchecked: mutable state is behind `shared` (a lock) and `converter` (the UI thread's).
+    // @unchecked: mutable state is behind `shared` (a lock) and `converter` (the feed thread's).
     let paths: DaemonPaths
     /// `attach NAME`: only that session; nil: every background session.
     let session: String?
 
     struct Shared {
-        var statuses: [BackgroundSessionStatus] = []
-        var generation = 0
+        var sessions: [SessionSnapshot] = []
+        var events: [TransferEvent] = []
+        var names: [Int: String] = [:]
         var connected = false
         var everConnected = false
+        /// The connection that showed the rows ended without a refusal: "daemon gone".
+        var gone = false
         var notices: [String] = []
+        /// Key requests not yet answered, and failures of keys the UI has not taken (printed at stop).
+        var keysPending = 0
+        var keyFailures: [String] = []
         var channel: LineChannel?
         var stopped = false
         var controlClient: DaemonClient?
@@ -30,9 +39,8 @@ public final class DaemonFeed: @unchecked Sendable {
     private let shared = Locked(Shared())
     private let wake = NSCondition()
     private let keys = DispatchQueue(label: "transfertop.monitor.daemon-keys")
-    /// The UI thread's: names, ids and the converted picture of the last generation.
+    /// The feed thread's: names, ids, first sightings and last states of the rows.
     private var converter = DaemonSnapshots()
-    private var converted: (generation: Int, sessions: [SessionSnapshot]) = (-1, [])
 
     init(paths: DaemonPaths, session: String?) {
         (self.paths, self.session) = (paths, session)
@@ -51,36 +59,51 @@ public final class DaemonFeed: @unchecked Sendable {
     }
 
     /// Ends the watch; the thread exits at its next look (its connection is shut down now).
-    func stop() {
+    /// Called once the terminal is restored: a key confirmed just before `q` is still sent
+    /// (waiting at most `keysWait` seconds) and a failure of it is printed, not lost.
+    func stop(keysWait: Double = 2) {
         let channel = shared.withLock { s -> LineChannel? in s.stopped = true; return s.channel }
         channel?.shutdown()
         wake.lock(); wake.broadcast(); wake.unlock()
+        let drained = DispatchSemaphore(value: 0)
+        keys.async { drained.signal() }
+        let done = drained.wait(timeout: .now() + keysWait) == .success
+        let (failures, pending) = shared.withLock { s in
+            defer { s.keyFailures = [] }
+            return (s.keyFailures, s.keysPending)
+        }
+        for f in failures { FileHandle.standardError.write(Data("transfertop: \(f)\n".utf8)) }
+        if !done, pending > 0 {
+            FileHandle.standardError.write(Data("transfertop: \(pending) key request(s) to the daemon not answered within \(Int(keysWait)) s; 'transfertop status' shows what the daemon did\n".utf8))
+        }
     }
 
     // MARK: the UI thread's side
 
-    /// The latest picture as snapshots; converted again only when a new one came.
-    func snapshots(now: Date) -> [SessionSnapshot] {
-        let (generation, statuses) = shared.withLock { ($0.generation, $0.statuses) }
-        if generation != converted.generation {
-            converted = (generation, converter.sessions(statuses, now: now))
-        }
-        return converted.sessions
-    }
+    /// The latest picture as snapshots (converted by the feed's thread when it came).
+    func snapshots(now: Date) -> [SessionSnapshot] { shared.withLock { $0.sessions } }
 
     /// State changes seen between pictures, for the event log (UI thread).
-    func takeEvents() -> [TransferEvent] { converter.takeEvents() }
+    func takeEvents() -> [TransferEvent] { shared.withLock { s in defer { s.events = [] }; return s.events } }
 
-    var isGone: Bool { shared.withLock { $0.everConnected && !$0.connected } }
+    var isGone: Bool { shared.withLock { $0.gone } }
 
-    func takeNotices() -> [String] { shared.withLock { s in defer { s.notices = [] }; return s.notices } }
+    /// Notices since the last call; the key failures among them count as shown.
+    func takeNotices() -> [String] {
+        shared.withLock { s in
+            defer { (s.notices, s.keyFailures) = ([], []) }
+            return s.notices
+        }
+    }
+
+    private func name(of id: Int) -> String? { shared.withLock { $0.names[id] } }
 
     /// What a key on a background row asks of the daemon, sent off the UI thread; nil for an
     /// effect that is not on the daemon's rows. Returns the status line's text meanwhile.
     func route(_ effect: Effect) -> String? {
         func task(_ id: TaskID, _ action: BackgroundAction) -> String? {
             guard DaemonRows.owns(id.session) else { return nil }
-            guard let name = converter.name(of: id.session) else { return "no background session for \(id)" }
+            guard let name = name(of: id.session) else { return "no background session for \(id)" }
             send(name, Int64(id.task), action)
             return "asking the daemon: \(action.rawValue) \(name):\(id.task)…"
         }
@@ -93,7 +116,7 @@ public final class DaemonFeed: @unchecked Sendable {
             return DaemonRows.owns(id.session) ? "the daemon cannot continue a task from resume data" : nil
         case .invalidateAndCancel(let sid):
             guard DaemonRows.owns(sid) else { return nil }
-            guard let name = converter.name(of: sid) else { return "no background session \(sid)" }
+            guard let name = name(of: sid) else { return "no background session \(sid)" }
             send(name, nil, .invalidate)
             return "asking the daemon: invalidate \(name)…"
         case .finishAndInvalidate(let sid), .newTask(_, let sid):
@@ -104,7 +127,9 @@ public final class DaemonFeed: @unchecked Sendable {
     }
 
     private func send(_ name: String, _ task: Int64?, _ action: BackgroundAction) {
+        shared.withLock { $0.keysPending += 1 }
         keys.async { [self] in
+            defer { shared.withLock { $0.keysPending -= 1 } }
             let label = task.map { "\(name):\($0)" } ?? name
             do throws(DaemonError) {
                 let client: DaemonClient
@@ -116,8 +141,12 @@ public final class DaemonFeed: @unchecked Sendable {
                 if case .ok(let text) = reply { note("daemon, \(label): \(text)") }
             } catch {
                 // A refusal and a daemon gone look alike here: the next key connects afresh.
-                shared.withLock { $0.controlClient = nil }
-                note("daemon, \(label): \(error.message)")
+                let text = "daemon, \(label): \(error.message)"
+                shared.withLock { s in
+                    s.controlClient = nil
+                    s.notices.append(text)
+                    s.keyFailures.append(text)
+                }
             }
         }
     }
@@ -126,54 +155,103 @@ public final class DaemonFeed: @unchecked Sendable {
 
     // MARK: the feed's thread
 
+    /// A picture from the daemon, converted here (off the UI thread) and handed over.
+    func received(_ statuses: [BackgroundSessionStatus]) {
+        let sessions = converter.sessions(statuses, now: Date())
+        let events = converter.takeEvents()
+        let names = Dictionary(converter.ids.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        shared.withLock { s in
+            (s.sessions, s.names, s.connected, s.everConnected, s.gone) = (sessions, names, true, true, false)
+            s.events += events
+        }
+    }
+
+    /// A `.progress` reply: the byte counts of running tasks, into the last picture.
+    static func apply(_ moved: [BackgroundTaskProgress], to statuses: inout [BackgroundSessionStatus]) {
+        let sessions = Dictionary(statuses.indices.map { (statuses[$0].name, $0) }, uniquingKeysWith: { a, _ in a })
+        for p in moved {
+            guard let si = sessions[p.session], let i = place(of: p.number, in: statuses[si].tasks) else { continue }
+            statuses[si].tasks[i].bytesReceived = p.bytesReceived
+            if let e = p.bytesExpected { statuses[si].tasks[i].bytesExpected = e }
+        }
+    }
+
+    /// Tasks are by number, so a task's place is found by halving (no copy of the array is
+    /// kept, so the caller's write does not copy ten thousand tasks).
+    static func place(of number: Int64, in tasks: [BackgroundTaskStatus]) -> Int? {
+        var (lo, hi) = (0, tasks.count)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if tasks[mid].number < number { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < tasks.count && tasks[lo].number == number ? lo : nil
+    }
+
+    /// Why a watch ended: the daemon answered `.failure` (it runs, but will not serve this
+    /// watch) or anything else (no daemon, the connection dropped).
+    private struct Refused: Error { var why: String }
+
     private func loop() {
         var lastFailure: String?
+        var pause = 1.0
         while !shared.withLock({ $0.stopped }) {
-            do throws(DaemonError) {
+            var (refused, watching) = (false, false)
+            do {
                 guard paths.runtimeDirectoryIsOurs else { throw DaemonError("no transfertop daemon is running") }
                 let client = try DaemonClient.connect(paths, start: false)
                 let back = shared.withLock { s -> Bool in
                     s.channel = client.channel
-                    return s.everConnected && !s.stopped
+                    return s.gone && !s.stopped
                 }
                 if shared.withLock({ $0.stopped }) { client.channel.shutdown() }
                 try client.channel.send(DaemonRequest.watch(session: session))
+                watching = true
                 var first = true
+                var statuses: [BackgroundSessionStatus] = []
                 while let reply = try client.channel.receive(DaemonReply.self) {
                     switch reply {
-                    case .status(let statuses):
-                        shared.withLock { s in
-                            (s.statuses, s.connected, s.everConnected) = (statuses, true, true)
-                            s.generation += 1
-                        }
+                    case .status(let whole):
+                        statuses = whole
+                        received(statuses)
                         if first, back { note("the daemon is back (pid \(client.daemonPID))") }
-                        (first, lastFailure) = (false, nil)
+                        (first, lastFailure, pause) = (false, nil, 1)
+                    case .progress(let moved):
+                        Self.apply(moved, to: &statuses)
+                        received(statuses)
                     case .failure(let why):
-                        // The watch ended (an unknown session): this connection serves no more.
+                        // The watch ended (an unknown session, an unreadable journal): this
+                        // connection serves no more, and the daemon still runs.
                         client.channel.shutdown()
-                        throw DaemonError(why)
+                        throw Refused(why: why)
                     default:
                         continue
                     }
                 }
             } catch {
                 // No daemon is a local run's usual case and goes unsaid; anything else (version
-                // skew, an unknown session) is said once, not at every look.
-                let text = error.message
-                if text != lastFailure, !text.hasPrefix("no transfertop daemon") { note("daemon: \(text)") }
+                // skew, an unknown session) is said once, not at every look, and looked at again
+                // less and less often.
+                // A connection that drops while watching is the daemon gone, not a refusal.
+                let text = (error as? Refused)?.why ?? (error as? DaemonError)?.message ?? "\(error)"
+                refused = error is Refused || (!watching && !text.hasPrefix("no transfertop daemon"))
+                if text != lastFailure, refused { note("daemon: \(text)") }
                 lastFailure = text
             }
-            let wasConnected = shared.withLock { s -> Bool in
+            let wentAway = shared.withLock { s -> Bool in
                 defer { (s.connected, s.channel, s.controlClient) = (false, nil, nil) }
-                return s.connected && !s.stopped
+                let away = s.connected && !s.stopped && !refused
+                if away { s.gone = true }
+                return away
             }
-            if wasConnected {
+            if wentAway {
                 note("the daemon went away (stopped or killed): background rows keep their last state; "
                      + "'transfertop daemon start' brings it back and this monitor reconnects")
             }
-            // Until it is back: one look a second (a connect attempt costs one failed syscall).
+            // Until it is back: one look a second (a connect attempt costs one failed syscall);
+            // after a refusal, twice as long each time up to 30 s.
+            pause = refused ? min(pause * 2, 30) : 1
             wake.lock()
-            if !shared.withLock({ $0.stopped }) { wake.wait(until: Date().addingTimeInterval(1)) }
+            if !shared.withLock({ $0.stopped }) { wake.wait(until: Date().addingTimeInterval(pause)) }
             wake.unlock()
         }
     }

@@ -74,11 +74,24 @@ struct DaemonSnapshots {
         let metrics = TaskMetrics(taskIntervalStart: start, taskIntervalEnd: t.state == "completed" ? start : nil,
                                   transactionMetrics: queued ? [TransactionMetrics(method: "GET", url: t.url, currentPhase: .queued)] : [])
         return TaskSnapshot(sessionID: sid, sessionName: session, taskIdentifier: Int(clamping: t.number), kind: .download,
-                            state: Self.state(t.state), originalURL: t.url, countOfBytesReceived: t.bytesReceived,
-                            countOfBytesExpectedToReceive: t.bytesExpected ?? -1, statusCode: t.statusCode, metrics: metrics,
+                            state: Self.state(t.state), originalURL: t.url, countOfBytesReceived: Self.bytes(t.bytesReceived),
+                            countOfBytesExpectedToReceive: Self.expected(t.bytesExpected), statusCode: t.statusCode, metrics: metrics,
                             error: t.error.map(Self.error),
                             // The daemon decides whether `d` can keep resume data; its reply says.
                             isResumable: t.state != "completed", outputPath: t.path)
+    }
+
+    /// Byte counts come from a socket and a file: a hostile or corrupt one must not reach the
+    /// speed meter's sums (which trap on overflow, on the UI thread, with the terminal raw) or
+    /// the ETA as a negative. 2^53 bytes (8 PiB) is more than any transfer and sums safely.
+    static let maxBytes: Int64 = 1 << 53
+
+    static func bytes(_ n: Int64) -> Int64 { min(max(n, 0), maxBytes) }
+
+    /// An expected size of 0 or less is unknown (-1), as the engine says it.
+    static func expected(_ n: Int64?) -> Int64 {
+        guard let n, n > 0 else { return -1 }
+        return min(n, maxBytes)
     }
 
     static func state(_ s: String) -> TaskState {

@@ -18,9 +18,10 @@ public enum HelpScreen {
 
     /// What the keys do on the daemon's rows (issue 12, DECISIONS 127-128).
     static let background: [[Span]] = [
-        [Span("Background sessions", .title), Span("   (ID NAME:N, session bg NAME: the daemon's, listed while one runs)", .dim)],
+        [Span("Background sessions", .title), Span("   (ID NAME:N, session bg NAME: the daemon's live ones, while it runs)", .dim)],
         [Span("  s r d c X go to the daemon; its answer shows in the status line", .dim)],
-        [Span("  n f R are not the daemon's: submit with transfertop --background NAME URL", .dim)],
+        [Span("  n: submit with transfertop --background NAME URL; R: submit again (resumes the file)", .dim)],
+        [Span("  f: X cancels the session's tasks and invalidates it; transfertop wait NAME waits for them", .dim)],
         [Span("  q and Ctrl-C only detach from them: the daemon's tasks go on", .dim)],
         [Span("  phase columns stay empty (the daemon sends states and bytes, not metrics)", .dim)],
     ]
