@@ -76,7 +76,7 @@ let package = Package(
                 exclude: ["ftp_server.py"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
-        .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "LoopbackServer", "TestSupport"]),
+        .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "BackgroundWire", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.
         .testTarget(name: "BackgroundJournalTests", dependencies: [

@@ -7,7 +7,10 @@ extension BackgroundLink {
     /// they get new task identifiers; the daemon's number stays theirs).
     func restore(_ listed: [LibraryTask]) {
         guard let session else { return }
-        for t in listed where state.withLock({ $0.tasks[t.number] == nil }) {
+        // A task whose completion this process delivered but whose acknowledgement a dying
+        // daemon lost is listed again: made anew it would wait forever for an event already
+        // handled (its seq is below lastSeq), so it is not made again.
+        for t in listed where state.withLock({ $0.tasks[t.number] == nil && !$0.finished.contains(t.number) }) {
             guard let url = URL(string: t.url) else { continue }
             let task = session.register { TransferDownloadTask(session: session, identifier: $0, kind: .download, request: TransferRequest(url: url)) }
             task.core.withLock { c in
@@ -65,7 +68,9 @@ extension BackgroundLink {
                 task.core.withLock { $0.afterDelivery = acknowledge }
                 complete(task, event, t)
                 return
-            case "running", "suspended" where !stale:
+            // A `where` binds to its own pattern only: both states need it, or a replayed stale
+            // "running" resumes a task restored suspended (and the app's resume() is then ignored).
+            case "running" where !stale, "suspended" where !stale:
                 task.core.withLock { c in
                     if t.state == "running", c.machine.state == .suspended { _ = c.machine.handle(.resume) }
                     if t.state == "suspended", c.machine.state == .running { _ = c.machine.handle(.suspend) }
@@ -125,11 +130,23 @@ extension BackgroundLink {
     /// *didFinishDownloadingTo* (deleted after, unless the delegate moved it), then the error.
     func complete(_ task: TransferTask, _ event: LibraryEvent, _ t: LibraryTask) {
         let cancelling = task.state == .canceling
-        let error = event.error.map { Self.error($0, cancelling: cancelling, resumeData: event.resumeData, url: task.originalRequest.url) }
+        var error = event.error.map { Self.error($0, cancelling: cancelling, resumeData: event.resumeData, url: task.originalRequest.url) }
+        var file: URL?
+        if error == nil, task is TransferDownloadTask, let path = event.path {
+            // Delivery deletes the file the delegate leaves: only a file of this task's own
+            // directory under the daemon's, never whatever path a damaged journal names.
+            if let placed = deliverable(path) { file = placed } else {
+                error = TransferError(.unknown, "background session '\(identifier)': the daemon named '\(path)' as the download, "
+                                      + "which is not a file of this session's directory; nothing was deleted",
+                                      failingURL: task.originalRequest.url.absoluteString)
+            }
+        }
         let response = event.statusCode.map { TransferResponse(url: task.originalRequest.url, statusCode: $0, headers: []) }
+        // The bytes since the last checkpoint reach didWriteData before the completion.
+        wrote(task, t.bytesReceived, t.bytesExpected)
         task.core.withLock { c in
             c.error = error
-            if error == nil, task is TransferDownloadTask, let path = event.path { c.downloadFile = URL(fileURLWithPath: path) }
+            if let file { c.downloadFile = file }
             if let response { c.response = response }
             c.countOfBytesReceived = t.bytesReceived
             if let expected = t.bytesExpected { c.countOfBytesExpectedToReceive = expected }
@@ -137,10 +154,31 @@ extension BackgroundLink {
         }
         let reply = state.withLock { s -> (@Sendable (Data?) -> Void)? in
             s.tasks[t.number] = nil
+            s.finished.insert(t.number)
             return s.resumeReplies.removeValue(forKey: task.taskIdentifier)
         }
         reply?(error?.resumeData)
         task.apply(.finished(error))
+    }
+
+    /// `path` if it is a plain file directly in a task directory of this session's
+    /// (`<state>/background/<identifier>/<task>/<file>`), with no `..` and no symbolic link on
+    /// the way; nil otherwise.
+    func deliverable(_ path: String) -> URL? {
+        guard case .success(let paths) = paths, path.hasPrefix("/"),
+              !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        let file = URL(fileURLWithPath: path)
+        let taskDirectory = file.deletingLastPathComponent()
+        let sessionDirectory = URL(fileURLWithPath: LibraryWire.directory(paths, session: identifier))
+        guard taskDirectory.deletingLastPathComponent().path == sessionDirectory.path,
+              taskDirectory.lastPathComponent != "", taskDirectory.lastPathComponent != ".." else { return nil }
+        // Symbolic links: the real task directory must be where the session's real one says,
+        // and the file itself not a link.
+        guard taskDirectory.resolvingSymlinksInPath().path
+                == sessionDirectory.resolvingSymlinksInPath().appendingPathComponent(taskDirectory.lastPathComponent).path else { return nil }
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return file
     }
 
     /// The daemon journals an error as its text, `code (raw): message`: the code comes back

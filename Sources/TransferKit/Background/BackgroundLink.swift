@@ -26,6 +26,8 @@ final class BackgroundLink: @unchecked Sendable {
         /// The daemon's number of each task (`taskIdentifier` →), and back.
         var numbers: [Int: Int64] = [:]
         var tasks: [Int64: TransferTask] = [:]
+        /// Numbers whose completion this process delivered (`restore` skips them).
+        var finished: Set<Int64> = []
         /// `cancel(byProducingResumeData:)` handlers, answered when the completion arrives.
         var resumeReplies: [Int: @Sendable (Data?) -> Void] = [:]
         /// The last event handled: a stream opened again after a lost connection may repeat

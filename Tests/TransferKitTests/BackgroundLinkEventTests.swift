@@ -1,0 +1,80 @@
+import BackgroundWire
+import Foundation
+import Testing
+@testable import TransferKit
+
+/// The link's handling of the daemon's events, without a daemon: a link on private
+/// directories (nothing is started: it never attaches) routing to an ordinary session's tasks.
+@Suite struct BackgroundLinkEventTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("linkevents-\(UUID().uuidString)").path
+
+    func link(_ rec: Recorder) -> (BackgroundLink, TransferSession) {
+        let link = BackgroundLink(identifier: "app.one", environment: ["XDG_RUNTIME_DIR": root + "/run", "XDG_STATE_HOME": root + "/state"])
+        let session = TransferSession(configuration: .default, delegate: rec)
+        link.session = session
+        return (link, session)
+    }
+
+    func task(_ number: Int64, _ state: String, _ received: Int64 = 0) -> LibraryTask {
+        LibraryTask(number: number, url: "http://127.0.0.1:1/x", state: state, bytesReceived: received, bytesExpected: 100)
+    }
+
+    /// Review finding 3: a replayed "running" older than the restored state leaves a
+    /// suspended task suspended (the app's resume() is what resumes it).
+    @Test func aStaleRunningEventDoesNotResumeARestoredSuspendedTask() throws {
+        let rec = Recorder()
+        let (link, session) = link(rec)
+        defer { session.invalidateAndCancel() }
+        link.state.withLock { $0.statesAsOf = 10 }
+        link.restore([task(1, "suspended")])
+        let restored = try #require(link.state.withLock { $0.tasks[1] })
+        link.handle(LibraryEvent(seq: 4, kind: "state", task: task(1, "running")))
+        #expect(restored.state == .suspended)
+        // A fresh one does.
+        link.handle(LibraryEvent(seq: 11, kind: "state", task: task(1, "running")))
+        #expect(restored.state == .running)
+    }
+
+    /// Review findings 4 and 12: a task whose completion was delivered is not made again when
+    /// a new daemon lists it (its acknowledgement lost), and the last bytes reach didWriteData.
+    @Test func aDeliveredTaskListedAgainIsNotRestoredAndItsLastBytesAreWritten() throws {
+        let rec = Recorder()
+        let (link, session) = link(rec)
+        defer { session.invalidateAndCancel() }
+        link.restore([task(1, "running", 10)])
+        link.handle(LibraryEvent(seq: 1, kind: "state", task: task(1, "completed", 100), error: "cancelled"))
+        session.delegateQueue.sync {}
+        #expect(rec.state.withLock { $0.writes } == 100)
+        #expect(link.state.withLock { $0.tasks[1] } == nil)
+        link.restore([task(1, "running", 100)])
+        #expect(link.state.withLock { $0.tasks[1] } == nil)
+    }
+
+    /// Review finding 1: only a plain file directly in a task directory of this session's is
+    /// handed to the delegate (and deleted after it).
+    @Test func onlyAFileOfTheSessionsOwnTaskDirectoryIsDeliverable() throws {
+        let rec = Recorder()
+        let (link, session) = link(rec)
+        defer { session.invalidateAndCancel(); try? FileManager.default.removeItem(atPath: root) }
+        let fm = FileManager.default
+        let mine = root + "/state/transfertop/background/app.one"
+        try fm.createDirectory(atPath: mine + "/1", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: root + "/state/transfertop/background/other/1", withIntermediateDirectories: true)
+        let outside = root + "/precious"
+        for f in [mine + "/1/file", outside, root + "/state/transfertop/background/other/1/file"] { fm.createFile(atPath: f, contents: Data("x".utf8)) }
+        try fm.createSymbolicLink(atPath: mine + "/1/link", withDestinationPath: outside)
+        try fm.createSymbolicLink(atPath: mine + "/2", withDestinationPath: root)
+        #expect(link.deliverable(mine + "/1/file")?.path == mine + "/1/file")
+        for bad in [outside, mine + "/1/link", mine + "/2/precious", mine + "/1/../../../../precious", mine + "/file",
+                    root + "/state/transfertop/background/other/1/file", "relative/1/file"] {
+            #expect(link.deliverable(bad) == nil, "\(bad)")
+        }
+        // A completion naming the outside file fails the task clearly and deletes nothing.
+        link.restore([task(1, "running")])
+        link.handle(LibraryEvent(seq: 1, kind: "state", task: task(1, "completed", 1), path: outside))
+        session.delegateQueue.sync {}
+        #expect(fm.fileExists(atPath: outside))
+        #expect(rec.error?.code == .unknown)
+        #expect(rec.error.map { "\($0)" }?.contains("not a file of this session's directory") == true)
+    }
+}
