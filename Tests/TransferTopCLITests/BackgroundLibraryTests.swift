@@ -350,3 +350,34 @@ extension BackgroundLibraryTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: LibraryWire.directory(rig.paths, session: "app.up"))) == [])
     }
 }
+
+extension BackgroundLibraryTests {
+    /// Review finding 2: a name is the CLI's or one app's. An app with the identifier of a
+    /// `--background` session is refused (it would take the CLI's tasks, delete their files
+    /// after its delegate, and end the session); the CLI is refused an app's identifier.
+    @Test func theCLIAndAnAppNeverShareABackgroundSession() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let url = "\(server.httpBase)/bytes/100?seed=3"
+        let cli = try await rig.run(["--background", "shared", "-o", rig.out, url])
+        #expect(cli.status == 0, "\(cli.stdout)\(cli.stderr)")
+        let waited = try await rig.run(["wait", "shared"])
+        #expect(waited.status == 0, "\(waited.stdout)\(waited.stderr)")
+        let placed = try FileManager.default.contentsOfDirectory(atPath: rig.out)
+        #expect(!placed.isEmpty)
+        let app = try await bench(rig, ["shared", url]).wait()
+        #expect(app.stdout.contains("complete \(url) error=cannotConnectToHost")
+                && app.stdout.contains("holds transfertop --background submissions"), "\(app.stdout)\(app.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: rig.out) == placed)
+        let status = try await rig.run(["status", "shared", "--json"])
+        let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
+        #expect(sessions.first?.invalidated == false, "\(status.stdout)")
+
+        let own = try await bench(rig, ["app.own", url]).wait()
+        #expect(own.stdout.contains("complete \(url) error=nil"), "\(own.stdout)\(own.stderr)")
+        let refused = try await rig.run(["--background", "app.own", "-o", rig.out, url])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("is a TransferKit app's background session"), "\(refused.stdout)\(refused.stderr)")
+    }
+}

@@ -40,6 +40,23 @@ extension BackgroundHost {
         do { return try BackgroundName.check(name, "a background session identifier") } catch { throw DaemonError(error.reason) }
     }
 
+    /// A session name is the CLI's (`--background NAME`) or one app's (a TransferKit
+    /// identifier), never both (DECISIONS 131): an app attaching to the CLI's session would
+    /// take its tasks as its own, delete their files after its delegate, and end the session
+    /// when it is invalidated. A submission is the library's when its files go to a task
+    /// directory of the session's own `background/<name>/` (the only place the library puts them).
+    func checkOwner(_ name: String, library: Bool) throws {
+        let sessionDirectory = LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name)
+        for sub in try journal.submissions(session: name) {
+            let output = (try? SubmittedOptions.decode(sub.options))?.options.outputDirectory.map { ($0 as NSString).standardizingPath }
+            let isLibrary = output == sessionDirectory || output.map { ($0 as NSString).deletingLastPathComponent } == sessionDirectory
+            if isLibrary == library { continue }
+            throw DaemonError(library
+                ? "background session '\(name)' holds transfertop --background submissions: a TransferKit background session needs an identifier of its own"
+                : "background session '\(name)' is a TransferKit app's background session: give --background a name of its own")
+        }
+    }
+
     /// One download as a submission of its own, so each file lands alone in its directory
     /// (named as line mode names it) and the library's numbering is the journal's.
     func libraryDownload(_ given: String, _ download: LibraryDownload) throws -> (Int64, @Sendable () -> Void) {
@@ -70,7 +87,7 @@ extension BackgroundHost {
             options.upload = file
         }
         let numbers: [Int64], start: @Sendable () -> Void
-        do { (numbers, start) = try submitDeferred(session: name, options: options) } catch {
+        do { (numbers, start) = try submitDeferred(session: name, options: options, library: true) } catch {
             rmdir(directory)  // only when empty: a resumed one keeps its partial file
             throw error
         }
@@ -82,6 +99,10 @@ extension BackgroundHost {
     func libraryAttach(_ given: String, on channel: LineChannel) throws {
         let name: String
         do { name = try Self.libraryName(given) } catch {
+            try channel.send(DaemonReply.failure("\(error)"))
+            return
+        }
+        do { try checkOwner(name, library: true) } catch {
             try channel.send(DaemonReply.failure("\(error)"))
             return
         }

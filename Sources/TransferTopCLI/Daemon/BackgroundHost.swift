@@ -70,8 +70,9 @@ final class BackgroundHost: @unchecked Sendable {
 
     /// `submit` with the start left to the caller: the library's reply goes out first, so a
     /// daemon killed once the transfer began has always answered (DECISIONS 131).
-    func submitDeferred(session name: String, options given: Options) throws -> ([Int64], @Sendable () -> Void) {
+    func submitDeferred(session name: String, options given: Options, library: Bool = false) throws -> ([Int64], @Sendable () -> Void) {
         guard !state.withLock({ $0.stopping }) else { throw DaemonError("the daemon is stopping") }
+        try checkOwner(name, library: library)
         var options = given
         let plan = try Preparation.plan(options)
         let urls = plan.urlStrings
