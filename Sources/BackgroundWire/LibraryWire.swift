@@ -104,6 +104,20 @@ public enum LibraryWire {
     /// The journal's client name of the library's bookmark in each session.
     public static let client = "transferkit"
 
+    /// Why `name` is not a background session name (nil when it is one): 1-64 letters, digits,
+    /// `.`, `_` and `-`, not starting with `-`, and not `.` or `..`. The CLI's `--background`
+    /// names and the library's identifiers follow it; an identifier names a directory.
+    public static func nameProblem(_ name: String, _ what: String) -> String? {
+        let allowed = name.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-".unicodeScalars.contains($0)
+        }
+        guard !name.isEmpty, name.count <= 64, allowed, name.first != "-", name != ".", name != ".." else {
+            let shown = name.count > 30 ? String(name.prefix(30)) + "…" : name
+            return "\(what) takes a session name of 1-64 letters, digits, '.', '_' or '-', not '\(shown.debugDescription.dropFirst().dropLast())'"
+        }
+        return nil
+    }
+
     /// Where the daemon puts a library session's downloads: one directory per task under
     /// `background/<identifier>/` in the state directory, removed once the library has them.
     public static func directory(_ paths: DaemonPaths, session: String) -> String {

@@ -77,4 +77,15 @@ import Testing
         #expect(rec.error?.code == .unknown)
         #expect(rec.error.map { "\($0)" }?.contains("not a file of this session's directory") == true)
     }
+
+    /// Review finding 14: an identifier that is no session name never names a directory.
+    @Test func anIdentifierThatIsNoSessionNameIsRefusedBeforeAnyPath() {
+        for bad in ["..", ".", "a/b", "-x", "", String(repeating: "a", count: 65)] {
+            let link = BackgroundLink(identifier: bad, environment: ["XDG_RUNTIME_DIR": root + "/run", "XDG_STATE_HOME": root + "/state"])
+            guard case .failure(let why) = link.paths else { Issue.record("'\(bad)' accepted"); continue }
+            #expect("\(why)".contains("1-64 letters, digits"), "\(why)")
+        }
+        let good = BackgroundLink(identifier: "app..one", environment: ["XDG_RUNTIME_DIR": root + "/run", "XDG_STATE_HOME": root + "/state"])
+        if case .failure(let why) = good.paths { Issue.record("\(why)") }
+    }
 }

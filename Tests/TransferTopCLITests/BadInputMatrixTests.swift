@@ -153,6 +153,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--prometheus", "192.0.2.1:9100", url], fragment: "--prometheus cannot listen on 192.0.2.1:9100"),
         // --background: a name that could not be a key, and what a daemon cannot do (issue 12).
         BadInput(args: ["--background", "a/b", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not 'a/b'"),
+        BadInput(args: ["--background", "..", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not '..'"),
         BadInput(args: ["--background", "q", "--upload", "-", url], fragment: "--background cannot read --upload -"),
         // attach takes the monitor's options only (DECISIONS 127).
         BadInput(args: ["attach", "m", "-o", "{dir}"], fragment: "'attach' takes no transfer options, only --no-tui, --theme, --fps and --yes"),

@@ -118,8 +118,11 @@ extension BackgroundLink {
         let seq = event.seq
         let directory = event.path.map { ($0 as NSString).deletingLastPathComponent }
         return { [self] in
-            if let directory, case .success(let paths) = paths,
-               directory.hasPrefix(LibraryWire.directory(paths, session: identifier) + "/") {
+            // Only a task directory of this identifier's, named plainly (rmdir removes only an
+            // empty one, but not of someone else's either).
+            if let directory, case .success(let paths) = paths, !directory.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }),
+               (directory as NSString).standardizingPath == directory,
+               (directory as NSString).deletingLastPathComponent == LibraryWire.directory(paths, session: identifier) {
                 rmdir(directory)
             }
             _ = try? request(.acknowledge(session: identifier, through: seq))

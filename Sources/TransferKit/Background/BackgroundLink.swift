@@ -41,6 +41,12 @@ final class BackgroundLink: @unchecked Sendable {
         self.identifier = identifier
         queue = DispatchQueue(label: "transferkit.background.\(identifier)")
         // Nothing is created until the daemon must be started: most sessions may never need it.
+        // An identifier that is no session name is refused before it names any directory:
+        // its tasks fail with the reason (review 14).
+        if let problem = LibraryWire.nameProblem(identifier, "a background session identifier") {
+            paths = .failure(DaemonError(problem))
+            return
+        }
         do { paths = .success(try DaemonPaths.standard(environment, create: false)) } catch { paths = .failure(error) }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgroundWire
 import TransferKit
 
 /// What a background command asks (issue 12); `BackgroundCLI` carries it out.
@@ -21,8 +22,9 @@ public enum DaemonAction: String, Sendable, Equatable, CaseIterable {
 /// in messages and used as a key, never as a path).
 enum BackgroundName {
     static func check(_ v: String, _ option: String) throws(UsageError) -> String {
-        let allowed = v.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-".unicodeScalars.contains($0) }
-        guard !v.isEmpty, v.count <= 64, allowed, v.first != "-" else {
+        // The rule is BackgroundWire's (a library identifier names a directory too); the
+        // message quotes the value the CLI's way.
+        guard LibraryWire.nameProblem(v, option) == nil else {
             throw UsageError("\(option) takes a session name of 1-64 letters, digits, '.', '_' or '-', not '\(SafeQuote.quote(v, limit: 30))'")
         }
         return v
