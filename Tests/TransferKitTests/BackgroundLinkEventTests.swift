@@ -88,4 +88,24 @@ import Testing
         let good = BackgroundLink(identifier: "app..one", environment: ["XDG_RUNTIME_DIR": root + "/run", "XDG_STATE_HOME": root + "/state"])
         if case .failure(let why) = good.paths { Issue.record("\(why)") }
     }
+
+    /// Review finding 7: a cancel(byProducingResumeData:) handler may end the link (as an
+    /// invalidation does) when the task ends before reaching the daemon: it is not called on
+    /// the link's queue, whose end() waits for it.
+    @Test func aResumeDataHandlerMayEndTheLinkWhenTheTaskEndsHere() {
+        let rec = Recorder()
+        let (link, session) = link(rec)
+        defer { session.invalidateAndCancel() }
+        var request = TransferRequest(url: URL(string: "http://127.0.0.1:1/x")!)
+        request.httpMethod = "POST"
+        let task = session.downloadTask(with: request)
+        let answered = DispatchSemaphore(value: 0)
+        link.send(.cancel(task, byProducingResumeData: true, reply: { _ in
+            link.end()
+            answered.signal()
+        }))
+        link.send(.start(task, requestedAt: 0))
+        answered.wait()
+        #expect(link.state.withLock { $0.ended })
+    }
 }

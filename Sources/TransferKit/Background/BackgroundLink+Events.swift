@@ -50,15 +50,22 @@ extension BackgroundLink {
     }
 
     func handle(_ event: LibraryEvent) {
-        // A submission being answered registers its number first.
+        // A submission being answered registers its number first. The app's code (a
+        // cancel(byProducingResumeData:) handler) runs after `routing` is released: it may
+        // invalidate the session, whose end() waits for the queue a submission holds it on.
         routing.lock()
-        defer { routing.unlock() }
+        let answer = route(event)
+        routing.unlock()
+        answer?()
+    }
+
+    func route(_ event: LibraryEvent) -> (@Sendable () -> Void)? {
         let (fresh, stale) = state.withLock { s -> (Bool, Bool) in
             guard event.seq > s.lastSeq else { return (false, true) }
             s.lastSeq = event.seq
             return (true, event.seq <= s.statesAsOf)
         }
-        guard fresh, let session else { return }
+        guard fresh, let session else { return nil }
         let acknowledge = acknowledgement(event)
         if let t = event.task, let task = state.withLock({ $0.tasks[t.number] }) {
             switch t.state {
@@ -66,8 +73,7 @@ extension BackgroundLink {
                 // Acknowledged at the end of the delivery itself: whoever waits for the
                 // delegate calls then finds the acknowledgement sent when the queue is idle.
                 task.core.withLock { $0.afterDelivery = acknowledge }
-                complete(task, event, t)
-                return
+                return complete(task, event, t)
             // A `where` binds to its own pattern only: both states need it, or a replayed stale
             // "running" resumes a task restored suspended (and the app's resume() is then ignored).
             case "running" where !stale, "suspended" where !stale:
@@ -84,6 +90,7 @@ extension BackgroundLink {
         }
         // Behind the delivery of every earlier event (the queue is serial).
         session.delegateQueue.async(execute: acknowledge)
+        return nil
     }
 
     /// The daemon's checkpoint of a running task: *didWriteData* with the bytes since the last.
@@ -131,7 +138,8 @@ extension BackgroundLink {
 
     /// The daemon's outcome of a task, as the engine's would be: its file for
     /// *didFinishDownloadingTo* (deleted after, unless the delegate moved it), then the error.
-    func complete(_ task: TransferTask, _ event: LibraryEvent, _ t: LibraryTask) {
+    /// Returns the app's cancel(byProducingResumeData:) handler's call, for after `routing`.
+    func complete(_ task: TransferTask, _ event: LibraryEvent, _ t: LibraryTask) -> (@Sendable () -> Void)? {
         let cancelling = task.state == .canceling
         var error = event.error.map { Self.error($0, cancelling: cancelling, resumeData: event.resumeData, url: task.originalRequest.url) }
         var file: URL?
@@ -160,8 +168,10 @@ extension BackgroundLink {
             s.finished.insert(t.number)
             return s.resumeReplies.removeValue(forKey: task.taskIdentifier)
         }
-        reply?(error?.resumeData)
         task.apply(.finished(error))
+        guard let reply else { return nil }
+        let resumeData = error?.resumeData
+        return { reply(resumeData) }
     }
 
     /// `path` if it is a plain file directly in a task directory of this session's

@@ -212,8 +212,10 @@ final class BackgroundLink: @unchecked Sendable {
     /// Ends a task the daemon never had.
     func finishHere(_ task: TransferTask, _ error: TransferError) {
         let reply = state.withLock { $0.resumeReplies.removeValue(forKey: task.taskIdentifier) }
-        reply?(nil)
         task.fail(error)
+        // Not here: this runs on `queue` holding `routing`, and a handler that invalidates the
+        // session would wait for `queue` in end() (review 7).
+        if let reply { (session?.delegateQueue ?? .global()).async { reply(nil) } }
     }
 
     /// The session was invalidated (every task ended): the daemon's session ends too, and the
