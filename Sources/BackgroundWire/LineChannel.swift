@@ -66,6 +66,17 @@ public final class LineChannel: @unchecked Sendable {
         }
     }
 
+    /// The next value that decodes, lines that do not (a newer peer's messages, damage) told
+    /// to `skipped` and passed over; nil when the other side closed the connection.
+    public func receiveSkipping<T: Decodable>(_ type: T.Type, skipped: (DaemonError) -> Void) throws(DaemonError) -> T? {
+        while let line = try readLine() {
+            do { return try JSONDecoder().decode(type, from: Data(line)) } catch {
+                skipped(DaemonError("unreadable message (\(line.count) bytes): \(error)"))
+            }
+        }
+        return nil
+    }
+
     func readLine() throws(DaemonError) -> ArraySlice<UInt8>? {
         var scanned = start
         while true {

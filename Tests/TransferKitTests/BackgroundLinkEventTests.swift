@@ -108,4 +108,27 @@ import Testing
         answered.wait()
         #expect(link.state.withLock { $0.ended })
     }
+
+    /// Review finding 9: a line the library cannot read is skipped, and the events after it
+    /// still reach their tasks (the stream ending there re-attached and replayed it for ever).
+    @Test func anUnreadableLineIsSkippedAndTheNextEventArrives() throws {
+        let rec = Recorder()
+        let (link, session) = link(rec)
+        defer { session.invalidateAndCancel() }
+        link.restore([task(1, "running")])
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let channel = LineChannel(fd: fds[0])
+        // Ended: the link never re-attaches here, whatever happens.
+        link.state.withLock { $0.events = channel; $0.ended = true }
+        let event = try JSONEncoder().encode(LibraryReplyEnvelope.library(.event(
+            LibraryEvent(seq: 1, kind: "state", task: task(1, "completed", 0), error: "cancelled"))))
+        let bytes = Data("{\"a newer message\":1}\n".utf8) + event + Data("\n".utf8)
+        _ = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        close(fds[1])
+        link.read(channel)
+        session.delegateQueue.sync {}
+        #expect(rec.error?.code == .cancelled)
+        #expect(link.state.withLock { $0.tasks.isEmpty })
+    }
 }

@@ -29,10 +29,15 @@ extension BackgroundLink {
     /// The event stream's thread: each event to its task, then its acknowledgement queued on
     /// the delegate queue behind the delegate calls it caused.
     func read(_ channel: LineChannel) {
-        while let reply = try? channel.receive(LibraryReplyEnvelope.self) {
+        // A line this library cannot read is skipped, not the end of the stream: the stream
+        // opened again would replay it at once, for ever (review 9).
+        let skipped = { [self] (why: DaemonError) -> Void in session?.emit(.delegateCallback("background"), detail: "skipped from the daemon: \(why)") }
+        while let reply = try? channel.receiveSkipping(LibraryReplyEnvelope.self, skipped: skipped) {
+            state.withLock { $0.reattempts = 0 }
             switch reply {
             case .library(.event(let event)): handle(event)
             case .library(.progress(let number, let received, let expected)): progress(number, received, expected)
+            case .failure(let why): skipped(DaemonError(why))
             default: continue
             }
         }
@@ -46,7 +51,35 @@ extension BackgroundLink {
             s.command = nil
             return !s.ended && !s.tasks.isEmpty
         }
-        if waiting { queue.async { [self] in try? attach(start: true) } }
+        if waiting { reattach() }
+    }
+
+    /// Attaches again for the tasks still waiting, backing off while the daemon keeps failing
+    /// (no message since the last try); after a few tries the waiting tasks fail with the
+    /// reason instead of waiting for ever.
+    func reattach() {
+        let attempt = state.withLock { s -> Int in
+            defer { s.reattempts += 1 }
+            return s.reattempts
+        }
+        guard attempt < 6 else { return failWaiting("the daemon cannot be reached again after \(attempt) tries") }
+        let delay = attempt == 0 ? 0 : 0.1 * Double(1 << (attempt - 1))  // 0, 0.1 … 1.6 s
+        queue.asyncAfter(deadline: .now() + delay) { [self] in
+            do { try attach(start: true) } catch {
+                if state.withLock({ $0.attached || $0.ended || $0.tasks.isEmpty }) { return }
+                if state.withLock({ $0.reattempts }) >= 6 { failWaiting("\(error)") } else { reattach() }
+            }
+        }
+    }
+
+    /// Ends every task still waiting for the daemon's outcome with `why`.
+    func failWaiting(_ why: String) {
+        let waiting = state.withLock { s -> [(Int64, TransferTask)] in
+            defer { s.tasks = [:] }
+            for n in s.tasks.keys { s.finished.insert(n) }
+            return Array(s.tasks)
+        }
+        for (_, task) in waiting { finishHere(task, TransferError(.cannotConnectToHost, "background session '\(identifier)': \(why)")) }
     }
 
     func handle(_ event: LibraryEvent) {

@@ -28,6 +28,8 @@ final class BackgroundLink: @unchecked Sendable {
         var tasks: [Int64: TransferTask] = [:]
         /// Numbers whose completion this process delivered (`restore` skips them).
         var finished: Set<Int64> = []
+        /// Attaches tried since the last message from the daemon (`reattach`).
+        var reattempts = 0
         /// `cancel(byProducingResumeData:)` handlers, answered when the completion arrives.
         var resumeReplies: [Int: @Sendable (Data?) -> Void] = [:]
         /// The last event handled: a stream opened again after a lost connection may repeat
