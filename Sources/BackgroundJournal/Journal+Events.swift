@@ -52,13 +52,26 @@ extension Journal {
     /// invalidated and fully delivered; returns how many were deleted. A session no client has
     /// a bookmark in keeps all its events: nobody has been told them yet. (An invalidated
     /// session fully delivered is the first rule's case where every event is past.)
+    /// `keepingAfter` holds, per session, the position of its least advanced live reader that
+    /// has no bookmark (a CLI `wait`/`attach`): nothing after it goes.
     @discardableResult
-    public func pruneDeliveredEvents() throws(JournalError) -> Int {
+    public func pruneDeliveredEvents(keepingAfter floors: [String: Int64] = [:]) throws(JournalError) -> Int {
         try write("prune delivered events") { db in
+            var deleted = 0
+            let followed = Array(floors.keys)
+            let marks = followed.map { _ in "?" }.joined(separator: ", ")
             try db.execute(sql: """
                 DELETE FROM event WHERE seq <= (SELECT min(through) FROM delivery WHERE delivery.session = event.session)
-                """)
-            return db.changesCount
+                """ + (followed.isEmpty ? "" : " AND session NOT IN (\(marks))"), arguments: StatementArguments(followed))
+            deleted += db.changesCount
+            for (session, floor) in floors {
+                try db.execute(sql: """
+                    DELETE FROM event WHERE session = ? AND seq <= ?
+                        AND seq <= (SELECT min(through) FROM delivery WHERE delivery.session = event.session)
+                    """, arguments: [session, floor])
+                deleted += db.changesCount
+            }
+            return deleted
         }
     }
 

@@ -58,6 +58,19 @@ import TestSupport
         #expect(try journal.events(session: "b", after: 0).count == 2)
     }
 
+    /// Review finding 5: a live reader without a bookmark (a CLI `wait` on the session) keeps
+    /// what it has not read, whatever the bookmarks say; other sessions prune as before.
+    @Test func pruningKeepsWhatALiveFollowerHasNotRead() throws {
+        let (journal, events) = try journalWithEvents()
+        try journal.markDelivered(session: "a", client: "one", through: 4)
+        try journal.markDelivered(session: "b", client: "one", through: 5)
+        #expect(try journal.pruneDeliveredEvents(keepingAfter: ["a": 1]) == 3, "a's first and b's two")
+        #expect(try journal.events(session: "a", after: 0) == [events[2], events[3]])
+        #expect(try journal.events(session: "b", after: 0) == [])
+        #expect(try journal.pruneDeliveredEvents() == 2)
+        #expect(try journal.events(session: "a", after: 0) == [])
+    }
+
     @Test func anInvalidatedSessionFullyDeliveredLosesAllItsEvents() throws {
         let (journal, _) = try journalWithEvents()
         try journal.invalidateSession("b")

@@ -22,7 +22,7 @@ extension BackgroundHost {
             if action == .invalidate {
                 // The library asked for it: everything of the session is told, so its events go.
                 try journal.markDelivered(session: name, client: LibraryWire.client, through: try journal.lastSeq())
-                try journal.pruneDeliveredEvents()
+                try journal.pruneDeliveredEvents(keepingAfter: followerFloors)
                 // Gone when empty (no partial file kept for resume data): a session made with
                 // this identifier later does not start the daemon at creation.
                 rmdir(LibraryWire.directory(DaemonPaths(runtimeDirectory: "", stateDirectory: stateDirectory), session: name))
@@ -30,7 +30,7 @@ extension BackgroundHost {
             return .ok
         case .acknowledge(let name, let through):
             try journal.markDelivered(session: try Self.libraryName(name), client: LibraryWire.client, through: through)
-            try journal.pruneDeliveredEvents()
+            try journal.pruneDeliveredEvents(keepingAfter: followerFloors)
             return .ok
         }
     }

@@ -32,6 +32,9 @@ extension BackgroundHost {
             return
         }
         var cursor = after
+        let me = UUID()
+        state.withLock { $0.followers[me] = (name, after) }
+        defer { _ = state.withLock { $0.followers.removeValue(forKey: me) } }
         while true {
             let seen = bell.count
             for e in try journal.events(session: name, after: cursor) {
@@ -40,6 +43,7 @@ extension BackgroundHost {
                 event.seq = e.seq
                 try channel.send(DaemonReply.event(event))
                 cursor = e.seq
+                state.withLock { $0.followers[me]?.cursor = cursor }
             }
             // Done only when nothing runs for the session and the journal has every write.
             if untilDone, !hasRunner(name) {

@@ -47,6 +47,16 @@ final class BackgroundHost: @unchecked Sendable {
         /// `daemon stop`: cancellations from here on are the daemon's, not the user's; the
         /// journal keeps those tasks unfinished so the next daemon resumes them.
         var stopping = false
+        /// Live CLI followers (`wait`, `attach`): session and the last seq each was sent.
+        /// Pruning keeps what they have not read (DECISIONS 133).
+        var followers: [UUID: (session: String, cursor: Int64)] = [:]
+    }
+
+    /// Per session, the least advanced live follower's position.
+    var followerFloors: [String: Int64] {
+        state.withLock { s in
+            s.followers.values.reduce(into: [String: Int64]()) { floors, f in floors[f.session] = min(floors[f.session] ?? f.cursor, f.cursor) }
+        }
     }
 
     struct TaskKey: Hashable { var session: String; var number: Int64 }
