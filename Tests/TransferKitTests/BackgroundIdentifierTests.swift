@@ -6,9 +6,13 @@ import Testing
 /// Issue 12: two live sessions of one process with one background identifier are an error
 /// (Apple leaves it undefined); the identifier is free again once the first is invalidated.
 @Suite struct BackgroundIdentifierTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("bgident-\(UUID().uuidString)").path
     private func background(_ id: String, _ rec: Recorder) -> TransferSession {
         var c = TransferConfiguration.background(withIdentifier: id)
         c.additionalTrustedCAFile = TestServer.caFile
+        // Private directories: never the developer's daemon or journal (review 13). Nothing
+        // here starts a daemon (data tasks fail before reaching one).
+        c.backgroundEnvironment = ["XDG_RUNTIME_DIR": root + "/run", "XDG_STATE_HOME": root + "/state", "HOME": root]
         return TransferSession(configuration: c, delegate: rec)
     }
 

@@ -11,6 +11,7 @@ final class BackgroundLink: @unchecked Sendable {
     // `routing` makes an event wait for the submission that numbers its task.
     let identifier: String
     let paths: Result<DaemonPaths, DaemonError>
+    let environment: [String: String]
     /// Submissions and controls, in the order the tasks' methods were called.
     let queue: DispatchQueue
     let state = Locked(LinkState())
@@ -41,6 +42,7 @@ final class BackgroundLink: @unchecked Sendable {
 
     init(identifier: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.identifier = identifier
+        self.environment = environment
         queue = DispatchQueue(label: "transferkit.background.\(identifier)")
         // Nothing is created until the daemon must be started: most sessions may never need it.
         // An identifier that is no session name is refused before it names any directory:
@@ -78,7 +80,7 @@ final class BackgroundLink: @unchecked Sendable {
             throw DaemonError("no transfertop daemon is running and no transfertop executable was found to start one "
                               + "(set TRANSFERTOP_EXECUTABLE, or put transfertop beside this program or on PATH)")
         }
-        _ = try DaemonPaths.standard(create: true)  // the daemon's log is opened in the state directory
+        _ = try DaemonPaths.standard(environment, create: true)  // the daemon's log is opened in the state directory
         try DaemonLauncher.start(paths, executable: executable)
         // It listens from the moment it holds its lock; another client's start may have won.
         let deadline = Date().addingTimeInterval(10)

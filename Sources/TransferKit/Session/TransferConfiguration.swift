@@ -108,11 +108,16 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// time on the transfer thread (keep it quick), credentials redacted. `--trace`.
     public var trace: TransferTrace? = nil
 
+    /// The environment a background session finds the daemon's directories in
+    /// (`XDG_RUNTIME_DIR`, `XDG_STATE_HOME`, `HOME`): the process's unless set, so tests use
+    /// private directories and never the developer's daemon.
+    var backgroundEnvironment: [String: String]? = nil
+
     public init(kind: SessionKind) { self.kind = kind }
 
     public static var `default`: TransferConfiguration { TransferConfiguration(kind: .default) }
     public static var ephemeral: TransferConfiguration { TransferConfiguration(kind: .ephemeral) }
-    /// Accepted and stored; its daemon (SPEC S14) is not built yet, so it runs in-process.
+    /// Its download tasks and file uploads run in the per-user daemon (DECISIONS 131).
     public static func background(withIdentifier id: String) -> TransferConfiguration {
         TransferConfiguration(kind: .background(identifier: id))
     }

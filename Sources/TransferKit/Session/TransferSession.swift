@@ -82,7 +82,8 @@ public final class TransferSession: @unchecked Sendable {
             duplicateBackgroundIdentifier = nil
         }
         if case .background(let identifier) = configuration.kind, duplicateBackgroundIdentifier == nil {
-            backgroundLink = BackgroundLink(identifier: identifier)
+            backgroundLink = BackgroundLink(identifier: identifier,
+                                            environment: configuration.backgroundEnvironment ?? ProcessInfo.processInfo.environment)
         } else {
             backgroundLink = nil
         }
