@@ -9,9 +9,13 @@ public enum DaemonLauncher {
     /// started first makes ours exit at the lock; then the other one answers.
     public static func start(_ paths: DaemonPaths, executable: String) throws(DaemonError) {
         var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw DaemonError("pipe: \(String(cString: strerror(errno)))") }
+        // Close-on-exec from birth (pipe2 is hidden from Swift without _GNU_SOURCE): another
+        // thread's fork+exec between pipe() and fcntl() would inherit the write end and keep
+        // "ready" from ever reaching EOF (review 15).
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipeFDs) == 0 else {
+            throw DaemonError("socketpair: \(String(cString: strerror(errno)))")
+        }
         let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
-        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         defer { close(readEnd) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -20,6 +24,13 @@ public enum DaemonLauncher {
         posix_spawn_file_actions_addopen(&actions, 1, paths.log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 3)  // dup2 clears FD_CLOEXEC on 3
+        // The daemon outlives the app: none of the app's other descriptors (sockets, files
+        // without close-on-exec) go with it. glibc 2.34+; looked up because Swift sees it only
+        // with _GNU_SOURCE.
+        if let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 4)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
