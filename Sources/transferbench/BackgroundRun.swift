@@ -126,13 +126,15 @@ enum BackgroundRun {
             } else {
                 task = data ? session.dataTask(with: request) : session.downloadTask(with: request)
             }
-            task.resume()
+            // Said first: a quick download's completion, on the delegate queue, must not come
+            // out before it.
             say("resumed \(url.absoluteString)")
+            task.resume()
         }
         for resumeData in resumeFrom {
             let task = session.downloadTask(withResumeData: resumeData)
-            task.resume()
             say("resumed \(task.originalRequest.url.absoluteString)")
+            task.resume()
         }
         for _ in 0..<(restored + urls.count + resumeFrom.count) { printer.completed.wait() }
         // The acknowledgements are queued on the delegate queue behind the delegate calls.
