@@ -245,6 +245,12 @@ import TransferModel
         await rig.killDaemon()
         server.openGate(gate)
         let a = try rig.spawn(["attach", "p"]), b = try rig.spawn(["attach", "p"])
+        // Both following before the task goes on: a completion prunes its task's earlier
+        // events below the slowest live follower (DECISIONS 133), so a client that attached
+        // only after it would see the outcome alone, not the same stream.
+        try await waitFor("both attached") {
+            [a, b].allSatisfy { ((try? String(contentsOfFile: $0.outPath, encoding: .utf8)) ?? "").contains("daemon restarted") }
+        }
         let status = try await rig.run(["status", "p", "--json"])
         #expect(status.stdout.contains("\"state\" : \"suspended\""), "\(status.stdout)")
         #expect(try await rig.run(["control", "p", "resume", "1"]).status == 0)

@@ -101,8 +101,14 @@ struct Spawned: Sendable {
             unlink(errPath)
             try? FileManager.default.removeItem(atPath: isolatedDirectory)
         }
+        // A child still running after ten minutes is killed: a hung one then fails its test
+        // (exit 137, its output so far) instead of holding the whole run until CI's limit.
+        let pid = self.pid
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: watchdog)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        watchdog.cancel()
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return RunResult(status: exit, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
                          stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
