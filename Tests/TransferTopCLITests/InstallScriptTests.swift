@@ -10,8 +10,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let binary = try #require(Binary.path)
         let stub = dir + "/swift"
+        // Written here, then copied into place by `cp`: a file this process wrote is open for
+        // writing in any child another test forks meanwhile, and exec of it fails with "Text
+        // file busy" (a TSan run in CI). The copy's only writer is `cp`, gone when it exits.
         try "#!/bin/sh\ncase \"$*\" in *--show-bin-path*) echo '\((binary as NSString).deletingLastPathComponent)';; esac\n"
-            .write(toFile: stub, atomically: true, encoding: .utf8)
+            .write(toFile: stub + ".src", atomically: false, encoding: .utf8)
+        let copied = try await Run.spawn([stub + ".src", stub], environment: [:], executable: "/bin/cp").wait()
+        try #require(copied.status == 0, "cp: \(copied.stderr)")
         chmod(stub, 0o755)
         let script = Golden.packageRoot.appendingPathComponent("scripts/install").path
         let r = try await Run.spawn([dir + "/prefix"], environment: ["SWIFT": stub], executable: script).wait()
