@@ -201,10 +201,14 @@ extension BackgroundLink {
             s.finished.insert(t.number)
             return s.resumeReplies.removeValue(forKey: task.taskIdentifier)
         }
-        task.apply(.finished(error))
-        guard let reply else { return nil }
-        let resumeData = error?.resumeData
-        return { reply(resumeData) }
+        // Run by the reader once `routing` is released (the handler may end the session), the
+        // handler first and then the finish that queues didCompleteWithError: the engine's
+        // order. Run from two threads, a CI run under ASan printed them the other way round.
+        let (resumeData, finished) = (error?.resumeData, error)
+        return {
+            reply?(resumeData)
+            task.apply(.finished(finished))
+        }
     }
 
     /// `path` if it is a plain file directly in a task directory of this session's
