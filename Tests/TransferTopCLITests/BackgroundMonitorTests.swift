@@ -13,23 +13,27 @@ import TransferTopUI
 @Suite(.serialized) struct BackgroundMonitorTests {
     typealias Rig = BackgroundDaemonTests.Rig
 
-    /// Takes the feed's picture until `check` holds (a generous deadline: it expires on a bug,
-    /// and the test fails there, saying what the feed showed and said).
+    /// Takes the feed's picture until `check` holds, through the suite's one `waitFor` (its
+    /// deadline is the one sanitizer runs need); on expiry the test fails here, saying what the
+    /// feed showed and said.
     static func until(_ feed: DaemonFeed, _ notes: Locked<[String]>, sourceLocation: SourceLocation = #_sourceLocation,
-                      _ check: ([SessionSnapshot]) -> Bool) async throws -> [SessionSnapshot] {
-        let end = Date().addingTimeInterval(60)
-        var last: [SessionSnapshot] = []
-        while Date() < end {
-            last = feed.snapshots(now: Date())
-            let new = feed.takeNotices()
-            notes.withLock { $0 += new }
-            if check(last) { return last }
-            try await Task.sleep(nanoseconds: 20_000_000)
+                      _ check: @escaping @Sendable ([SessionSnapshot]) -> Bool) async throws -> [SessionSnapshot] {
+        let last = Locked<[SessionSnapshot]>([])
+        do {
+            try await waitFor("the feed's picture") {
+                let now = feed.snapshots(now: Date())
+                let new = feed.takeNotices()
+                notes.withLock { $0 += new }
+                last.withLock { $0 = now }
+                return check(now)
+            }
+        } catch {
+            let rows = last.withLock { $0 }.map { s in
+                "\(s.name): " + s.tasks.map { "\($0.taskIdentifier) \($0.state) \($0.countOfBytesReceived)" }.joined(separator: ", ")
+            }
+            Issue.record("\(error); rows: \(rows); notes: \(notes.withLock { $0 }); gone: \(feed.isGone)", sourceLocation: sourceLocation)
         }
-        let rows = last.map { s in "\(s.name): " + s.tasks.map { "\($0.taskIdentifier) \($0.state) \($0.countOfBytesReceived)" }.joined(separator: ", ") }
-        Issue.record("the feed never showed what the test waits for in 60 s; rows: \(rows); notes: \(notes.withLock { $0 }); gone: \(feed.isGone)",
-                     sourceLocation: sourceLocation)
-        return last
+        return last.withLock { $0 }
     }
 
     static func json(_ rig: Rig, _ name: String) async throws -> [BackgroundTaskStatus] {
@@ -50,7 +54,7 @@ import TransferTopUI
         feed.start()
         defer { feed.stop() }
         let notes = Locked<[String]>([])
-        func task(_ s: [SessionSnapshot]) -> TaskSnapshot? { s.first { $0.name == "feed" }?.tasks.first }
+        @Sendable func task(_ s: [SessionSnapshot]) -> TaskSnapshot? { s.first { $0.name == "feed" }?.tasks.first }
         var s = try await Self.until(feed, notes) { task($0)?.state == .running && task($0)?.countOfBytesReceived == 1_000_000 }
         let id = try #require(task(s)).id
         #expect(DaemonRows.owns(id.session) && id.task == 1)
