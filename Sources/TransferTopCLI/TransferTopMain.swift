@@ -97,23 +97,35 @@ enum Preparation {
         try Preflight.checkClientCertificate(o.clientCertificate)
         try Preflight.checkCookies(files: o.cookieFiles, jar: o.cookieJar)
         var plan: RunPlan
+        var listed = false
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
             plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try URLCheck.checkURL(t)) }
-            plan.sessions[0].downloadURLs = try inputFileURLs(o)
+            listed = true
         } else if o.upload != nil || !o.form.isEmpty {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
         } else {
             plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try URLCheck.checkURL(t) },
                                     outputDirectory: out)
-            plan.sessions[0].downloadURLs = try inputFileURLs(o)
+            listed = true
+        }
+        // Repeats are dropped from the tasks first, then from the list as it is read: the
+        // list's check goes on from the tasks' (a URL given both ways is downloaded once).
+        var dropped: [Int] = []
+        var seen = FirstOccurrences()
+        for i in plan.sessions.indices {
+            var sessionSeen = FirstOccurrences()
+            dropped.append(plan.sessions[i].dropDuplicateDownloads(seen: &sessionSeen))
+            if i == 0 { seen = sessionSeen }
+        }
+        if listed, !o.inputFiles.isEmpty {
+            var repeats = 0
+            plan.sessions[0].downloadURLs = try inputFileURLs(o, seen: &seen, repeats: &repeats)
+            dropped[0] += repeats
         }
         if plan.sessions.allSatisfy({ $0.tasks.isEmpty && $0.downloadURLs.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
-        for i in plan.sessions.indices {
-            let dropped = plan.sessions[i].dropDuplicateDownloads()
-            if dropped > 0 {
-                Output.shared.line("note: \(dropped) URL(s) listed more than once in session '\(plan.sessions[i].name)' are downloaded once")
-            }
+        for (i, count) in dropped.enumerated() where count > 0 {
+            Output.shared.line("note: \(count) URL(s) listed more than once in session '\(plan.sessions[i].name)' are downloaded once")
         }
         plan.replaceExports = o.force
         plan.applyUserAgent(o.userAgent)
@@ -132,12 +144,19 @@ enum Preparation {
 
     /// The URLs of every `--input-file`, each checked (every bad line reported by number).
     static func inputFileURLs(_ o: Options) throws(UsageError) -> [String] {
+        var none = FirstOccurrences(enabled: false)
+        var repeats = 0
+        return try inputFileURLs(o, seen: &none, repeats: &repeats)
+    }
+
+    /// The same, without the URLs `seen` has (counted in `repeats`) when it is given.
+    static func inputFileURLs(_ o: Options, seen: inout FirstOccurrences, repeats: inout Int) throws(UsageError) -> [String] {
         var urls: [String] = []
         for file in o.inputFiles {
             let shown = SafeQuote.quote(file)
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
             guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(shown)'") }
-            urls += try InputFile.parseURLs(in: text, file: shown)
+            urls += try InputFile.parseURLs(in: text, file: shown, seen: &seen, repeats: &repeats)
         }
         return urls
     }

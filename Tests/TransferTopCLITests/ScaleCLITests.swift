@@ -111,6 +111,29 @@ import TransferModel
         let lines = InputFile.numberedLines(in: "# c\nhttp://a/\n\n  http://b/  \r\n#x\n")
         #expect(lines.map(\.line) == [2, 4])
         #expect(lines.map { String($0.text) } == ["http://a/", "http://b/"])
+        // No final newline, a lone CR line, a comment after blanks: the same rules.
+        let more = InputFile.numberedLines(in: "\r\n \t# c\nhttp://c/")
+        #expect(more.map(\.line) == [3] && more.first.map { String($0.text) } == "http://c/")
+    }
+
+    /// Duplicates are found by hash and confirmed by comparing the strings: with every hash
+    /// equal (forced), distinct URLs are all kept and only true repeats go, in the list's
+    /// reader (which goes on from the command line's URLs) as in the plan's check.
+    @Test(arguments: [false, true]) func duplicatesAreExactEvenWhenHashesCollide(_ collide: Bool) throws {
+        let urls = ["http://h/a", "http://h/b", "http://h/a", "http://h/c", "http://h/b", "http://h/b", "http://h/d"]
+        let hash: FirstOccurrences.Hashing = collide ? .constant(7) : .standard
+        var seen = FirstOccurrences(hashing: hash)
+        #expect(urls.filter { seen.isFirst($0) } == ["http://h/a", "http://h/b", "http://h/c", "http://h/d"])
+        var plan = SessionPlan(name: "s")
+        plan.tasks = [TaskPlan(kind: .download, url: URL(string: "http://h/c")!)]
+        plan.downloadURLs = urls
+        var planSeen = FirstOccurrences(hashing: hash)
+        #expect(plan.dropDuplicateDownloads(seen: &planSeen) == 4)
+        var listSeen = planSeen
+        var repeats = 0
+        let listed = try InputFile.parseURLs(in: "http://h/e\nhttp://h/a\n# x\nhttp://h/e\n", file: "l", seen: &listSeen, repeats: &repeats)
+        #expect(listed == ["http://h/e"] && repeats == 2)
+        #expect(plan.downloadURLs == ["http://h/a", "http://h/b", "http://h/d"])
     }
 }
 

@@ -46,7 +46,7 @@ public enum URLText {
         return text.withUTF8 { isPlainHTTP($0) }
     }
 
-    static func isPlainHTTP(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func isPlainHTTP(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         func take(_ prefix: StaticString) -> Bool {
             let p = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
