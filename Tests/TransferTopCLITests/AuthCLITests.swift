@@ -53,7 +53,7 @@ import Testing
         let run = try Run.spawn(["--no-tui", "-o", dir + "/out", "-u", "\(AuthRoutes.user):\(AuthRoutes.password)",
                                  "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=100000"], environment: env(dir))
         try await server.waitForGate(gate)
-        try await waitFor("the first body bytes on disk") { largestFile(under: dir) > 0 }
+        try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 0 }
         run.signal(SIGINT)
         let r = await run.wait()
         server.openGate(gate)

@@ -110,8 +110,10 @@ import TransferKit
         let args = ["-o", dir + "/out", "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate(gate)
-        // The client has the response head (validators) once it wrote body bytes somewhere.
-        try await waitFor("the first body bytes on disk") { largestFile(under: dir) > 0 }
+        // The client has the response head (validators) once it wrote body bytes beside the
+        // destination. Not anywhere under `dir`: the state directory's run record is there
+        // from the start, and a Ctrl-C before the head kept nothing (a loaded run's failure).
+        try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 0 }
         first.signal(SIGINT)
         let r1 = await first.wait()
         #expect(r1.status == 1, "\(r1.stdout)\(r1.stderr)")

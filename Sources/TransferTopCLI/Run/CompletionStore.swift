@@ -125,6 +125,15 @@ public final class CompletionStore: @unchecked Sendable {
         }
     }
 
+    /// Every record of `outputDirectory`'s journal by key (`ResumeStore.key`), for many look-ups.
+    func records(outputDirectory: String) -> [String: Record] {
+        let path = journal(outputDirectory: outputDirectory)
+        return indexes.withLock { indexes -> [String: Record] in
+            if indexes[path] == nil { indexes[path] = Self.read(path) }
+            return indexes[path]!
+        }
+    }
+
     public func load(url: String, outputDirectory: String) -> Record? {
         let path = journal(outputDirectory: outputDirectory)
         let key = ResumeStore.key(url: url, outputDirectory: outputDirectory)
