@@ -34,6 +34,13 @@ import TransferModel
 
         var daemonPID: Int32? { DaemonLock.holderPID(paths.lock) }
 
+        /// The daemon's log (its stderr), for the message of a failed expectation: what the
+        /// daemon said is the first thing to read when a command of this rig fails in CI.
+        var log: String {
+            let text = (try? String(contentsOfFile: paths.log, encoding: .utf8)) ?? "(no daemon log)"
+            return "\n--- daemon log ---\n" + String(text.suffix(3000))
+        }
+
         /// kill -9 of the daemon; returns once its lock is free (it is gone).
         func killDaemon() async {
             guard let pid = daemonPID else { return }
@@ -61,23 +68,23 @@ import TransferModel
         server.setFile("a.bin", size: 3000, seed: 3)  // with validators: a rerun can tell it is unchanged
         let urls = ["\(server.httpBase)/files/a.bin", "\(server.httpBase)/bytes/2000?seed=4&headGate=\(gate)"]
         let submit = try await rig.run(["--background", "s1", "-o", rig.out] + urls)
-        #expect(submit.status == 0, "\(submit.stdout)\(submit.stderr)")
+        #expect(submit.status == 0, "\(submit.stdout)\(submit.stderr)\(rig.log)")
         #expect(submit.stdout.split(separator: "\n").map(String.init) == ["s1:1 \(urls[0])", "s1:2 \(urls[1])"])
         try await server.waitForGate(gate)
         let status = try await rig.run(["status", "s1", "--json"])
-        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.status == 0, "\(status.stderr)\(rig.log)")
         let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8))
         #expect(sessions.first?.tasks.map(\.number) == [1, 2])
         #expect(sessions.first?.tasks.last?.state != "completed")
         server.openGate(gate)
         let wait = try await rig.run(["wait", "s1"])
-        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(wait.stdout.contains("s1:1 completed ok 200") && wait.stdout.contains("s1:2 completed ok 200"), "\(wait.stdout)")
         #expect(wait.stdout.contains("s1: 2 task(s) completed, 0 failed"))
         #expect(Self.sha(rig.out + "/a.bin") == SHA256.hex(Data(LoopbackServer.body(size: 3000, seed: 3))))
         // Submitted again, a finished file is skipped as a local rerun skips it.
         let again = try await rig.run(["--background", "s1", "-o", rig.out, urls[0]])
-        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.status == 0, "\(again.stderr)\(rig.log)")
         #expect(again.stdout.contains("already complete") && again.stdout.contains("nothing to submit"), "\(again.stdout)")
         // The socket is this user's only; the daemon says where it is.
         var st = stat()
@@ -86,7 +93,7 @@ import TransferModel
         let daemon = try await rig.run(["daemon", "status"])
         #expect(daemon.status == 0 && daemon.stdout.contains("pid \(rig.daemonPID ?? -1)"), "\(daemon.stdout)")
         let stop = try await rig.run(["daemon", "stop"])
-        #expect(stop.status == 0, "\(stop.stderr)")
+        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)\(rig.log)")
         #expect(rig.daemonPID == nil)
         let after = try await rig.run(["daemon", "status"])
         #expect(after.status == 1 && after.stdout.contains("no transfertop daemon is running"))
@@ -97,9 +104,9 @@ import TransferModel
         defer { Task { try? await server.shutdown() } }
         let rig = try Rig()
         let submit = try await rig.run(["--background", "f", "-o", rig.out, "\(server.httpBase)/status/404", "\(server.httpBase)/bytes/10"])
-        #expect(submit.status == 0, "\(submit.stderr)")
+        #expect(submit.status == 0, "\(submit.stderr)\(rig.log)")
         let wait = try await rig.run(["wait", "f"])
-        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(wait.stdout.contains("f:1 completed failed 404"), "\(wait.stdout)")
         #expect(wait.stdout.contains("2 task(s) completed, 1 failed"))
     }
@@ -111,7 +118,7 @@ import TransferModel
         let stale = try UnixListener(path: paths.socket)
         close(stale.fd)  // closed, never unlinked: a stale socket file
         let start = try await rig.run(["daemon", "start"])
-        #expect(start.status == 0, "\(start.stdout)\(start.stderr)")
+        #expect(start.status == 0, "\(start.stdout)\(start.stderr)\(rig.log)")
         let pid = try #require(rig.daemonPID)
         let second = try await rig.run(["daemon", "run"])
         #expect(second.status == 1)
@@ -133,7 +140,7 @@ import TransferModel
         _ = await waiter.wait()
         server.openGate(gate)
         let again = try await rig.run(["wait", "k"])
-        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)\(rig.log)")
         #expect(again.stdout.contains("k:1 completed ok 200"), "\(again.stdout)")
         #expect(Self.sha(rig.out + "/5000") == SHA256.hex(Data(LoopbackServer.body(size: 5000, seed: 9))))
     }
@@ -178,7 +185,7 @@ import TransferModel
             #expect(status.status == 0, "kill \(i + 1): \(status.stdout)\(status.stderr)")
         }
         let wait = try await rig.run(["wait", "big"])
-        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(Self.sha(rig.out + "/big.bin") == SHA256.hex(Data(LoopbackServer.body(size: size, seed: 7))))
         #expect(server.stats.requests.filter { $0.header("Range") != nil }.count >= 10)
         #expect(!FileManager.default.fileExists(atPath: rig.out + "/.big.bin.ttpart"))
@@ -203,7 +210,7 @@ import TransferModel
         await rig.killDaemon()
         server.openGate(gate)
         let wait = try await rig.run(["wait", "m"])
-        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(wait.stdout.contains("m:1 completed ok"), "\(wait.stdout)")
         #expect(server.stats.requests.contains { $0.header("Range") != nil })
         #expect(Self.sha(rig.out + "/r.bin") == SHA256.hex(Data(LoopbackServer.body(size: 900_000, seed: 4))))
@@ -223,7 +230,7 @@ import TransferModel
         server.openGate(gate)
         #expect(try await rig.run(["control", "v", "invalidate"]).status == 0)
         let wait = try await rig.run(["wait", "v"])
-        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(wait.stdout.contains("v:1 completed failed") && wait.stdout.contains("session invalidated"), "\(wait.stdout)")
     }
 
@@ -255,7 +262,7 @@ import TransferModel
         #expect(status.stdout.contains("\"state\" : \"suspended\""), "\(status.stdout)")
         #expect(try await rig.run(["control", "p", "resume", "1"]).status == 0)
         let wait = try await rig.run(["wait", "p"])
-        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(Self.sha(rig.out + "/300000") == SHA256.hex(Data(LoopbackServer.body(size: 300_000, seed: 2))))
         #expect(try await rig.run(["control", "p", "invalidate"]).status == 0)
         let (ra, rb) = (await a.wait(), await b.wait())
@@ -272,9 +279,9 @@ import TransferModel
         let secret = AuthRoutes.password  // `/auth/basic` has it nowhere in its URL
         let submit = try await rig.run(["--background", "auth", "-o", rig.out, "-u", "\(AuthRoutes.user):\(secret)",
                                          "\(server.httpBase)/auth/basic"])
-        #expect(submit.status == 0, "\(submit.stderr)")
+        #expect(submit.status == 0, "\(submit.stderr)\(rig.log)")
         let wait = try await rig.run(["wait", "auth"])
-        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         // Nowhere in the daemon's files: journal (and its WAL), log, resume records; neither
         // as typed nor as the Basic header carries it.
         let state = rig.env["XDG_STATE_HOME"]! + "/transfertop"
@@ -322,7 +329,7 @@ import TransferModel
         try (1...10_000).map { "\(server.httpBase)/bytes/10?n=\($0)&headGate=never-\(UUID().uuidString.prefix(4))" }
             .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let submit = try await rig.run(["--background", "many", "-o", rig.out, "-i", list])
-        #expect(submit.status == 0, "\(submit.stderr)")
+        #expect(submit.status == 0, "\(submit.stderr)\(rig.log)")
         #expect(submit.stdout.split(separator: "\n").count == 10_000)
         #expect(submit.stdout.hasPrefix("many:1 ") && submit.stdout.contains("many:10000 "))
         #expect(try await rig.run(["control", "many", "invalidate"]).status == 0)
