@@ -64,24 +64,30 @@ extension Transfer {
     /// One header line (status lines included). A blank line ends a head; 1xx heads are
     /// skipped because the real response follows.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
-        let now = Monotonic.now()
-        lastActivity = now
         touch()
         // FTP's server replies come here too (220, 331, 213, …): activity, not a response head.
         // The hop's response is made at its first body byte (TransferEngine+Schemes).
         guard scheme.isHTTP else {
+            lastActivity = Monotonic.now()
             if tls == nil, scheme.isTLS { tls = easy.tlsInfo() }  // ftps: after the handshake
             return line.count
-        }
-        if firstHeaderAt == nil {
-            firstHeaderAt = now
-            tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
         }
         // Parsed on bytes: this runs for every header line of every response (Foundation's
         // trimming showed up as a third of the small-request benchmark's CPU).
         let bytes = line.bindMemory(to: UInt8.self)
         let body = HeaderLine.trimmed(bytes)
-        if bytes.starts(with: HeaderLine.httpPrefix) {
+        let isStatusLine = bytes.starts(with: HeaderLine.httpPrefix)
+        // The clock is read at a head's first and last line only: the lines between arrive in
+        // the same read, and reading it for each was ten reads per response (issue 8).
+        if isStatusLine || body.isEmpty || firstHeaderAt == nil {
+            let now = Monotonic.now()
+            lastActivity = now
+            if firstHeaderAt == nil {
+                firstHeaderAt = now
+                tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
+            }
+        }
+        if isStatusLine {
             statusCode = Self.parseStatus(String(decoding: body, as: UTF8.self))
             responseHeaders = []
             headComplete = false

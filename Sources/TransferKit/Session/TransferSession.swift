@@ -271,10 +271,12 @@ public final class TransferSession: @unchecked Sendable {
     /// `detail` is built only when someone observes (it may redact a URL: not free).
     func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: @autoclosure () -> String = "") {
         let observers = core.withLock { $0.observers }
-        guard !observers.isEmpty else { return }
+        // Eight events per URL, most of which line mode ignores: one nobody wants is not
+        // made (issue 8, DECISIONS 137).
+        guard observers.contains(where: { $0.transferSession(self, observes: kind) }) else { return }
         let event = TransferEvent(date: Date(), sessionID: sessionID, taskIdentifier: task?.taskIdentifier,
                                   kind: kind, detail: detail())
-        for o in observers { o.transferSession(self, didEmit: event) }
+        for o in observers where o.transferSession(self, observes: kind) { o.transferSession(self, didEmit: event) }
     }
 
     /// Sends a command to the transfer thread; if the engine is gone the task fails at once.
