@@ -88,7 +88,7 @@ extension Transfer {
             }
         }
         if isStatusLine {
-            statusCode = Self.parseStatus(String(decoding: body, as: UTF8.self))
+            statusCode = Self.parseStatus(bytes: body)
             responseHeaders = []
             headComplete = false
         } else if body.isEmpty {
@@ -139,6 +139,18 @@ extension Transfer {
             engine.publishProgress(self, now: now)
         }
         return bytes.count
+    }
+
+    /// `parseStatus` on the line's bytes: `HTTP/x SP DDD (SP …)` read in place, anything else
+    /// through the string version (no string made for every response, issue 8).
+    static func parseStatus(bytes line: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+        if let space = line.firstIndex(of: 0x20) {
+            let code = line[(space + 1)...].prefix(4)
+            if code.count >= 3, code.prefix(3).allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), code.count == 3 || code.last == 0x20 {
+                return code.prefix(3).reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            }
+        }
+        return parseStatus(String(decoding: line, as: UTF8.self))
     }
 
     static func parseStatus(_ line: String) -> Int {
