@@ -186,8 +186,11 @@ final class TransferEngine: @unchecked Sendable {
         loadHSTS()
         while true {
             if case .shutdown(let done)? = runCommands() {
-                flushOutbox()
                 teardown()
+                flushOutbox()  // what the last turn's commands delivered
+                // A later thread may get this one's pthread_t: it must not be taken for the
+                // transfer thread (its deliveries would wait in an outbox nobody flushes).
+                transferThread.store(0, ordering: .relaxed)
                 done.signal()
                 return
             }
