@@ -64,25 +64,31 @@ extension Transfer {
     /// One header line (status lines included). A blank line ends a head; 1xx heads are
     /// skipped because the real response follows.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
-        let now = Monotonic.now()
-        lastActivity = now
         touch()
         // FTP's server replies come here too (220, 331, 213, …): activity, not a response head.
         // The hop's response is made at its first body byte (TransferEngine+Schemes).
         guard scheme.isHTTP else {
+            lastActivity = Monotonic.now()
             if tls == nil, scheme.isTLS { tls = easy.tlsInfo() }  // ftps: after the handshake
             return line.count
-        }
-        if firstHeaderAt == nil {
-            firstHeaderAt = now
-            tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
         }
         // Parsed on bytes: this runs for every header line of every response (Foundation's
         // trimming showed up as a third of the small-request benchmark's CPU).
         let bytes = line.bindMemory(to: UInt8.self)
         let body = HeaderLine.trimmed(bytes)
-        if bytes.starts(with: HeaderLine.httpPrefix) {
-            statusCode = Self.parseStatus(String(decoding: body, as: UTF8.self))
+        let isStatusLine = bytes.starts(with: HeaderLine.httpPrefix)
+        // The clock is read at a head's first and last line only: the lines between arrive in
+        // the same read, and reading it for each was ten reads per response (issue 8).
+        if isStatusLine || body.isEmpty || firstHeaderAt == nil {
+            let now = Monotonic.now()
+            lastActivity = now
+            if firstHeaderAt == nil {
+                firstHeaderAt = now
+                tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
+            }
+        }
+        if isStatusLine {
+            statusCode = Self.parseStatus(bytes: body)
             responseHeaders = []
             headComplete = false
         } else if body.isEmpty {
@@ -133,6 +139,18 @@ extension Transfer {
             engine.publishProgress(self, now: now)
         }
         return bytes.count
+    }
+
+    /// `parseStatus` on the line's bytes: `HTTP/x SP DDD (SP …)` read in place, anything else
+    /// through the string version (no string made for every response, issue 8).
+    static func parseStatus(bytes line: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+        if let space = line.firstIndex(of: 0x20) {
+            let code = line[(space + 1)...].prefix(4)
+            if code.count >= 3, code.prefix(3).allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), code.count == 3 || code.last == 0x20 {
+                return code.prefix(3).reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            }
+        }
+        return parseStatus(String(decoding: line, as: UTF8.self))
     }
 
     static func parseStatus(_ line: String) -> Int {

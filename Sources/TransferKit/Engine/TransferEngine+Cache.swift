@@ -155,7 +155,7 @@ extension TransferEngine {
         if t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
            let delegate = session.delegate as? any TransferDataDelegate {
             // Before the task's completion, which is queued after this on the same queue.
-            session.delegateQueue.async {
+            session.deliver {
                 session.emit(.delegateCallback("willCacheResponse"), task: dataTask, detail: "\(body.count) bytes")
                 delegate.session(session, dataTask: dataTask, willCacheResponse: entry) { chosen in
                     if let chosen { cache.storeCachedResponse(chosen, for: request) }

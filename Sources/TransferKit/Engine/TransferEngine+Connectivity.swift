@@ -24,7 +24,7 @@ extension TransferEngine {
         if t.connectivityRetries == 1 {
             let task = t.task, session = task.session
             if let delegate = session.delegate as? any TransferTaskDelegate {
-                session.delegateQueue.async {
+                session.deliver {
                     session.emit(.delegateCallback("taskIsWaitingForConnectivity"), task: task)
                     delegate.session(session, taskIsWaitingForConnectivity: task)
                 }

@@ -67,6 +67,6 @@ extension TransferEngine {
         guard let multipart = t.multipart, let task = t.task as? TransferDataTask,
               let delegate = task.session.delegate as? any TransferDataDelegate else { return }
         t.multipart = nil
-        task.session.delegateQueue.async { multipart.finish(task: task, delegate: delegate) }
+        task.session.deliver { multipart.finish(task: task, delegate: delegate) }
     }
 }

@@ -66,7 +66,7 @@ extension TransferEngine {
               let delegate = session.delegate as? any TransferDataDelegate else { return }
         if beginMultipartReplace(t, response) { return }
         t.awaitingDisposition = true
-        session.delegateQueue.async { [self, response] in
+        session.deliver { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
                 _ = send(.disposition(dataTask, disposition))
             }
@@ -134,7 +134,7 @@ extension TransferEngine {
         t.sink = .file
         transfers[ObjectIdentifier(download)] = t
         t.published = (0, 0)
-        session.delegateQueue.async {
+        session.deliver {
             session.emit(.delegateCallback("didBecomeDownloadTask"), task: dataTask, detail: "→ task \(download.taskIdentifier)")
             (session.delegate as? any TransferDataDelegate)?.session(session, dataTask: dataTask, didBecome: download)
             session.retireConverted(dataTask)
@@ -154,7 +154,7 @@ extension TransferEngine {
         t.pending.reserveCapacity(Self.deliveryChunk + 512 * 1024)  // + one libcurl buffer: no realloc
         let session = task.session
         let multipart = t.multipart
-        session.delegateQueue.async {
+        session.deliver {
             if let multipart {
                 multipart.deliver(chunk, task: task, delegate: delegate)
             } else {
@@ -218,13 +218,13 @@ extension TransferEngine {
         else { return }
         let task = t.task
         if delta.1 > 0 {
-            session.delegateQueue.async {
+            session.deliver {
                 delegate.session(session, task: task, didSendBodyData: delta.1, totalBytesSent: totals.1,
                                  totalBytesExpectedToSend: expected.1)
             }
         }
         if delta.0 > 0, let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate {
-            session.delegateQueue.async {
+            session.deliver {
                 dd.session(session, downloadTask: download, didWriteData: delta.0, totalBytesWritten: totals.0,
                            totalBytesExpectedToWrite: expected.0)
             }

@@ -151,7 +151,7 @@ extension TransferEngine {
         let session = t.task.session
         guard let download = t.task as? TransferDownloadTask, t.task.core.withLock({ $0.completion == nil }),
               let delegate = session.delegate as? any TransferDownloadDelegate else { return }
-        session.delegateQueue.async {
+        session.deliver {
             session.emit(.delegateCallback("didResumeAtOffset"), task: download, detail: "\(offset)")
             delegate.session(session, downloadTask: download, didResumeAtOffset: offset, expectedTotalBytes: expected)
         }

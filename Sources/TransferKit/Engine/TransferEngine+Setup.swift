@@ -57,7 +57,7 @@ extension TransferEngine {
         // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
         // 7.88 makes a second request wait for the first connection to finish and reuses it,
         // serialising requests that should run on parallel connections.
-        if configuration.allowsHTTP2 && t.request.url.scheme?.lowercased() == "https" {
+        if configuration.allowsHTTP2 && t.scheme == .https {
             try e.set(CURLOPT_PIPEWAIT, true)
         }
         if let share { try e.set(CURLOPT_SHARE, pointer: share.raw) }

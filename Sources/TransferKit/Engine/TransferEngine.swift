@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// The transfer thread of one session: owns its libcurl multi handle, share handle and every
 /// easy handle, and is driven by a command queue plus `curl_multi_wakeup` (A1).
@@ -67,7 +68,12 @@ final class TransferEngine: @unchecked Sendable {
     static let startsPerTurn = 1
     private let started = Locked(false)
 
+    /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
+    let transferThread = Atomic<UInt>(0)
     // Transfer-thread state.
+    /// Delegate-queue work of this loop turn and its queue (TransferEngine+Outbox.swift).
+    var outbox: [@Sendable () -> Void] = []
+    var outboxQueue: DispatchQueue?
     var share: ShareHandle?
     let spareHandles = SpareHandles()
     var transfers: [ObjectIdentifier: Transfer] = [:]
@@ -175,11 +181,16 @@ final class TransferEngine: @unchecked Sendable {
     // MARK: the loop
 
     private func run() {
+        transferThread.store(pthread_self(), ordering: .relaxed)
         share = ShareHandle()
         loadHSTS()
         while true {
             if case .shutdown(let done)? = runCommands() {
                 teardown()
+                flushOutbox()  // what the last turn's commands delivered
+                // A later thread may get this one's pthread_t: it must not be taken for the
+                // transfer thread (its deliveries would wait in an outbox nobody flushes).
+                transferThread.store(0, ordering: .relaxed)
                 done.signal()
                 return
             }
@@ -187,6 +198,7 @@ final class TransferEngine: @unchecked Sendable {
             _ = curl_multi_perform(multi.raw, &running)
             drainFinished()
             afterPerform()
+            flushOutbox()  // the turn's delegate callbacks, in one hop (DECISIONS 136)
             var fds: Int32 = 0
             _ = curl_multi_poll(multi.raw, nil, 0, Int32(pollTimeoutMillis()), &fds)
         }

@@ -135,4 +135,12 @@ extension TransferDownloadDelegate {
 /// (the transfer thread or the delegate queue): keep it quick and never block.
 public protocol TransferObserver: AnyObject, Sendable {
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent)
+    /// Whether events of `kind` are wanted (default: all). Asked before an event is made, so
+    /// an event no observer wants costs no date and no detail text (DECISIONS 137). Keep it
+    /// constant for a session's life: the answer may be asked again for every event.
+    func transferSession(_ session: TransferSession, observes kind: TransferEvent.Kind) -> Bool
+}
+
+extension TransferObserver {
+    public func transferSession(_ session: TransferSession, observes kind: TransferEvent.Kind) -> Bool { true }
 }

@@ -6,7 +6,7 @@ extension TransferSession {
     /// then *didCompleteWithError* — or the completion handler instead of the delegate's
     /// response, data and completion callbacks.
     func deliverCompletion(of task: TransferTask, error: TransferError?) {
-        delegateQueue.async { [self] in
+        deliver { [self] in
             let (completion, body, taken, memoryBody, response, metrics) = task.core.withLock { c in
                 let completion = c.completion
                 c.completion = nil

@@ -44,6 +44,9 @@ public final class TransferSession: @unchecked Sendable {
     /// Background identifiers of the live sessions of this process (issue 12: two live sessions
     /// with one identifier are an error, where Apple leaves it undefined).
     static let liveBackgroundIdentifiers = Locked<Set<String>>([])
+    /// The first problem of the configuration's headers (checked once, not for every task:
+    /// the configuration is immutable; issue 8).
+    let configurationHeaderProblem: HeaderValidation.Problem?
     /// Set when another live session had this one's background identifier: its tasks fail.
     let duplicateBackgroundIdentifier: String?
     /// A background session's line to the daemon, which runs its downloads (DECISIONS 131).
@@ -74,6 +77,7 @@ public final class TransferSession: @unchecked Sendable {
         }
         self.cookieStorage = cookies
         self.cookieFileProblems = problems
+        self.configurationHeaderProblem = HeaderValidation.firstProblem(configuration.httpAdditionalHeaders)
         self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies, sessionCookies: own)
         if case .background(let identifier) = configuration.kind,
            !Self.liveBackgroundIdentifiers.withLock({ $0.insert(identifier).inserted }) {
@@ -256,7 +260,7 @@ public final class TransferSession: @unchecked Sendable {
             // URLSession raises for these; a task that fails at once says the same without a crash.
             task.rejection = TransferError(.invalidRequest, "a background session runs download tasks and uploads from a file only (this \(task.kind) task is not supported, as URLSession's background sessions do not support it); use downloadTask(with:) or uploadTask(with:fromFile:)")
         }
-        if task.rejection == nil, let problem = HeaderValidation.firstProblem(task.originalRequest.headers + configuration.httpAdditionalHeaders) {
+        if task.rejection == nil, let problem = HeaderValidation.firstProblem(task.originalRequest.headers) ?? configurationHeaderProblem {
             // Refused like a task after invalidation: it fails as soon as it is resumed.
             task.rejection = TransferError(.invalidRequest, "refused to send the request: \(problem)")
         }
@@ -271,10 +275,12 @@ public final class TransferSession: @unchecked Sendable {
     /// `detail` is built only when someone observes (it may redact a URL: not free).
     func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: @autoclosure () -> String = "") {
         let observers = core.withLock { $0.observers }
-        guard !observers.isEmpty else { return }
+        // Eight events per URL, most of which line mode ignores: one nobody wants is not
+        // made (issue 8, DECISIONS 137).
+        guard observers.contains(where: { $0.transferSession(self, observes: kind) }) else { return }
         let event = TransferEvent(date: Date(), sessionID: sessionID, taskIdentifier: task?.taskIdentifier,
                                   kind: kind, detail: detail())
-        for o in observers { o.transferSession(self, didEmit: event) }
+        for o in observers where o.transferSession(self, observes: kind) { o.transferSession(self, didEmit: event) }
     }
 
     /// Sends a command to the transfer thread; if the engine is gone the task fails at once.

@@ -13,6 +13,9 @@ public struct HTTPHeader: Sendable, Equatable, Hashable, Codable {
     static func lowerASCII(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
 
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
+        // Most names compared differ in length (O(1) for native strings): a look-up walks
+        // every header of a response, for every response (issue 8).
+        guard a.utf8.count == b.utf8.count else { return false }
         var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
         while true {
             switch (ia.next(), ib.next()) {

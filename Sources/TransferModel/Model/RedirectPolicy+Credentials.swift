@@ -26,6 +26,9 @@ extension RedirectPolicy {
 
     /// `headers` without credential headers when the hop may not carry them.
     public static func headers(_ headers: [HTTPHeader], origin: URL, hop: URL, trusted: Bool) -> [HTTPHeader] {
+        // Nothing to strip (a session's User-Agent): no origin check, which parses both URLs'
+        // scheme, host and port for every request of a long list (issue 8).
+        if !headers.contains(where: { isCredentialHeader($0.name) }) { return headers }
         if credentialsAllowed(origin: origin, hop: hop, trusted: trusted) { return headers }
         return headers.filter { !isCredentialHeader($0.name) }
     }

@@ -66,7 +66,10 @@ public enum RedirectPolicy {
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+        // A task's first hop is its origin: equal text says so without parsing either URL's
+        // scheme, host and port (asked for every request set up, issue 8).
+        if a.absoluteString == b.absoluteString { return true }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
             && effectivePort(a) == effectivePort(b)
     }
 

@@ -18,8 +18,15 @@ public struct RunObservability: Sendable {
         logging.logger.debug("task \(event.sessionID).\(id) \(state.rawValue)")
     }
 
+    /// Whether `taskFinished` does anything: without metrics and with the log off (line
+    /// mode's default) the caller need not even make the task's snapshot (issue 8).
+    var wantsFinishedTasks: Bool { metrics != nil || logging.logger.logLevel <= .warning }
+
     func taskFinished(_ task: TaskSnapshot) {
         metrics?.record(task)
+        // The metadata is built only for a log that writes it: it was a dictionary of four
+        // strings per finished URL into a no-op logger.
+        guard logging.logger.logLevel <= (task.error == nil ? .info : .warning) else { return }
         var metadata: Logger.Metadata = ["url": "\(task.currentURL)", "bytes": "\(task.countOfBytesReceived)"]
         if let status = task.statusCode { metadata["status"] = "\(status)" }
         if let error = task.error {

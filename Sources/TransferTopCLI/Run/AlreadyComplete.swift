@@ -105,7 +105,9 @@ extension Runner {
     /// `size` when the caller wrote the bytes itself (no `lstat` in a large directory).
     func recordCompletion(_ task: TransferDownloadTask, path: String, size known: Int64? = nil) {
         guard let completions, let response = task.response, let size = known ?? AlreadyComplete.fileSize(path) else { return }
-        let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+        // The last component, found from the end (a split made every component of the path).
+        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let name = trimmed.lastIndex(of: "/").map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
         let record = CompletionStore.Record(name: name, size: size,
                                             entityTag: response.value(forHTTPHeaderField: "ETag"),
                                             lastModified: response.value(forHTTPHeaderField: "Last-Modified"))

@@ -16,7 +16,7 @@ public enum LineMode {
         let lines = LineBuffer(out)
         let meter = LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
             .map { LineProgress(mode: $0, runner: runner, lines: lines) }
-        runner.setEventSink(sink(runner, color: color, progress: meter) { lines.line($0) })
+        runner.setEventSink(stateAndProgressOnly: true, sink(runner, color: color, progress: meter) { lines.line($0) })
         let signals = SignalWatcher { signo in
             meter?.stop()
             lines.clearStatus()

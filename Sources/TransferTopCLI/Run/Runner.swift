@@ -80,10 +80,18 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    public func setEventSink(_ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
+    /// `stateAndProgressOnly`: the sink reads only task state changes and progress (line
+    /// mode), so the sessions need not make the other events at all (DECISIONS 137).
+    public func setEventSink(stateAndProgressOnly: Bool = false,
+                             _ body: @escaping @Sendable (TransferSession, TransferEvent) -> Void) {
         let box = EventSink(body)
         sink.withLock { $0 = box }
+        observesAllEvents.store(!stateAndProgressOnly, ordering: .relaxed)
     }
+
+    /// Whether the run's observer wants every event kind, or only what the Runner itself and
+    /// its observability read: task state changes and progress (`RunObserver`).
+    let observesAllEvents = Atomic<Bool>(true)
 
     public var sessions: [TransferSession] { state.withLock { $0.sessions } }
 
@@ -221,7 +229,9 @@ extension Runner {
         let tid = TaskID(session: session.sessionID, task: id)
         let first = state.withLock { $0.finished.insert(tid).inserted && $0.tasks[tid] != nil }
         guard first else { return }
-        if let task = state.withLock({ $0.tasks[tid] }) { observability.taskFinished(task.snapshot()) }
+        if observability.wantsFinishedTasks, let task = state.withLock({ $0.tasks[tid] }) {
+            observability.taskFinished(task.snapshot())
+        }
         // Start the next ones before leaving the group, so it never looks empty midway.
         retireIfStreaming(session, tid)
         feed(session)
@@ -343,6 +353,13 @@ final class RunObserver: TransferObserver, @unchecked Sendable {
     // @unchecked: only an immutable reference to the thread-safe Runner.
     let runner: Runner
     init(runner: Runner) { self.runner = runner }
+
+    func transferSession(_ session: TransferSession, observes kind: TransferEvent.Kind) -> Bool {
+        switch kind {
+        case .taskStateChanged, .progress: return true  // completions, logs, metrics, line mode
+        default: return runner.observesAllEvents.load(ordering: .relaxed)
+        }
+    }
 
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
         runner.sink.withLock { $0 }?.body(session, event)
