@@ -67,6 +67,7 @@ import TransferKit
         let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K", target]
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate("seg4")
+        try await Self.waitForRecord(under: dir + "/state", naming: [0, 1, 2])
 
         let second = try await Run.binary(args, environment: env)
         #expect(second.status == 1)
@@ -84,6 +85,21 @@ import TransferKit
         #expect(report.sha256 == file.sha)
         let s = Int64(Self.segment)
         #expect(report.attempts == [0: 1, s: 1, 2 * s: 1, 3 * s: 2, 4 * s: 1, 5 * s: 1])
+    }
+
+    /// Waits until the run's record of stored segments (under `state`) names `segments`: the
+    /// server holding the next one says the earlier ones were answered, not that the client
+    /// has written them down yet (a TSan run killed it in between and found no record).
+    static func waitForRecord(under state: String, naming segments: [Int]) async throws {
+        try await waitFor("a record of segments \(segments)") {
+            let dir = state + "/transfertop/segments"
+            let records = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".json") }
+            return records.contains { name in
+                let data = FileManager.default.contents(atPath: dir + "/" + name) ?? Data()
+                let record = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+                return (record?["done"] as? [Int]).map { Set($0) } == Set(segments)
+            }
+        }
     }
 
     @Test func ctrlCStopsTheUploadKeepsTheRecordAndExits130() async throws {
@@ -142,6 +158,7 @@ import TransferKit
                     "\(server.httpBase)/segments/odd?holdAt=\(2 * Self.segment)&holdGate=odd"]
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate("odd")
+        try await Self.waitForRecord(under: dir + "/state", naming: [0, 1])
         first.signal(SIGKILL)
         _ = await first.wait()
         server.openGate("odd")

@@ -77,15 +77,14 @@ extension Transfer {
         let bytes = line.bindMemory(to: UInt8.self)
         let body = HeaderLine.trimmed(bytes)
         let isStatusLine = bytes.starts(with: HeaderLine.httpPrefix)
-        // The clock is read at a head's first and last line only: the lines between arrive in
-        // the same read, and reading it for each was ten reads per response (issue 8).
-        if isStatusLine || body.isEmpty || firstHeaderAt == nil {
-            let now = Monotonic.now()
-            lastActivity = now
-            if firstHeaderAt == nil {
-                firstHeaderAt = now
-                tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
-            }
+        // Every line is activity: a server that trickles its head a line at a time is not idle
+        // (the idle timeout counts from `lastActivity`; a review found a head of slow lines
+        // timed out when only the first and last were counted).
+        let now = Monotonic.now()
+        lastActivity = now
+        if firstHeaderAt == nil {
+            firstHeaderAt = now
+            tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
         }
         if isStatusLine {
             statusCode = Self.parseStatus(bytes: body)
@@ -128,7 +127,13 @@ extension Transfer {
             case .collect: collected.append(contentsOf: bytes)
             case .delegate:
                 pending.append(contentsOf: bytes)
-                if pending.count >= TransferEngine.deliveryChunk { engine.flushData(self) }
+                if pending.count >= TransferEngine.deliveryChunk {
+                    engine.flushData(self)
+                    // libcurl copies a whole local body inside one perform: the chunks go out
+                    // now, not at the end of the turn, or all of a 4 GiB file would wait in the
+                    // outbox (DECISIONS 136; found in review).
+                    engine.flushOutbox()
+                }
             case .file:
                 if !writeToFile(bytes) { return 0 }
             }
@@ -137,6 +142,7 @@ extension Transfer {
         if now - lastLocalPublish >= TransferEngine.progressInterval {
             lastLocalPublish = now
             engine.publishProgress(self, now: now)
+            engine.flushOutbox()  // progress while the copy runs, not all of it at its end
         }
         return bytes.count
     }

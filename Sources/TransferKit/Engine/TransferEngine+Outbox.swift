@@ -18,6 +18,8 @@ extension TransferEngine {
 
     /// Queues `block` for the end of this loop turn (transfer thread only).
     func enqueueDelivery(_ block: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
+        // One engine serves one session, whose delegate queue is fixed: a batch never mixes queues.
+        assert(outboxQueue == nil || outboxQueue === queue, "one outbox, one delegate queue")
         outboxQueue = queue
         outbox.append(block)
     }

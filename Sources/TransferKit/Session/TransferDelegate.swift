@@ -136,8 +136,9 @@ extension TransferDownloadDelegate {
 public protocol TransferObserver: AnyObject, Sendable {
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent)
     /// Whether events of `kind` are wanted (default: all). Asked before an event is made, so
-    /// an event no observer wants costs no date and no detail text (DECISIONS 137). Keep it
-    /// constant for a session's life: the answer may be asked again for every event.
+    /// an event no observer wants costs no date and no detail text (DECISIONS 137). Asked
+    /// again for every event, so an answer may change (the CLI's runner widens it when a sink
+    /// is set); keep it quick.
     func transferSession(_ session: TransferSession, observes kind: TransferEvent.Kind) -> Bool
 }
 
