@@ -154,6 +154,8 @@ public final class LoopbackServer: Sendable {
     private let ipv6: Bool
     private let core: ServerCore
     private let listeners: [any Channel]
+    /// The server's own event loop (`start`), shut down with it.
+    private let group: MultiThreadedEventLoopGroup
     private let isShutDown = Locked(false)
     /// The test-controlled gates (`Gates.swift`).
     var gates: GateTable { core.gates }
@@ -209,7 +211,8 @@ public final class LoopbackServer: Sendable {
         }
     }
 
-    private init(host: String, ipv6: Bool, core: ServerCore, listeners: [any Channel]) {
+    private init(host: String, ipv6: Bool, core: ServerCore, listeners: [any Channel], group: MultiThreadedEventLoopGroup) {
+        self.group = group
         self.host = host
         self.ipv6 = ipv6
         self.core = core
@@ -230,7 +233,10 @@ public final class LoopbackServer: Sendable {
         let core = ServerCore()
         let serverContext = try Self.sslContext.get()
         let clientCertificateContext = try Self.clientCertificateSSLContext.get()
-        let group = MultiThreadedEventLoopGroup.singleton
+        // A loop of its own per server, not NIO's process-wide singleton: a handler that works
+        // long on its loop (hashing a 256 MiB upload under TSan took minutes) must not stall
+        // the other tests' servers that shared it (their requests timed out after 30 s).
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
         func bootstrap(tls: Bool, requiringClientCertificate: Bool = false) -> ServerBootstrap {
             let sslContext = requiringClientCertificate ? clientCertificateContext : serverContext
@@ -285,18 +291,23 @@ public final class LoopbackServer: Sendable {
                 }
         }
 
-        let plain = try await bootstrap(tls: false).bind(host: bindHost, port: httpPort).get()
+        let plain: any Channel
+        do { plain = try await bootstrap(tls: false).bind(host: bindHost, port: httpPort).get() } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
         do {
             let secure = try await bootstrap(tls: true).bind(host: bindHost, port: 0).get()
             do {
                 let mutual = try await bootstrap(tls: true, requiringClientCertificate: true).bind(host: bindHost, port: 0).get()
-                return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure, mutual])
+                return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure, mutual], group: group)
             } catch {
                 try? await secure.close().get()
                 throw error
             }
         } catch {
             try? await plain.close().get()
+            try? await group.shutdownGracefully()
             throw error
         }
     }
@@ -314,6 +325,7 @@ public final class LoopbackServer: Sendable {
             ServerCore.abort(connection, reset: false)
         }
         for connection in open { try? await connection.closeFuture.get() }
+        try? await group.shutdownGracefully()
     }
 
     /// Writes ``caCertificatePEM`` to `path` (for clients that need a CA file).
