@@ -228,7 +228,9 @@ public final class LoopbackServer: Sendable {
     ///   - ipv6: when `true` and `host` is the default, binds `::1` instead.
     /// `httpPort`: the plain port to listen on, 0 for any free one (a test that first needs
     /// the port refused, then served, picks it).
-    public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0) async throws -> LoopbackServer {
+    /// `threads`: its event loops; a server many tests share wants several, so one request's
+    /// long work (hashing a large body, under a sanitizer) holds up only the connections on its loop.
+    public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0, threads: Int = 1) async throws -> LoopbackServer {
         let bindHost = (ipv6 && host == "127.0.0.1") ? "::1" : host
         let core = ServerCore()
         let serverContext = try Self.sslContext.get()
@@ -236,7 +238,7 @@ public final class LoopbackServer: Sendable {
         // A loop of its own per server, not NIO's process-wide singleton: a handler that works
         // long on its loop (hashing a 256 MiB upload under TSan took minutes) must not stall
         // the other tests' servers that shared it (their requests timed out after 30 s).
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
 
         func bootstrap(tls: Bool, requiringClientCertificate: Bool = false) -> ServerBootstrap {
             let sslContext = requiringClientCertificate ? clientCertificateContext : serverContext

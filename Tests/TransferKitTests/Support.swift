@@ -4,14 +4,16 @@ import TestSupport
 import Testing
 @testable import TransferKit
 
-/// One loopback server for the whole test process (started on first use).
+/// One loopback server for the whole test process (started on first use), with four event
+/// loops: the many tests sharing it must not wait behind one test's large body (a POST timed out
+/// after 30 s in a TSan run while another test's upload was hashed on the shared loop).
 enum TestServer {
     private static let started = Locked<Task<LoopbackServer, any Error>?>(nil)
 
     static func get() async throws -> LoopbackServer {
         let task = started.withLock { t -> Task<LoopbackServer, any Error> in
             if let t { return t }
-            let n = Task { try await LoopbackServer.start() }
+            let n = Task { try await LoopbackServer.start(threads: 4) }
             t = n
             return n
         }
