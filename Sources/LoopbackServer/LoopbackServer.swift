@@ -154,8 +154,8 @@ public final class LoopbackServer: Sendable {
     private let ipv6: Bool
     private let core: ServerCore
     private let listeners: [any Channel]
-    /// The server's own event loop (`start`), shut down with it.
-    private let group: MultiThreadedEventLoopGroup
+    /// The server's own event loops (`start(threads:)`), shut down with it; nil on NIO's shared ones.
+    private let group: MultiThreadedEventLoopGroup?
     private let isShutDown = Locked(false)
     /// The test-controlled gates (`Gates.swift`).
     var gates: GateTable { core.gates }
@@ -211,7 +211,7 @@ public final class LoopbackServer: Sendable {
         }
     }
 
-    private init(host: String, ipv6: Bool, core: ServerCore, listeners: [any Channel], group: MultiThreadedEventLoopGroup) {
+    private init(host: String, ipv6: Bool, core: ServerCore, listeners: [any Channel], group: MultiThreadedEventLoopGroup?) {
         self.group = group
         self.host = host
         self.ipv6 = ipv6
@@ -228,17 +228,18 @@ public final class LoopbackServer: Sendable {
     ///   - ipv6: when `true` and `host` is the default, binds `::1` instead.
     /// `httpPort`: the plain port to listen on, 0 for any free one (a test that first needs
     /// the port refused, then served, picks it).
-    /// `threads`: its event loops; a server many tests share wants several, so one request's
-    /// long work (hashing a large body, under a sanitizer) holds up only the connections on its loop.
-    public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0, threads: Int = 1) async throws -> LoopbackServer {
+    /// `threads`: event loops of its own (shut down with it) for a server many tests share, so
+    /// another server's long work (hashing a 256 MiB upload under TSan took minutes) never holds
+    /// up its connections; nil: NIO's process-wide loops, as most tests' short-lived servers
+    /// (a loop per server made so many descriptors that Foundation's `Process.run`, listing
+    /// /proc/self/fd, overran its buffer under ASan).
+    public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0, threads: Int? = nil) async throws -> LoopbackServer {
         let bindHost = (ipv6 && host == "127.0.0.1") ? "::1" : host
         let core = ServerCore()
         let serverContext = try Self.sslContext.get()
         let clientCertificateContext = try Self.clientCertificateSSLContext.get()
-        // A loop of its own per server, not NIO's process-wide singleton: a handler that works
-        // long on its loop (hashing a 256 MiB upload under TSan took minutes) must not stall
-        // the other tests' servers that shared it (their requests timed out after 30 s).
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+        let ownGroup = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) }
+        let group = ownGroup ?? MultiThreadedEventLoopGroup.singleton
 
         func bootstrap(tls: Bool, requiringClientCertificate: Bool = false) -> ServerBootstrap {
             let sslContext = requiringClientCertificate ? clientCertificateContext : serverContext
@@ -295,21 +296,21 @@ public final class LoopbackServer: Sendable {
 
         let plain: any Channel
         do { plain = try await bootstrap(tls: false).bind(host: bindHost, port: httpPort).get() } catch {
-            try? await group.shutdownGracefully()
+            try? await ownGroup?.shutdownGracefully()
             throw error
         }
         do {
             let secure = try await bootstrap(tls: true).bind(host: bindHost, port: 0).get()
             do {
                 let mutual = try await bootstrap(tls: true, requiringClientCertificate: true).bind(host: bindHost, port: 0).get()
-                return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure, mutual], group: group)
+                return LoopbackServer(host: bindHost, ipv6: bindHost.contains(":"), core: core, listeners: [plain, secure, mutual], group: ownGroup)
             } catch {
                 try? await secure.close().get()
                 throw error
             }
         } catch {
             try? await plain.close().get()
-            try? await group.shutdownGracefully()
+            try? await ownGroup?.shutdownGracefully()
             throw error
         }
     }
@@ -327,7 +328,7 @@ public final class LoopbackServer: Sendable {
             ServerCore.abort(connection, reset: false)
         }
         for connection in open { try? await connection.closeFuture.get() }
-        try? await group.shutdownGracefully()
+        try? await group?.shutdownGracefully()
     }
 
     /// Writes ``caCertificatePEM`` to `path` (for clients that need a CA file).
