@@ -97,31 +97,23 @@ enum Preparation {
         try Preflight.checkClientCertificate(o.clientCertificate)
         try Preflight.checkCookies(files: o.cookieFiles, jar: o.cookieJar)
         var plan: RunPlan
-        var listed = false
+        // An upload's list is its tasks (read by `inputURLs`); a download list streams as text.
+        let uploads = o.job == nil && (o.upload != nil || !o.form.isEmpty)
         if let job = o.job {
             plan = try JobFile.load(job, outputDirectory: out, defaults: o)
             plan.sessions[0].tasks += try o.urls.map { t throws(UsageError) in TaskPlan(kind: .download, url: try URLCheck.checkURL(t)) }
-            listed = true
-        } else if o.upload != nil || !o.form.isEmpty {
+        } else if uploads {
             plan = try RunPlan.from(o, urls: try inputURLs(o), outputDirectory: out)
         } else {
             plan = try RunPlan.from(o, urls: try o.urls.map { t throws(UsageError) in try URLCheck.checkURL(t) },
                                     outputDirectory: out)
-            listed = true
         }
         // Repeats are dropped from the tasks first, then from the list as it is read: the
         // list's check goes on from the tasks' (a URL given both ways is downloaded once).
-        var dropped: [Int] = []
-        var seen = FirstOccurrences()
-        for i in plan.sessions.indices {
-            var sessionSeen = FirstOccurrences()
-            dropped.append(plan.sessions[i].dropDuplicateDownloads(seen: &sessionSeen))
-            if i == 0 { seen = sessionSeen }
-        }
-        if listed, !o.inputFiles.isEmpty {
-            var repeats = 0
-            plan.sessions[0].downloadURLs = try inputFileURLs(o, seen: &seen, repeats: &repeats)
-            dropped[0] += repeats
+        var seen = Array(repeating: FirstOccurrences(), count: plan.sessions.count)
+        var dropped = plan.sessions.indices.map { plan.sessions[$0].dropDuplicateDownloads(seen: &seen[$0]) }
+        if !uploads, !o.inputFiles.isEmpty {
+            plan.sessions[0].downloadURLs = try inputFileURLs(o, seen: &seen[0], repeats: &dropped[0])
         }
         if plan.sessions.allSatisfy({ $0.tasks.isEmpty && $0.downloadURLs.isEmpty }) { throw UsageError("nothing to do: no URLs found") }
         for (i, count) in dropped.enumerated() where count > 0 {

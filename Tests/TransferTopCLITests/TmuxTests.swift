@@ -61,17 +61,17 @@ struct Tmux: Sendable {
     func capture() async throws -> String { try await run(["capture-pane", "-p", "-t", "t"]) }
     func keys(_ k: String...) async throws { try await run(["send-keys", "-t", "t"] + k) }
 
-    /// Ends this test's tmux server (from a `defer`, so on a thread of its own, not awaited);
-    /// SIGKILL if it is still there a second later.
+    /// Ends this test's tmux server (from a `defer`, so on a thread of its own, not awaited):
+    /// `kill-server`, then SIGKILL so nothing is left whatever state it was in.
     func kill() {
         let me = self
         Thread {
             let pid = pid_t((try? me.runBlocking(["display-message", "-p", "#{pid}"]))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
             _ = try? me.runBlocking(["kill-server"])
-            guard pid > 0 else { return }
-            for _ in 0..<10 where Foundation.kill(pid, 0) == 0 { usleep(100_000) }
-            if Foundation.kill(pid, 0) == 0 { Foundation.kill(pid, SIGKILL) }
+            // kill-server returns once the server is told; it is gone for sure after SIGKILL
+            // (sent at once: the pane's shell and the program die with it either way).
+            if pid > 0 { Foundation.kill(pid, SIGKILL) }
         }.start()
     }
 
@@ -217,14 +217,13 @@ struct TmuxRig: Sendable {
         screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("cancelled") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("cancelled") == true, "\(screen)")
         server.openGate(gate)
-        // The resume data arrives just after the task shows cancelled: until it is there, R
-        // answers "no resume data" and is pressed again.
-        for _ in 0..<600 {
-            try await tmux.keys("R")
-            screen = try await tmux.waitFor { Tmux.row($0, "1.3") != nil || $0.contains("no resume data") }
-            if Tmux.row(screen, "1.3") != nil { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
+        // The resume data arrives just after the task shows cancelled. The run holds it in
+        // memory for R, then writes it to the state directory: once the file is there, R has it.
+        try await waitFor("the resume data on disk") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/transfertop/resume")) ?? [])
+                .contains { $0.hasSuffix(".resume") }
         }
+        try await tmux.keys("R")
         screen = try await tmux.waitFor { Tmux.row($0, "1.3")?.contains("completed") == true }
         #expect(Tmux.row(screen, "1.3")?.contains("completed") == true, "\(screen)")
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.bin"))

@@ -277,10 +277,11 @@ public final class TransferSession: @unchecked Sendable {
         let observers = core.withLock { $0.observers }
         // Eight events per URL, most of which line mode ignores: one nobody wants is not
         // made (issue 8, DECISIONS 137).
-        guard observers.contains(where: { $0.transferSession(self, observes: kind) }) else { return }
+        let wanting = observers.filter { $0.transferSession(self, observes: kind) }
+        guard !wanting.isEmpty else { return }
         let event = TransferEvent(date: Date(), sessionID: sessionID, taskIdentifier: task?.taskIdentifier,
                                   kind: kind, detail: detail())
-        for o in observers where o.transferSession(self, observes: kind) { o.transferSession(self, didEmit: event) }
+        for o in wanting { o.transferSession(self, didEmit: event) }
     }
 
     /// Sends a command to the transfer thread; if the engine is gone the task fails at once.

@@ -25,28 +25,29 @@ enum AlreadyComplete {
         }
         var out = plan
         var notes: [String] = []
+        // The journal's records, taken once: each URL's key is hashed from its text and a URL is
+        // parsed only when it is needed (per URL, the journal's path, a lock and a parse cost
+        // 4.5 s before a rerun of 1,000,000 lines began).
+        let records = store?.records(outputDirectory: plan.outputDirectory) ?? [:]
         for (i, session) in plan.sessions.enumerated() {
             // A session's downloads are its tasks and its streamed list (`downloadURLs`,
             // issue 8): a rerun of `-i list` skips what it placed just as a rerun of URLs does.
             // Slot k < tasks.count is task k; above, downloadURLs[k - tasks.count].
             let count = session.tasks.count
-            func url(_ k: Int) -> URL? { k < count ? session.tasks[k].url : URL(string: session.downloadURLs[k - count]) }
-            // A rerun's look-ups: the journal's records taken once, each URL's key hashed from
-            // its text, and a URL parsed only when its key is there. Per URL, the journal's
-            // path, a lock and a parse cost 4.5 s before a rerun of 1,000,000 lines began.
-            let records = plan.existingFiles == .keepBoth ? store?.records(outputDirectory: plan.outputDirectory) ?? [:] : nil
             func text(_ k: Int) -> String { k < count ? session.tasks[k].url.absoluteString : session.downloadURLs[k - count] }
+            func url(_ k: Int) -> URL? { k < count ? session.tasks[k].url : URL(string: text(k)) }
             var skip = Set<Int>()
             var probes: [(slot: Int, path: String)] = []
             var candidates: [(URL, CompletionStore.Record)] = []
             for k in 0..<(count + session.downloadURLs.count) {
                 guard k >= count || session.tasks[k].kind == .download else { continue }
-                if let records, records[ResumeStore.key(url: text(k), outputDirectory: plan.outputDirectory)] == nil { continue }
-                guard let u = url(k) else { continue }
-                switch decision(u, plan, store) {
+                switch decision(text(k), url: { url(k) }, plan, records) {
                 case .run: break
                 case .skip(let note): skip.insert(k); notes.append(note)
-                case .probe(let record, let path): probes.append((k, path)); candidates.append((u, record))
+                case .probe(let record, let path):
+                    guard let u = url(k) else { continue }
+                    probes.append((k, path))
+                    candidates.append((u, record))
                 }
             }
             guard !skip.isEmpty || !probes.isEmpty else { continue }
@@ -69,22 +70,24 @@ enum AlreadyComplete {
         case probe(CompletionStore.Record, path: String)
     }
 
-    static func decision(_ url: URL, _ plan: RunPlan, _ store: CompletionStore?) -> Decision {
+    /// What to do with the download of `text` (`url` parses it, asked only when needed), given
+    /// the journal's `records` of the output directory.
+    static func decision(_ text: String, url: () -> URL?, _ plan: RunPlan, _ records: [String: CompletionStore.Record]) -> Decision {
+        // Hashing for the journal only when it holds records: a first run of a long list looks
+        // nothing up (decision 41).
+        let record = records.isEmpty ? nil : records[ResumeStore.key(url: text, outputDirectory: plan.outputDirectory)]
         switch plan.existingFiles {
         case .replace:
             return .run
         case .skip:
             // The name this command gave the URL's file before (a Content-Disposition name is
-            // known only from a response), else the URL's. Hashing for the journal only when
-            // it holds records: a first run of a long list looks nothing up (decision 41).
-            let recorded = store.flatMap { s in
-                s.hasRecords(outputDirectory: plan.outputDirectory) ? s.load(url: url.absoluteString, outputDirectory: plan.outputDirectory)?.name : nil
-            }
-            let path = plan.outputDirectory + "/" + (recorded ?? OutputNaming.sanitizedName(for: url))
+            // known only from a response), else the URL's.
+            guard let name = record?.name ?? url().map(OutputNaming.sanitizedName(for:)) else { return .run }
+            let path = plan.outputDirectory + "/" + name
             guard FileManager.default.fileExists(atPath: path) else { return .run }
-            return .skip("skipped \(Redaction.redactURL(url.absoluteString)): '\(path)' exists (--no-clobber)")
+            return .skip("skipped \(Redaction.redactURL(text)): '\(path)' exists (--no-clobber)")
         case .keepBoth:
-            guard let store, let record = store.load(url: url.absoluteString, outputDirectory: plan.outputDirectory) else { return .run }
+            guard let record else { return .run }
             let path = plan.outputDirectory + "/" + record.name
             return fileSize(path) == record.size ? .probe(record, path: path) : .run
         }

@@ -116,16 +116,8 @@ public final class CompletionStore: @unchecked Sendable {
         }
     }
 
-    /// Whether the journal of `outputDirectory` holds any record (it is read if not yet).
-    public func hasRecords(outputDirectory: String) -> Bool {
-        let path = journal(outputDirectory: outputDirectory)
-        return indexes.withLock { indexes -> Bool in
-            if indexes[path] == nil { indexes[path] = Self.read(path) }
-            return !indexes[path]!.isEmpty
-        }
-    }
-
-    /// Every record of `outputDirectory`'s journal by key (`ResumeStore.key`), for many look-ups.
+    /// Every record of `outputDirectory`'s journal by key (`ResumeStore.key`), the journal read
+    /// on first use.
     func records(outputDirectory: String) -> [String: Record] {
         let path = journal(outputDirectory: outputDirectory)
         return indexes.withLock { indexes -> [String: Record] in
@@ -134,13 +126,11 @@ public final class CompletionStore: @unchecked Sendable {
         }
     }
 
+    /// Whether the journal of `outputDirectory` holds any record.
+    public func hasRecords(outputDirectory: String) -> Bool { !records(outputDirectory: outputDirectory).isEmpty }
+
     public func load(url: String, outputDirectory: String) -> Record? {
-        let path = journal(outputDirectory: outputDirectory)
-        let key = ResumeStore.key(url: url, outputDirectory: outputDirectory)
-        return indexes.withLock { indexes -> Record? in
-            if indexes[path] == nil { indexes[path] = Self.read(path) }
-            return indexes[path]![key]
-        }
+        records(outputDirectory: outputDirectory)[ResumeStore.key(url: url, outputDirectory: outputDirectory)]
     }
 
     static func read(_ path: String) -> [String: Record] {
