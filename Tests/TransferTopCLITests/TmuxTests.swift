@@ -75,10 +75,11 @@ struct Tmux: Sendable {
         }.start()
     }
 
-    /// Polls the pane until `check` holds; returns the last capture. The deadline is generous
-    /// (it expires only on a bug; the assertion after the call reports the screen).
+    /// Polls the pane until `check` holds; returns the last capture. The deadline is generous,
+    /// TestSupport.waitFor's 180 s, which sanitizer runs on two cores need (it expires only on
+    /// a bug; the assertion after the call reports the screen).
     @discardableResult
-    func waitFor(_ seconds: Double = 60, _ check: (String) -> Bool) async throws -> String {
+    func waitFor(_ seconds: Double = 180, _ check: (String) -> Bool) async throws -> String {
         let end = Date().addingTimeInterval(seconds)
         var last = ""
         while Date() < end {
