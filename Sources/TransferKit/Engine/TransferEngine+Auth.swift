@@ -109,7 +109,7 @@ extension TransferEngine {
         }
         t.awaitingChallenge = true
         let task = t.task
-        session.deliver { [self] in
+        session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("didReceiveChallenge"), task: task,
                          detail: "\(space.authenticationMethod.rawValue) \(space.host):\(space.port) failures \(challenge.previousFailureCount)")
             delegate.session(session, task: task, didReceive: challenge) { [self] disposition, credential in

@@ -17,7 +17,7 @@ extension TransferEngine {
             bodyStreamArrived(t, nil)
             return
         }
-        session.deliver { [self] in
+        session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("needNewBodyStream"), task: task)
             delegate.session(session, task: task, needNewBodyStream: { stream in
                 _ = self.send(.bodyStream(task, stream.map(SendableStream.init)))

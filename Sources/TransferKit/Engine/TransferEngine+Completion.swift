@@ -83,7 +83,7 @@ extension TransferEngine {
         }
         t.awaitingRedirectDecision = true
         let task = t.task
-        session.deliver { [self] in
+        session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("willPerformHTTPRedirection"), task: task,
                          detail: "\(response.statusCode) → \(Redaction.redactURL(proposed.url.absoluteString))")
             delegate.session(session, task: task, willPerformHTTPRedirection: response, newRequest: proposed) { [self] r in

@@ -126,7 +126,7 @@ extension TransferEngine {
             // Never started (or already finished): complete it without a transfer.
             task.core.withLock { $0.error = error }
             task.apply(.finished(error))
-            if let reply { task.session.deliver { reply(nil) } }
+            if let reply { task.session.deliver(awaited: true) { reply(nil) } }
             return
         }
         recordInterruptedHop(t, error)
@@ -135,7 +135,7 @@ extension TransferEngine {
         var e = error
         e.resumeData = resumeData
         finish(t, error: e, keepPartialFile: resumeData != nil)
-        if let reply { task.session.deliver { reply(resumeData) } }
+        if let reply { task.session.deliver(awaited: true) { reply(resumeData) } }
     }
 
     // MARK: timers (A6): the engine owns both timeouts

@@ -66,7 +66,7 @@ extension TransferEngine {
               let delegate = session.delegate as? any TransferDataDelegate else { return }
         if beginMultipartReplace(t, response) { return }
         t.awaitingDisposition = true
-        session.deliver { [self, response] in
+        session.deliver(awaited: true) { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
                 _ = send(.disposition(dataTask, disposition))
             }
@@ -154,7 +154,7 @@ extension TransferEngine {
         t.pending.reserveCapacity(Self.deliveryChunk + 512 * 1024)  // + one libcurl buffer: no realloc
         let session = task.session
         let multipart = t.multipart
-        session.deliver {
+        session.deliver(awaited: true) {  // data flows: a data delegate never waits for it
             if let multipart {
                 multipart.deliver(chunk, task: task, delegate: delegate)
             } else {

@@ -76,7 +76,7 @@ extension TransferEngine {
         t.awaitingTrust = true
         t.pendingTrust = trust
         let task = t.task
-        session.deliver { [self] in
+        session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("didReceiveChallenge"), task: task, detail: "ServerTrust \(trust.host):\(trust.port)")
             delegate.session(session, didReceive: challenge) { [self] disposition, _ in
                 _ = send(.trust(task, disposition))

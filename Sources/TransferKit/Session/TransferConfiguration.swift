@@ -107,6 +107,15 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// libcurl's verbose trace (connection info, request and response heads), one line at a
     /// time on the transfer thread (keep it quick), credentials redacted. `--trace`.
     public var trace: TransferTrace? = nil
+    /// How long, in seconds, the transfer thread may hold delegate callbacks that nothing
+    /// waits for (progress, download hand-overs, completions, metrics) so that it hands them
+    /// to the delegate queue together (issue 8: on a list of small files, one wake-up of the
+    /// delegate queue per file was a tenth of the CPU, and on two cores it took the core the
+    /// server needed). 0, the default, hands them over at the end of every loop turn.
+    /// Callbacks something waits for (a response disposition, a redirect, a challenge, a new
+    /// body stream, data for a data delegate, a cancel's resume data) are never held, nor is
+    /// anything once no transfer is left. Negative or not a number counts as 0; at most an hour.
+    public var deliveryCoalescingInterval: TimeInterval = 0
 
     /// The environment a background session finds the daemon's directories in
     /// (`XDG_RUNTIME_DIR`, `XDG_STATE_HOME`, `HOME`): the process's unless set, so tests use

@@ -6,8 +6,8 @@ import TransferKit
 /// task objects. In line mode a finished task is also let go of: the run keeps its final
 /// snapshot, without per-transaction metrics unless an export needs them.
 extension Runner {
-    /// Tasks alive per session. Above the engine's per-host queue (32 handles per host at 6
-    /// connections), so one host is never starved, and small enough to bound memory.
+    /// Tasks alive per session. Far above what the engine hands libcurl per host (one handle
+    /// per connection), so one host is never starved, and small enough to bound memory.
     static let window = 1024
 
     /// A session's plan and how far it got.

@@ -95,6 +95,9 @@ public final class Runner: @unchecked Sendable {
 
     public var sessions: [TransferSession] { state.withLock { $0.sessions } }
 
+    /// The sessions' `deliveryCoalescingInterval`, seconds.
+    static let deliveryCoalescing: TimeInterval = 0.010
+
     /// Creates every session and starts its tasks, at most `window` at a time per session;
     /// the rest start as earlier ones complete (Runner+Feed.swift).
     public func start() {
@@ -111,6 +114,9 @@ public final class Runner: @unchecked Sendable {
         var configuration = sp.configuration
         // Partial files beside their destination: finishing is a rename, never a copy (issue 8).
         configuration.downloadDirectory = plan.outputDirectory
+        // Completions and progress reach the run in batches of up to 10 ms, not one delegate
+        // queue wake-up per file (issue 8, DECISIONS 142); below a line's or a frame's notice.
+        configuration.deliveryCoalescingInterval = Self.deliveryCoalescing
         // HAR entries and the monitor's detail pane show the headers as sent (Host, Range, …).
         configuration.recordsSentRequestHeaders = plan.har != nil || observability.recordsSentHeaders
         configuration.trace = observability.logging.trace

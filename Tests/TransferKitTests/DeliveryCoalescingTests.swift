@@ -1,0 +1,85 @@
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+/// `deliveryCoalescingInterval` (DECISIONS 142): callbacks nothing waits for may wait in the
+/// transfer thread's outbox. The sessions here may hold them for an hour, so a test that
+/// finishes at all proves that what must not wait did not: an answer the engine waits for,
+/// data, and the last callbacks once no transfer is left.
+@Suite struct DeliveryCoalescingTests {
+    static func holdingForAnHour(_ change: (inout TransferConfiguration) -> Void = { _ in }) -> TransferConfiguration {
+        ephemeralConfig {
+            $0.deliveryCoalescingInterval = 3600
+            change(&$0)
+        }
+    }
+
+    /// Each task's callbacks, in the order the delegate saw them.
+    final class PerTask: TransferDownloadDelegate, @unchecked Sendable {
+        // @unchecked: all mutable state is behind `events`.
+        let events = Locked<[Int: [String]]>([:])
+        private func log(_ task: TransferTask, _ e: String) { events.withLock { $0[task.taskIdentifier, default: []].append(e) } }
+        var completed: Int { events.withLock { $0.values.filter { $0.last == "complete" }.count } }
+
+        func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
+            log(downloadTask, "file \(FileManager.default.contents(atPath: location.path)?.count ?? -1)")
+        }
+        func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {
+            log(task, "metrics")
+        }
+        func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
+            log(task, error.map { "error \($0.code)" } ?? "complete")
+        }
+    }
+
+    @Test func everyTaskCompletesInOrderThoughCompletionsMayWait() async throws {
+        let server = try await TestServer.get()
+        let delegate = PerTask()
+        let session = TransferSession(configuration: Self.holdingForAnHour { $0.allowsHTTP2 = false }, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        // More than the outbox keeps (`outboxCap`) and more than a window of connections: the
+        // batches go out full, and the last one when no transfer is left.
+        var sizes: [Int: Int] = [:]
+        for i in 0..<300 {
+            let task = session.downloadTask(with: url("\(server.httpBase)/bytes/\(100 + i)"))
+            sizes[task.taskIdentifier] = 100 + i
+            task.resume()
+        }
+        try await waitUntil("300 completions") { delegate.completed == 300 }
+        let events = delegate.events.withLock { $0 }
+        for (id, size) in sizes {
+            #expect(events[id] == ["file \(size)", "metrics", "complete"], "task \(id)")
+        }
+    }
+
+    @Test func answersTheEngineWaitsForAndDataAreNotHeld() async throws {
+        let server = try await TestServer.get()
+        let rec = Recorder()
+        let session = TransferSession(configuration: Self.holdingForAnHour(), delegate: rec)
+        defer { session.finishTasksAndInvalidate() }
+        // A redirect and a response disposition (both answered by the delegate before the
+        // transfer goes on), then 1,000 bytes of the body while the server holds the rest:
+        // each must reach the delegate while the transfer is still running.
+        let gate = UUID().uuidString
+        let target = "/bytes/200000?gate=\(gate)&holdAfter=1000"
+        let encoded = try #require(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        session.dataTask(with: url("\(server.httpBase)/redirect-to?url=\(encoded)")).resume()
+        try await waitUntil("the first 1,000 bytes with the rest held") { rec.data.count >= 1000 }
+        #expect(!rec.state.withLock { $0.completed })
+        server.openGate(gate)
+        try await waitUntil("completion") { rec.state.withLock { $0.completed } }
+        #expect(rec.error == nil)
+        #expect(rec.data.count == 200_000)
+        #expect(rec.events.prefix(3) == ["redirect 302", "response 200", "data"])
+    }
+
+    @Test func theIntervalIsClamped() {
+        #expect(TransferEngine.coalescingNanos(0) == 0)
+        #expect(TransferEngine.coalescingNanos(-1) == 0)
+        #expect(TransferEngine.coalescingNanos(.nan) == 0)
+        #expect(TransferEngine.coalescingNanos(0.010) == 10_000_000)
+        #expect(TransferEngine.coalescingNanos(.infinity) == 3_600_000_000_000)
+        #expect(TransferEngine.coalescingNanos(1e300) == 3_600_000_000_000)
+    }
+}
