@@ -315,4 +315,17 @@ static inline int tk_pem_pubkey_sha256(const char *_Nonnull pem, unsigned char *
     return 1;
 }
 
+// The subject-name hash of a PEM certificate: its name in a CA directory (`c_rehash`'s
+// `%08lx.0`), as OpenSSL's directory lookup finds it. 0 when it is not a certificate.
+static inline unsigned long tk_pem_subject_hash(const char *_Nonnull pem) {
+    BIO *bio = BIO_new_mem_buf(pem, -1);
+    if (!bio) return 0;
+    X509 *x = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (!x) { ERR_clear_error(); return 0; }
+    unsigned long h = X509_subject_name_hash(x);
+    X509_free(x);
+    return h;
+}
+
 #endif

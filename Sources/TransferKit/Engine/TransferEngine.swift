@@ -119,7 +119,8 @@ final class TransferEngine: @unchecked Sendable {
     var trustExceptions: [String: String] = [:]
     /// Loaded on the transfer thread when the first https request is set up: its cost is in
     /// that request's queue time, never in a network phase.
-    lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile)
+    lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile,
+                                                  system: configuration.systemTrustLocations)
 
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
          sessionCookies: TransferCookieStorage = TransferCookieStorage()) {

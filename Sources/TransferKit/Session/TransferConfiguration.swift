@@ -122,6 +122,10 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// private directories and never the developer's daemon.
     var backgroundEnvironment: [String: String]? = nil
 
+    /// The system's CA bundle and directory in place of libcurl's built-in ones (nil): tests
+    /// prove with their own which of the two a session reads (`TrustStore.bundleToParse`).
+    var systemTrustLocations: TrustStore.SystemTrustLocations? = nil
+
     public init(kind: SessionKind) { self.kind = kind }
 
     public static var `default`: TransferConfiguration { TransferConfiguration(kind: .default) }

@@ -1,0 +1,105 @@
+import CCurl
+import Foundation
+import LoopbackServer
+import Testing
+@testable import TransferKit
+
+/// Which of the system's CA bundle and CA directory a session reads (`TrustStore.bundleToParse`,
+/// issue 8): the directory's hashed names stand for a bundle no newer than it; otherwise the
+/// bundle is parsed as before. Real TLS against the loopback server, with CA locations of the
+/// test's own in place of the system's.
+@Suite struct TrustLocationTests {
+    /// A private CA directory and bundle file.
+    struct Locations {
+        let root = NSTemporaryDirectory() + "tk-trust-\(UUID().uuidString)"
+        var directory: String { root + "/certs" }
+        var bundle: String { root + "/bundle.pem" }
+
+        /// `inDirectory`: the test CA under its hashed name; `inBundle`: the test CA in the
+        /// bundle (else an empty bundle); `bundleAge`: seconds the bundle's change time lies
+        /// before the directory's (negative: after it).
+        init(inDirectory: Bool, inBundle: Bool, bundleAge: TimeInterval, hashedNames: Bool = true) throws {
+            let pem = LoopbackServer.caCertificatePEM
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try (inBundle ? pem : "").write(toFile: bundle, atomically: false, encoding: .utf8)
+            let hash = tk_pem_subject_hash(pem)
+            #expect(hash != 0)
+            if inDirectory {
+                try pem.write(toFile: directory + "/" + String(format: "%08lx.0", hash), atomically: false, encoding: .utf8)
+            } else if hashedNames {
+                // Another certificate's name: a real directory that does not hold this CA.
+                try "not this one".write(toFile: directory + "/" + String(format: "%08lx.0", hash ^ 1), atomically: false, encoding: .utf8)
+            } else {
+                try pem.write(toFile: directory + "/loopback-ca.pem", atomically: false, encoding: .utf8)
+            }
+            let directoryChanged = try #require(try FileManager.default.attributesOfItem(atPath: directory)[.modificationDate] as? Date)
+            try FileManager.default.setAttributes([.modificationDate: directoryChanged.addingTimeInterval(-bundleAge)],
+                                                  ofItemAtPath: bundle)
+        }
+
+        var system: TrustStore.SystemTrustLocations { .init(bundle: bundle, directory: directory) }
+
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    /// The outcome of one https request trusting only `locations` (no extra CA file).
+    func fetch(trusting locations: Locations) async throws -> TransferError? {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig {
+            $0.additionalTrustedCAFile = nil
+            $0.systemTrustLocations = locations.system
+        })
+        defer { session.finishTasksAndInvalidate() }
+        let outcome = Box<TransferError?>()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpsBase)/bytes/10"))) { _, _, error in outcome.set(error) }.resume()
+        return try await outcome.wait()
+    }
+
+    @Test func theDirectoryStandsForAnOlderBundle() async throws {
+        let l = try Locations(inDirectory: true, inBundle: false, bundleAge: 100)
+        defer { l.remove() }
+        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == nil)
+        let error = try await fetch(trusting: l)
+        #expect(error == nil, "verified through the directory alone: \(String(describing: error))")
+    }
+
+    @Test func aBundleChangedAfterTheDirectoryIsParsed() async throws {
+        let l = try Locations(inDirectory: false, inBundle: true, bundleAge: -100)
+        defer { l.remove() }
+        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
+        let error = try await fetch(trusting: l)
+        #expect(error == nil, "verified through the bundle: \(String(describing: error))")
+    }
+
+    @Test func aDirectoryWithoutHashedNamesLeavesTheBundle() async throws {
+        let l = try Locations(inDirectory: false, inBundle: true, bundleAge: 100, hashedNames: false)
+        defer { l.remove() }
+        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
+        let error = try await fetch(trusting: l)
+        #expect(error == nil, "verified through the bundle: \(String(describing: error))")
+    }
+
+    @Test func aCANeitherHoldsIsStillRefused() async throws {
+        let l = try Locations(inDirectory: false, inBundle: false, bundleAge: 100)
+        defer { l.remove() }
+        let error = try await fetch(trusting: l)
+        #expect(error?.code == .serverCertificateUntrusted)
+    }
+
+    @Test func theRule() {
+        let t = { (s: Int, ns: Int) in timespec(tv_sec: s, tv_nsec: ns) }
+        #expect(TrustStore.directoryStandsForBundle(bundleModified: t(10, 5), directoryModified: t(10, 5), hasHashedNames: true))
+        #expect(TrustStore.directoryStandsForBundle(bundleModified: t(10, 5), directoryModified: t(11, 0), hasHashedNames: true))
+        #expect(!TrustStore.directoryStandsForBundle(bundleModified: t(10, 6), directoryModified: t(10, 5), hasHashedNames: true))
+        #expect(!TrustStore.directoryStandsForBundle(bundleModified: t(11, 0), directoryModified: t(10, 9), hasHashedNames: true))
+        #expect(!TrustStore.directoryStandsForBundle(bundleModified: t(10, 0), directoryModified: t(11, 0), hasHashedNames: false))
+        let names: [(String, Bool)] = [("5ed36f99.0", true), ("002c0b4f.1", true), ("5ED36F99.0", false), ("5ed36f9.0", false),
+                                       ("5ed36f99.x", false), ("5ed36f99.r0", false), ("ca-certificates.crt", false), ("", false)]
+        for (name, hashed) in names {
+            #expect(TrustStore.isHashedName(Array(name.utf8)) == hashed, "\(name)")
+        }
+        #expect(TrustStore.bundleToParse(nil, directory: "/nonexistent") == nil)
+        #expect(TrustStore.bundleToParse("/nonexistent/bundle.pem", directory: nil) == "/nonexistent/bundle.pem")
+        #expect(TrustStore.bundleToParse("/nonexistent/bundle.pem", directory: NSTemporaryDirectory()) == "/nonexistent/bundle.pem")
+    }
+}
