@@ -63,7 +63,9 @@ public enum LineFormat {
                                     emit: (String) -> Void) {
         let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
         var widths = header.map(\.count)
-        for t in tasks { for (i, f) in row(t).enumerated() { widths[i] = max(widths[i], width(f)) } }
+        // Each row made once: the table of a long list is printed after its last download.
+        let rows = tasks.map(row)
+        for r in rows { for (i, f) in r.enumerated() { widths[i] = max(widths[i], width(f)) } }
         func fmt(_ r: [String]) -> String {
             var line = ""
             for (i, f) in r.enumerated() {
@@ -74,8 +76,8 @@ public enum LineFormat {
         }
         emit(fmt(header))
         var ok = 0
-        for t in tasks {
-            emit(fmt(row(t)))
+        for (t, r) in zip(tasks, rows) {
+            emit(fmt(r))
             if succeeded(t) { ok += 1 }
         }
         let counts = StateCounts(tasks)
