@@ -151,4 +151,17 @@ let decisionCases: [DecisionCase] = [
                                       observedPartialContent: false, partialFileLength: 0, minimumPartialBytes: 1)
         #expect(v == .notResumable(.partialFileTooShort(length: 0, minimum: 1)))
     }
+
+    @Test(arguments: [
+        ("bytes", true), ("Bytes", true), ("BYTES", true), ("none, bytes", true), (" bytes ", true), ("bytes,none", true),
+        ("none", false), ("", false), ("bytesx", false), ("byte", false), ("none,\tbytes", true),
+    ] as [(String, Bool)])
+    func acceptRangesListsBytes(_ value: String, _ expected: Bool) {
+        #expect(Resumability.acceptsByteRanges(value) == expected, "\(value)")
+    }
+
+    @Test func getInAnyCaseResumes() {
+        #expect(Resumability.evaluate(method: "get", statusCode: 200, responseHeaders: Self.good,
+                                      observedPartialContent: false, partialFileLength: 1) == .resumable)
+    }
 }

@@ -84,6 +84,8 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
     func credential(host: String, port: Int, scheme: String, realm: String?, isProxy: Bool) -> TransferCredential? {
         lock.withLock {
             loadIfNeeded()
+            // Asked for every request: nothing stored (the usual case) costs no key (issue 8).
+            if entries.isEmpty && fromFile.isEmpty { return nil }
             let key = Key(host: host.lowercased(), port: port, scheme: scheme.lowercased(), realm: realm, isProxy: isProxy)
             if realm != nil, let c = entries[key] { return c }
             var any = key

@@ -84,7 +84,8 @@ extension Transfer {
         lastActivity = now
         if firstHeaderAt == nil {
             firstHeaderAt = now
-            tls = easy.tlsInfo()  // only readable while the connection is attached (A3)
+            // Only readable while the connection is attached (A3); plain http has none to read.
+            if scheme.isTLS { tls = easy.tlsInfo() }
         }
         if isStatusLine {
             statusCode = Self.parseStatus(bytes: body)

@@ -46,15 +46,14 @@ public enum Resumability: Sendable, Equatable {
     public static func evaluate(method: String, statusCode: Int?, responseHeaders: [HTTPHeader],
                                 observedPartialContent: Bool, partialFileLength: Int64?,
                                 minimumPartialBytes: Int64 = 0) -> Resumability {
-        guard method.uppercased() == "GET" else { return .notResumable(.notGET(method)) }
+        guard method == "GET" || method.uppercased() == "GET" else { return .notResumable(.notGET(method)) }
         guard let statusCode else { return .notResumable(.noResponseYet) }
         guard statusCode == 200 || statusCode == 206 else { return .notResumable(.status(statusCode)) }
         let h = responseHeaders
         guard h.first(named: "ETag")?.isEmpty == false || h.first(named: "Last-Modified")?.isEmpty == false else {
             return .notResumable(.noValidator)
         }
-        let ranges = h.first(named: "Accept-Ranges")?.lowercased().split(separator: ",")
-            .contains { $0.trimmedSpacesTabs == "bytes" } ?? false
+        let ranges = h.first(named: "Accept-Ranges").map(acceptsByteRanges) ?? false
         guard ranges || observedPartialContent || statusCode == 206 else { return .notResumable(.rangesNotSupported) }
         if let enc = ResumeResponseDecision.transformingEncoding(h) { return .notResumable(.contentEncoded(enc)) }
         guard let length = partialFileLength else { return .notResumable(.partialFileMissing) }
@@ -62,5 +61,11 @@ public enum Resumability: Sendable, Equatable {
             return .notResumable(.partialFileTooShort(length: length, minimum: minimumPartialBytes))
         }
         return .resumable
+    }
+
+    /// An `Accept-Ranges` value that lists `bytes`. Read for every response: the usual value,
+    /// exactly `bytes`, is answered without making strings (issue 8).
+    static func acceptsByteRanges(_ value: String) -> Bool {
+        value == "bytes" || value.lowercased().split(separator: ",").contains { $0.trimmedSpacesTabs == "bytes" }
     }
 }
