@@ -135,9 +135,11 @@ final class TransferEngine: @unchecked Sendable {
         multi.setLong(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         // libcurl keeps 4 idle connections per handle in the multi by default; while a long
         // list ramps up one start per turn, that closed connections just opened (37 new
-        // connections for 5,000 requests to one host at 6 per host, instead of 6).
-        // Capped before multiplying: `4 * Int.max` from a library caller would trap (issue 9).
-        multi.setLong(CURLMOPT_MAXCONNECTS, 4 * min(attachLimit, 1 << 20))
+        // connections for 5,000 requests to one host at 6 per host, instead of 6). The cache
+        // is for every host of the session: 128 at 6 per host, as before DECISIONS 143 (tied
+        // to the smaller per-host handle count it would close connections of lists that span
+        // more than four hosts). Capped before multiplying: `4 * Int.max` would trap (issue 9).
+        multi.setLong(CURLMOPT_MAXCONNECTS, 16 * max(min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 8))
     }
 
     /// Queues a command for the transfer thread. False when the engine has shut down.
