@@ -63,9 +63,7 @@ public enum LineFormat {
                                     emit: (String) -> Void) {
         let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
         var widths = header.map(\.count)
-        // Each row made once: the table of a long list is printed after its last download.
-        let rows = tasks.map(row)
-        for r in rows { for (i, f) in r.enumerated() { widths[i] = max(widths[i], width(f)) } }
+        for t in tasks { for (i, f) in row(t).enumerated() { widths[i] = max(widths[i], width(f)) } }
         func fmt(_ r: [String]) -> String {
             var line = ""
             for (i, f) in r.enumerated() {
@@ -76,8 +74,8 @@ public enum LineFormat {
         }
         emit(fmt(header))
         var ok = 0
-        for (t, r) in zip(tasks, rows) {
-            emit(fmt(r))
+        for t in tasks {
+            emit(fmt(row(t)))
             if succeeded(t) { ok += 1 }
         }
         let counts = StateCounts(tasks)
