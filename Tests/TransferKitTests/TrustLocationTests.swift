@@ -15,17 +15,22 @@ import Testing
         var directory: String { root + "/certs" }
         var bundle: String { root + "/bundle.pem" }
 
-        /// `inDirectory`: the test CA under its hashed name; `inBundle`: the test CA in the
-        /// bundle (else an empty bundle); `bundleAge`: seconds the bundle's change time lies
-        /// before the directory's (negative: after it).
-        init(inDirectory: Bool, inBundle: Bool, bundleAge: TimeInterval, hashedNames: Bool = true) throws {
+        /// `inDirectory`: the test CA under its hashed name (`dangling`: a link to a file that
+        /// is not there); `inBundle`: the test CA in the bundle, `bundleCopies` times (else an
+        /// empty bundle); `bundleAge`: seconds the bundle's change time lies before the
+        /// directory's (negative: after it).
+        init(inDirectory: Bool, inBundle: Bool, bundleAge: TimeInterval, hashedNames: Bool = true,
+             bundleCopies: Int = 1, dangling: Bool = false) throws {
             let pem = LoopbackServer.caCertificatePEM
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try (inBundle ? pem : "").write(toFile: bundle, atomically: false, encoding: .utf8)
+            try (inBundle ? String(repeating: pem, count: bundleCopies) : "").write(toFile: bundle, atomically: false, encoding: .utf8)
             let hash = tk_pem_subject_hash(pem)
             #expect(hash != 0)
-            if inDirectory {
-                try pem.write(toFile: directory + "/" + String(format: "%08lx.0", hash), atomically: false, encoding: .utf8)
+            let hashedName = directory + "/" + String(format: "%08lx.0", hash)
+            if dangling {
+                try FileManager.default.createSymbolicLink(atPath: hashedName, withDestinationPath: root + "/not-copied.pem")
+            } else if inDirectory {
+                try pem.write(toFile: hashedName, atomically: false, encoding: .utf8)
             } else if hashedNames {
                 // Another certificate's name: a real directory that does not hold this CA.
                 try "not this one".write(toFile: directory + "/" + String(format: "%08lx.0", hash ^ 1), atomically: false, encoding: .utf8)
@@ -55,8 +60,8 @@ import Testing
         return try await outcome.wait()
     }
 
-    @Test func theDirectoryStandsForAnOlderBundle() async throws {
-        let l = try Locations(inDirectory: true, inBundle: false, bundleAge: 100)
+    @Test func theDirectoryStandsForAnOlderBundleItCovers() async throws {
+        let l = try Locations(inDirectory: true, inBundle: true, bundleAge: 100)
         defer { l.remove() }
         #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == nil)
         let error = try await fetch(trusting: l)
@@ -79,6 +84,25 @@ import Testing
         #expect(error == nil, "verified through the bundle: \(String(describing: error))")
     }
 
+    @Test func aBundleWithMoreCertificatesThanTheDirectoryIsParsed() async throws {
+        // As after `cat extra.pem >> bundle` followed by a change to the directory.
+        let l = try Locations(inDirectory: true, inBundle: true, bundleAge: 100, bundleCopies: 2)
+        defer { l.remove() }
+        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
+        let error = try await fetch(trusting: l)
+        #expect(error == nil, "\(String(describing: error))")
+    }
+
+    @Test func hashedLinksToMissingFilesLeaveTheBundle() async throws {
+        // A directory copied without the certificates its links point to.
+        let l = try Locations(inDirectory: false, inBundle: true, bundleAge: 100, dangling: true)
+        defer { l.remove() }
+        #expect(TrustStore.resolvingHashedNames(l.directory) == 0)
+        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
+        let error = try await fetch(trusting: l)
+        #expect(error == nil, "verified through the bundle: \(String(describing: error))")
+    }
+
     @Test func aCANeitherHoldsIsStillRefused() async throws {
         let l = try Locations(inDirectory: false, inBundle: false, bundleAge: 100)
         defer { l.remove() }
@@ -88,16 +112,20 @@ import Testing
 
     @Test func theRule() {
         let t = { (s: Int, ns: Int) in timespec(tv_sec: s, tv_nsec: ns) }
-        #expect(TrustStore.directoryStandsForBundle(bundleModified: t(10, 5), directoryModified: t(10, 5), hasHashedNames: true))
-        #expect(TrustStore.directoryStandsForBundle(bundleModified: t(10, 5), directoryModified: t(11, 0), hasHashedNames: true))
-        #expect(!TrustStore.directoryStandsForBundle(bundleModified: t(10, 6), directoryModified: t(10, 5), hasHashedNames: true))
-        #expect(!TrustStore.directoryStandsForBundle(bundleModified: t(11, 0), directoryModified: t(10, 9), hasHashedNames: true))
-        #expect(!TrustStore.directoryStandsForBundle(bundleModified: t(10, 0), directoryModified: t(11, 0), hasHashedNames: false))
+        #expect(!TrustStore.isNewer(t(10, 5), than: t(10, 5)), "a tie does not tell")
+        #expect(TrustStore.isNewer(t(11, 0), than: t(10, 5)))
+        #expect(TrustStore.isNewer(t(10, 6), than: t(10, 5)))
+        #expect(!TrustStore.isNewer(t(10, 9), than: t(11, 0)))
         let names: [(String, Bool)] = [("5ed36f99.0", true), ("002c0b4f.1", true), ("5ED36F99.0", false), ("5ed36f9.0", false),
                                        ("5ed36f99.x", false), ("5ed36f99.r0", false), ("ca-certificates.crt", false), ("", false)]
         for (name, hashed) in names {
             #expect(TrustStore.isHashedName(Array(name.utf8)) == hashed, "\(name)")
         }
+        let three = NSTemporaryDirectory() + "tk-three-\(UUID().uuidString).pem"
+        try? String(repeating: LoopbackServer.caCertificatePEM + "\n", count: 3).write(toFile: three, atomically: false, encoding: .utf8)
+        defer { unlink(three) }
+        #expect(TrustStore.certificateCount(three) == 3)
+        #expect(TrustStore.certificateCount("/nonexistent/bundle.pem") == 0)
         #expect(TrustStore.bundleToParse(nil, directory: "/nonexistent") == nil)
         #expect(TrustStore.bundleToParse("/nonexistent/bundle.pem", directory: nil) == "/nonexistent/bundle.pem")
         #expect(TrustStore.bundleToParse("/nonexistent/bundle.pem", directory: NSTemporaryDirectory()) == "/nonexistent/bundle.pem")

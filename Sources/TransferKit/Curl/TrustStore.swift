@@ -44,39 +44,67 @@ final class TrustStore {
     /// Parsing Debian's bundle (139 certificates) took 15 ms, on the transfer thread before the
     /// first TLS handshake: half of a one-URL https run's CPU beyond curl's (issue 8). The
     /// directory's hashed names (`c_rehash`: `5ed36f99.0`) let OpenSSL read a certificate only
-    /// when a chain needs it. `update-ca-certificates` writes both from one set, the bundle
-    /// first; a bundle changed after the directory (a certificate appended by hand) is parsed
-    /// as before, as it is when there is no directory or it has no hashed names.
+    /// when a chain needs it. The directory stands for the bundle only when it was changed
+    /// after it (`update-ca-certificates` writes the bundle, then the names) and holds a hashed
+    /// name that resolves to a file for every certificate of the bundle: a certificate appended
+    /// to the bundle, a directory copied without its targets, or one with a few corporate CAs
+    /// beside a full bundle, and the bundle is parsed as before (a review found the last two).
     static func bundleToParse(_ bundle: String?, directory: String?) -> String? {
         guard let bundle, let directory else { return bundle }
         var b = stat(), d = stat()
         guard stat(bundle, &b) == 0 else { return bundle }  // missing: reported as before
-        guard stat(directory, &d) == 0 else { return bundle }
-        return directoryStandsForBundle(bundleModified: b.st_mtim, directoryModified: d.st_mtim,
-                                        hasHashedNames: hasHashedNames(directory)) ? nil : bundle
+        guard stat(directory, &d) == 0, isNewer(d.st_mtim, than: b.st_mtim) else { return bundle }
+        // Counted only now: the common case on a system whose bundle was edited is one stat.
+        let certificates = certificateCount(bundle)
+        guard certificates > 0 else { return bundle }
+        return resolvingHashedNames(directory) >= certificates ? nil : bundle
     }
 
-    /// Pure rule of `bundleToParse`: the directory has hashed names and was changed no earlier
-    /// than the bundle.
-    static func directoryStandsForBundle(bundleModified: timespec, directoryModified: timespec, hasHashedNames: Bool) -> Bool {
-        guard hasHashedNames else { return false }
-        if directoryModified.tv_sec != bundleModified.tv_sec { return directoryModified.tv_sec > bundleModified.tv_sec }
-        return directoryModified.tv_nsec >= bundleModified.tv_nsec
+    /// Strictly later: a tie (coarse file times) does not tell which was written last.
+    static func isNewer(_ a: timespec, than b: timespec) -> Bool {
+        a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec
     }
 
-    /// Whether `directory` holds an OpenSSL hashed name: eight hex digits, a dot, a digit.
-    static func hasHashedNames(_ directory: String) -> Bool {
-        guard let dir = opendir(directory) else { return false }
+    /// How many PEM certificates the file holds (their BEGIN lines); 0 when unreadable.
+    static func certificateCount(_ path: String) -> Int {
+        guard let data = FileManager.default.contents(atPath: path) else { return 0 }
+        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        return data.withUnsafeBytes { raw -> Int in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var count = 0, i = 0
+            while i + marker.count <= bytes.count {
+                if bytes[i] == marker[0], bytes[i..<(i + marker.count)].elementsEqual(marker) {
+                    count += 1
+                    i += marker.count
+                } else {
+                    i += 1
+                }
+            }
+            return count
+        }
+    }
+
+    /// How many OpenSSL hashed names in `directory` lead to a regular file (a link whose
+    /// target was not copied does not count).
+    static func resolvingHashedNames(_ directory: String) -> Int {
+        guard let dir = opendir(directory) else { return 0 }
         defer { closedir(dir) }
+        var count = 0
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 Array(raw.prefix { $0 != 0 })
             }
-            if isHashedName(name) { return true }
+            guard isHashedName(name) else { continue }
+            var st = stat()
+            if stat(directory + "/" + String(decoding: name, as: UTF8.self), &st) == 0, st.st_mode & S_IFMT == S_IFREG {
+                count += 1
+            }
         }
-        return false
+        return count
     }
 
+    /// Eight lowercase hex digits, a dot, a digit: `c_rehash`'s names for certificates (its
+    /// CRLs are `.r0`).
     static func isHashedName(_ name: [UInt8]) -> Bool {
         guard name.count == 10, name[8] == UInt8(ascii: "."), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(name[9])
         else { return false }
