@@ -315,6 +315,18 @@ static inline int tk_pem_pubkey_sha256(const char *_Nonnull pem, unsigned char *
     return 1;
 }
 
+// The kernel's smoothed round-trip time of a TCP socket, in microseconds (TCP_INFO); -1 when
+// it cannot be read (not a socket, not TCP).
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+static inline long tk_tcp_rtt_micros(int s) {
+    if (s < 0) return -1;
+    struct tcp_info info;
+    socklen_t len = sizeof(info);
+    if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return -1;
+    return (long)info.tcpi_rtt;
+}
+
 // The subject-name hash of a PEM certificate: its name in a CA directory (`c_rehash`'s
 // `%08lx.0`), as OpenSSL's directory lookup finds it. 0 when it is not a certificate.
 static inline unsigned long tk_pem_subject_hash(const char *_Nonnull pem) {

@@ -53,6 +53,23 @@ import Testing
         }
     }
 
+    @Test func aFullOutboxGoesOutWhileATransferStillRuns() async throws {
+        let server = try await TestServer.get()
+        let delegate = PerTask()
+        let session = TransferSession(configuration: Self.holdingForAnHour { $0.allowsHTTP2 = false }, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        // One download held at a server gate keeps a transfer running, so only the outbox's
+        // cap (`outboxCap` blocks) can send the others' callbacks within the hour.
+        let gate = UUID().uuidString
+        defer { server.openGate(gate) }
+        session.downloadTask(with: url("\(server.httpBase)/bytes/200000?gate=\(gate)&holdAfter=1000")).resume()
+        try await server.waitForGate(gate)
+        for i in 0..<300 { session.downloadTask(with: url("\(server.httpBase)/bytes/\(100 + i)")).resume() }
+        try await waitUntil("100 completions with a transfer still running") { delegate.completed >= 100 }
+        server.openGate(gate)
+        try await waitUntil("every completion") { delegate.completed == 301 }
+    }
+
     @Test func answersTheEngineWaitsForAndDataAreNotHeld() async throws {
         let server = try await TestServer.get()
         let rec = Recorder()
@@ -62,6 +79,7 @@ import Testing
         // transfer goes on), then 1,000 bytes of the body while the server holds the rest:
         // each must reach the delegate while the transfer is still running.
         let gate = UUID().uuidString
+        defer { server.openGate(gate) }  // a failure before the gate opens leaves no stalled connection
         let target = "/bytes/200000?gate=\(gate)&holdAfter=1000"
         let encoded = try #require(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
         session.dataTask(with: url("\(server.httpBase)/redirect-to?url=\(encoded)")).resume()

@@ -67,6 +67,12 @@ final class Transfer {
     /// The host key of this hop's URL, made on its first attach; while in the multi, the one
     /// it is counted under.
     var hostKey: String?
+    /// Suspended while connected: its handle stays in the multi but does not count against
+    /// its host's limit (`TransferEngine.releaseSlot`).
+    var releasedSlot = false
+    /// The socket of a connection this transfer opened (the sockopt callback); -1 on a reused
+    /// one. Read for the connection's round trip (`TransferEngine.noteRoundTrip`).
+    var newConnectionSocket: Int32 = -1
     /// Waiting for the delegate's response disposition: body bytes are held, not delivered.
     var awaitingDisposition = false
     var held = Data()
@@ -209,6 +215,7 @@ final class Transfer {
         redirectBody = Data()
         connected = false
         dequeued = false
+        newConnectionSocket = -1
         hopReceived = 0
         hopStart = Monotonic.now()
         lastActivity = hopStart

@@ -39,8 +39,10 @@ enum TransferCallbacks {
 
     /// A new socket is about to connect: the hop has left the queue (cached DNS skips the
     /// resolver callback).
-    static let sockopt: tk_sockopt_callback = { ctx, _, _ in
-        Transfer.from(ctx).markDequeued(Monotonic.now())
+    static let sockopt: tk_sockopt_callback = { ctx, fd, _ in
+        let t = Transfer.from(ctx)
+        t.markDequeued(Monotonic.now())
+        t.newConnectionSocket = fd  // libcurl 7.88 names the socket only once a transfer is done
         return 0  // CURL_SOCKOPT_OK
     }
 }

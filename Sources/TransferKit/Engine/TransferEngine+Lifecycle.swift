@@ -80,6 +80,7 @@ extension TransferEngine {
         if t.connected, t.inMulti {
             // Connected: pause both directions; HTTP/1.1 stops reading the socket.
             _ = curl_easy_pause(t.easy.raw, CURLPAUSE_ALL)
+            releaseSlot(t)
         } else if t.inMulti {
             // No connection yet: libcurl cannot pause it (rc 43), so take it out of the multi
             // and start the hop again on resume; no byte of it has been received.
@@ -94,6 +95,7 @@ extension TransferEngine {
         if let since = t.suspendedSince { t.suspendedTotal += now - since }
         t.suspendedSince = nil
         t.lastActivity = now
+        retakeSlot(t)
         if t.awaitingDelegateDecision || t.awaitingBodyStream { return }
         if !t.inMulti {
             restartHop(t)

@@ -9,6 +9,7 @@ extension TransferEngine {
         recordHSTS(t)
         recordCookies(t)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
+        if proto == "h2" { noteRoundTrip(t) }
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)
         response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)

@@ -126,6 +126,10 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// prove with their own which of the two a session reads (`TrustStore.bundleToParse`).
     var systemTrustLocations: TrustStore.SystemTrustLocations? = nil
 
+    /// The round trip from which an HTTP/2 host gets more streams than connections
+    /// (`TransferEngine.noteRoundTrip`); tests set 0 to widen every host, even on loopback.
+    var multiplexWideningRTT: TimeInterval = 0.002
+
     public init(kind: SessionKind) { self.kind = kind }
 
     public static var `default`: TransferConfiguration { TransferConfiguration(kind: .default) }

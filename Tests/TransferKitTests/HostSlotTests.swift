@@ -1,0 +1,65 @@
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import TransferKit
+
+/// How many transfers of one host libcurl holds at once (DECISIONS 143, 146): one per
+/// connection (at least 6), not counting suspended ones, and more HTTP/2 streams for a host
+/// far enough away. Each test waits for requests to arrive at a server gate: a limit that
+/// held them back would leave the test waiting, never passing by chance.
+@Suite struct HostSlotTests {
+    func request(_ base: String, gate: String) -> TransferRequest {
+        TransferRequest(url: url("\(base)/bytes/10?headGate=\(gate)"))
+    }
+
+    @Test func suspendedTransfersLeaveTheirHostsSlotToTheNext() async throws {
+        let server = try await TestServer.get()
+        // Never widened: the seventh stream can only start because the six were suspended.
+        let session = TransferSession(configuration: ephemeralConfig { $0.multiplexWideningRTT = 3600 })
+        defer { session.finishTasksAndInvalidate() }
+        let held = UUID().uuidString, next = UUID().uuidString
+        defer { server.openGate(held); server.openGate(next) }
+        let done = Counter()
+        let six = (0..<6).map { _ in
+            session.dataTask(with: request(server.httpsBase, gate: held)) { _, _, e in if e == nil { _ = done.increment() } }
+        }
+        six.forEach { $0.resume() }
+        try await server.waitForGate(held, arrivals: 6)
+        let seventh = session.dataTask(with: request(server.httpsBase, gate: next)) { _, _, e in if e == nil { _ = done.increment() } }
+        seventh.resume()
+        six.forEach { $0.suspend() }
+        try await server.waitForGate(next, arrivals: 1)
+        server.openGate(next)
+        server.openGate(held)
+        six.forEach { $0.resume() }
+        try await waitForCount("seven completions", reaches: 7) { done.value }
+    }
+
+    @Test func aDistantHTTP2HostGetsMoreStreamsThanConnections() async throws {
+        let server = try await TestServer.get()
+        // Every host counts as distant: even loopback's round trip is at least 0 s.
+        let session = TransferSession(configuration: ephemeralConfig { $0.multiplexWideningRTT = 0 })
+        defer { session.finishTasksAndInvalidate() }
+        let (_, first) = try await session.data(from: url("\(server.httpsBase)/bytes/10"))
+        #expect(first.networkProtocolName == "h2")
+        let gate = UUID().uuidString
+        defer { server.openGate(gate) }
+        let done = Counter()
+        for _ in 0..<20 {
+            session.dataTask(with: request(server.httpsBase, gate: gate)) { _, _, e in if e == nil { _ = done.increment() } }.resume()
+        }
+        // Six connections' worth would hold 14 of them back until the gate opens.
+        try await server.waitForGate(gate, arrivals: 20)
+        server.openGate(gate)
+        try await waitForCount("twenty completions", reaches: 20) { done.value }
+    }
+
+    @Test func theRoundTripRule() {
+        #expect(!TransferEngine.isDistant(rttMicros: -1, threshold: 0), "no socket to ask")
+        #expect(TransferEngine.isDistant(rttMicros: 0, threshold: 0))
+        #expect(!TransferEngine.isDistant(rttMicros: 1_999, threshold: 0.002))
+        #expect(TransferEngine.isDistant(rttMicros: 2_000, threshold: 0.002))
+        #expect(TransferEngine.isDistant(rttMicros: 50_000, threshold: 0.002))
+    }
+}
