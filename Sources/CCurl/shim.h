@@ -315,16 +315,26 @@ static inline int tk_pem_pubkey_sha256(const char *_Nonnull pem, unsigned char *
     return 1;
 }
 
-// The kernel's smoothed round-trip time of a TCP socket, in microseconds (TCP_INFO); -1 when
-// it cannot be read (not a socket, not TCP).
+// The kernel's lowest round-trip time seen on a TCP socket, in microseconds (TCP_INFO's
+// min_rtt, Linux 4.9+; else its smoothed RTT): the path's, not our scheduling's, since a busy
+// receiver delays ACKs and inflates the smoothed figure. -1 when it cannot be read. glibc's
+// struct tcp_info stops before min_rtt, and <linux/tcp.h> clashes with it in Swift's module
+// map, so the field is read at its offset in the kernel's struct, an append-only ABI.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 static inline long tk_tcp_rtt_micros(int s) {
     if (s < 0) return -1;
-    struct tcp_info info;
-    socklen_t len = sizeof(info);
-    if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return -1;
-    return (long)info.tcpi_rtt;
+    uint32_t raw[58];  // the kernel's struct tcp_info is 232 bytes in 6.x; more is never asked for
+    memset(raw, 0, sizeof(raw));
+    socklen_t len = sizeof(raw);
+    if (getsockopt(s, IPPROTO_TCP, TCP_INFO, raw, &len) != 0) return -1;
+    const size_t rttAt = 68, minRTTAt = 148;  // offsetof(struct tcp_info, tcpi_rtt / tcpi_min_rtt)
+    uint32_t minRTT = 0, rtt = 0;
+    if (len >= minRTTAt + 4) memcpy(&minRTT, (const char *)raw + minRTTAt, 4);
+    if (minRTT != 0 && minRTT != ~0U) return (long)minRTT;
+    if (len < rttAt + 4) return -1;
+    memcpy(&rtt, (const char *)raw + rttAt, 4);
+    return (long)rtt;
 }
 
 // The subject-name hash of a PEM certificate: its name in a CA directory (`c_rehash`'s

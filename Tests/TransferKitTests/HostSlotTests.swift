@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import LoopbackServer
 import TestSupport
@@ -53,6 +54,45 @@ import Testing
         try await server.waitForGate(gate, arrivals: 20)
         server.openGate(gate)
         try await waitForCount("twenty completions", reaches: 20) { done.value }
+    }
+
+    @Test func transfersWaitingWhenTheirHostWidensAllComplete() async throws {
+        // The host widens at its first response head, inside libcurl's header callback, while
+        // 34 transfers wait in the engine: they must start after that perform (adding a handle
+        // inside a callback fails) and none may be lost.
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig { $0.multiplexWideningRTT = 0 })
+        defer { session.finishTasksAndInvalidate() }
+        let done = Counter(), failed = Counter()
+        for i in 1...40 {
+            session.dataTask(with: TransferRequest(url: url("\(server.httpsBase)/bytes/\(i)"))) { d, _, e in
+                if e != nil || d?.count != i { _ = failed.increment() }
+                _ = done.increment()
+            }.resume()
+        }
+        try await waitForCount("forty completions", reaches: 40) { done.value }
+        #expect(failed.value == 0)
+    }
+
+    @Test func theKernelsRoundTripIsReadFromATCPSocketOnly() async throws {
+        let server = try await TestServer.get()
+        let port = try #require(URL(string: server.httpBase)?.port)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        #expect(tk_tcp_rtt_micros(fd) >= 0, "a connected TCP socket has a round trip")
+        var pipeEnds: [Int32] = [0, 0]
+        try #require(pipe(&pipeEnds) == 0)
+        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        #expect(tk_tcp_rtt_micros(pipeEnds[0]) == -1, "a pipe has none")
+        #expect(tk_tcp_rtt_micros(-1) == -1)
     }
 
     @Test func theRoundTripRule() {

@@ -7,7 +7,8 @@ import Foundation
 extension TransferEngine {
     /// The first HTTP/2 response head of a host: reads its connection's round trip (the
     /// kernel's, so our own scheduling does not count) and, when it is at least
-    /// `multiplexWideningRTT`, gives the host `multiplexLimit` streams and starts waiting ones.
+    /// `multiplexWideningRTT`, gives the host `multiplexLimit` streams (waiting ones start
+    /// after this perform).
     func noteRoundTrip(_ t: Transfer) {
         // Only a transfer that opened its connection knows its socket (libcurl 7.88 tells a
         // transfer's socket only once it is done); the host's first one always did.
@@ -17,7 +18,16 @@ extension TransferEngine {
         measuredHosts.insert(key)
         guard Self.isDistant(rttMicros: rtt, threshold: configuration.multiplexWideningRTT) else { return }
         distantMultiplexedHosts.insert(key)
-        fillHost(key)
+        // This runs in libcurl's header callback, where adding a handle fails
+        // (CURLM_RECURSIVE_API_CALL): the waiting transfers start once `perform` returns.
+        widenedHosts.append(key)
+    }
+
+    /// Starts the waiting transfers of hosts widened during the last `perform`.
+    func fillWidenedHosts() {
+        guard !widenedHosts.isEmpty else { return }
+        for key in widenedHosts { fillHost(key) }
+        widenedHosts.removeAll()
     }
 
     /// A round trip (microseconds, -1 unknown) at or above `threshold` seconds.

@@ -103,6 +103,8 @@ final class TransferEngine: @unchecked Sendable {
     var distantMultiplexedHosts: Set<String> = []
     /// Hosts whose round trip was read already (once per host and session).
     var measuredHosts: Set<String> = []
+    /// Hosts just widened, whose waiting transfers start after this perform (`fillWidenedHosts`).
+    var widenedHosts: [String] = []
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
     /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
@@ -214,6 +216,7 @@ final class TransferEngine: @unchecked Sendable {
             var running: Int32 = 0
             _ = curl_multi_perform(multi.raw, &running)
             drainFinished()
+            fillWidenedHosts()  // outside libcurl's callbacks, where adding handles is allowed
             afterPerform()
             // The turn's delegate callbacks, in one hop (DECISIONS 136), unless they may wait
             // for more (DECISIONS 142): then the poll wakes in time to send them.
@@ -380,11 +383,16 @@ final class TransferEngine: @unchecked Sendable {
             waiting[key, default: PriorityFIFO()].push(t, priority: priority)
             return
         }
-        t.inMulti = curl_multi_add_handle(multi.raw, t.easy.raw) == CURLM_OK
+        let rc = curl_multi_add_handle(multi.raw, t.easy.raw)
+        t.inMulti = rc == CURLM_OK
         if t.inMulti {
             inMultiTransfers[ObjectIdentifier(t)] = t
             t.hostKey = key
             attachedPerHost[key, default: 0] += 1
+        } else {
+            // Never dropped in silence: a task whose handle libcurl refused (out of memory, or
+            // a call from inside one of its callbacks, CURLM_RECURSIVE_API_CALL) fails.
+            finish(t, error: TransferError(.unknown, "libcurl refused the transfer (curl_multi_add_handle: \(String(cString: curl_multi_strerror(rc))))"))
         }
     }
 
