@@ -60,47 +60,31 @@ import Testing
         return try await outcome.wait()
     }
 
-    @Test func theDirectoryStandsForAnOlderBundleItCovers() async throws {
-        let l = try Locations(inDirectory: true, inBundle: true, bundleAge: 100)
-        defer { l.remove() }
-        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == nil)
-        let error = try await fetch(trusting: l)
-        #expect(error == nil, "verified through the directory alone: \(String(describing: error))")
+    /// A layout of the CA locations, and whether the bundle must be parsed for it.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var inDirectory = false, bundleAge: TimeInterval = 100, hashedNames = true, bundleCopies = 1, dangling = false
+        var parsesBundle: Bool
+        var testDescription: String { name }
     }
 
-    @Test func aBundleChangedAfterTheDirectoryIsParsed() async throws {
-        let l = try Locations(inDirectory: false, inBundle: true, bundleAge: -100)
-        defer { l.remove() }
-        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
-        let error = try await fetch(trusting: l)
-        #expect(error == nil, "verified through the bundle: \(String(describing: error))")
-    }
-
-    @Test func aDirectoryWithoutHashedNamesLeavesTheBundle() async throws {
-        let l = try Locations(inDirectory: false, inBundle: true, bundleAge: 100, hashedNames: false)
-        defer { l.remove() }
-        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
-        let error = try await fetch(trusting: l)
-        #expect(error == nil, "verified through the bundle: \(String(describing: error))")
-    }
-
-    @Test func aBundleWithMoreCertificatesThanTheDirectoryIsParsed() async throws {
+    @Test(arguments: [
+        Case(name: "a newer directory that covers the bundle stands for it", inDirectory: true, parsesBundle: false),
+        Case(name: "a bundle changed after the directory", bundleAge: -100, parsesBundle: true),
+        Case(name: "a directory without hashed names", hashedNames: false, parsesBundle: true),
         // As after `cat extra.pem >> bundle` followed by a change to the directory.
-        let l = try Locations(inDirectory: true, inBundle: true, bundleAge: 100, bundleCopies: 2)
+        Case(name: "more certificates in the bundle than names", inDirectory: true, bundleCopies: 2, parsesBundle: true),
+        Case(name: "hashed links to files that were not copied", dangling: true, parsesBundle: true),
+    ])
+    func theBundleIsParsedUnlessTheDirectoryCoversIt(_ c: Case) async throws {
+        let l = try Locations(inDirectory: c.inDirectory, inBundle: true, bundleAge: c.bundleAge, hashedNames: c.hashedNames,
+                              bundleCopies: c.bundleCopies, dangling: c.dangling)
         defer { l.remove() }
-        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
+        if c.dangling { #expect(TrustStore.resolvingHashedNames(l.directory) == 0) }
+        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == (c.parsesBundle ? l.bundle : nil))
+        // Through the directory alone where the bundle is not parsed, else through the bundle.
         let error = try await fetch(trusting: l)
         #expect(error == nil, "\(String(describing: error))")
-    }
-
-    @Test func hashedLinksToMissingFilesLeaveTheBundle() async throws {
-        // A directory copied without the certificates its links point to.
-        let l = try Locations(inDirectory: false, inBundle: true, bundleAge: 100, dangling: true)
-        defer { l.remove() }
-        #expect(TrustStore.resolvingHashedNames(l.directory) == 0)
-        #expect(TrustStore.bundleToParse(l.bundle, directory: l.directory) == l.bundle)
-        let error = try await fetch(trusting: l)
-        #expect(error == nil, "verified through the bundle: \(String(describing: error))")
     }
 
     @Test func aCANeitherHoldsIsStillRefused() async throws {
