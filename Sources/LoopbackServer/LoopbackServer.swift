@@ -154,7 +154,7 @@ public final class LoopbackServer: Sendable {
     private let ipv6: Bool
     private let core: ServerCore
     private let listeners: [any Channel]
-    /// The server's own event loops (`start(threads:)`), shut down with it; nil on NIO's shared ones.
+    /// The server's own event loops (`start(threads:)`), shut down with it; nil on `sharedLoops`.
     private let group: MultiThreadedEventLoopGroup?
     private let isShutDown = Locked(false)
     /// The test-controlled gates (`Gates.swift`).
@@ -228,18 +228,18 @@ public final class LoopbackServer: Sendable {
     ///   - ipv6: when `true` and `host` is the default, binds `::1` instead.
     /// `httpPort`: the plain port to listen on, 0 for any free one (a test that first needs
     /// the port refused, then served, picks it).
-    /// `threads`: event loops of its own (shut down with it) for a server many tests share, so
-    /// another server's long work (hashing a 256 MiB upload under TSan took minutes) never holds
-    /// up its connections; nil: NIO's process-wide loops, as most tests' short-lived servers
-    /// (a loop per server made so many descriptors that Foundation's `Process.run`, listing
-    /// /proc/self/fd, overran its buffer under ASan).
+    /// `threads`: event loops of its own (shut down with it), for a server many tests share or
+    /// one that works long on its loop (a 256 MiB upload or form under TSan took minutes), so
+    /// neither holds up other servers' connections; nil: the eight process-wide `sharedLoops`,
+    /// as most tests' short-lived servers (a loop per server made so many descriptors that
+    /// Foundation's `Process.run`, listing /proc/self/fd, overran its buffer under ASan).
     public static func start(host: String = "127.0.0.1", ipv6: Bool = false, httpPort: Int = 0, threads: Int? = nil) async throws -> LoopbackServer {
         let bindHost = (ipv6 && host == "127.0.0.1") ? "::1" : host
         let core = ServerCore()
         let serverContext = try Self.sslContext.get()
         let clientCertificateContext = try Self.clientCertificateSSLContext.get()
         let ownGroup = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) }
-        let group = ownGroup ?? MultiThreadedEventLoopGroup.singleton
+        let group = ownGroup ?? Self.sharedLoops
 
         func bootstrap(tls: Bool, requiringClientCertificate: Bool = false) -> ServerBootstrap {
             let sslContext = requiringClientCertificate ? clientCertificateContext : serverContext
@@ -371,6 +371,14 @@ public final class LoopbackServer: Sendable {
 public extension LoopbackServer {
     /// The deterministic body of `size` bytes for `seed` that `/bytes/N` and `/files/NAME` serve.
     /// Byte `i` is a 65,521-periodic pseudo-random pattern of `seed`; see the type docs.
+    /// The loops of servers started without `threads`: eight, made once and never shut down.
+    /// NIO's singleton has one per core (two on the CI machine), so one server busy on a loop
+    /// (a 256 MiB form parsed under the thread sanitizer) stalled half of every other test's
+    /// servers; with eight, a busy loop holds up an eighth, and the known heavy tests start
+    /// servers with loops of their own. Not one per server: that many descriptors overran
+    /// Foundation's `Process.run` under ASan (DECISIONS of session 9).
+    static let sharedLoops = MultiThreadedEventLoopGroup(numberOfThreads: 8)
+
     static func body(size: Int, seed: UInt8 = 0) -> [UInt8] {
         bodyBytes(offset: 0, count: size, seed: seed)
     }
