@@ -369,16 +369,16 @@ public final class LoopbackServer: Sendable {
 }
 
 public extension LoopbackServer {
-    /// The deterministic body of `size` bytes for `seed` that `/bytes/N` and `/files/NAME` serve.
-    /// Byte `i` is a 65,521-periodic pseudo-random pattern of `seed`; see the type docs.
     /// The loops of servers started without `threads`: eight, made once and never shut down.
     /// NIO's singleton has one per core (two on the CI machine), so one server busy on a loop
     /// (a 256 MiB form parsed under the thread sanitizer) stalled half of every other test's
     /// servers; with eight, a busy loop holds up an eighth, and the known heavy tests start
     /// servers with loops of their own. Not one per server: that many descriptors overran
-    /// Foundation's `Process.run` under ASan (DECISIONS of session 9).
+    /// Foundation's `Process.run` under ASan.
     static let sharedLoops = MultiThreadedEventLoopGroup(numberOfThreads: 8)
 
+    /// The deterministic body of `size` bytes for `seed` that `/bytes/N` and `/files/NAME` serve.
+    /// Byte `i` is a 65,521-periodic pseudo-random pattern of `seed`; see the type docs.
     static func body(size: Int, seed: UInt8 = 0) -> [UInt8] {
         bodyBytes(offset: 0, count: size, seed: seed)
     }
