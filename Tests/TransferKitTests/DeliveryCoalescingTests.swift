@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LoopbackServer
 import Testing
 @testable import TransferKit
@@ -66,6 +67,11 @@ import Testing
         try await server.waitForGate(gate)
         for i in 0..<300 { session.downloadTask(with: url("\(server.httpBase)/bytes/\(100 + i)")).resume() }
         try await waitUntil("100 completions with a transfer still running") { delegate.completed >= 100 }
+        // Held, not only delivered: a flush per loop turn would make one for every six
+        // completions at least (six connections); full outboxes carry dozens each.
+        let completed = delegate.completed
+        let flushes = session.engine.outboxFlushes.load(ordering: .relaxed)
+        #expect(flushes * 6 < completed, "\(flushes) flushes for \(completed) completions")
         server.openGate(gate)
         try await waitUntil("every completion") { delegate.completed == 301 }
     }

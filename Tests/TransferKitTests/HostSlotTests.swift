@@ -56,21 +56,29 @@ import Testing
         try await waitForCount("twenty completions", reaches: 20) { done.value }
     }
 
-    @Test func transfersWaitingWhenTheirHostWidensAllComplete() async throws {
+    @Test func transfersWaitingWhenTheirHostWidensAllStartAndComplete() async throws {
         // The host widens at its first response head, inside libcurl's header callback, while
-        // 34 transfers wait in the engine: they must start after that perform (adding a handle
-        // inside a callback fails) and none may be lost.
+        // 26 transfers wait in the engine: they must start after that perform (adding a handle
+        // inside a callback fails), and none may be lost. The first transfer answers at once;
+        // the 31 behind it are held at a gate, which all of them reach only if the host widened
+        // (six handles would hold 25 back until the gate opens).
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig { $0.multiplexWideningRTT = 0 })
         defer { session.finishTasksAndInvalidate() }
+        let gate = UUID().uuidString
+        defer { server.openGate(gate) }
         let done = Counter(), failed = Counter()
-        for i in 1...40 {
-            session.dataTask(with: TransferRequest(url: url("\(server.httpsBase)/bytes/\(i)"))) { d, _, e in
-                if e != nil || d?.count != i { _ = failed.increment() }
+        func expect(_ request: TransferRequest, bytes: Int) {
+            session.dataTask(with: request) { d, _, e in
+                if e != nil || d?.count != bytes { _ = failed.increment() }
                 _ = done.increment()
             }.resume()
         }
-        try await waitForCount("forty completions", reaches: 40) { done.value }
+        expect(TransferRequest(url: url("\(server.httpsBase)/bytes/1")), bytes: 1)
+        for _ in 1...31 { expect(request(server.httpsBase, gate: gate), bytes: 10) }
+        try await server.waitForGate(gate, arrivals: 31)
+        server.openGate(gate)
+        try await waitForCount("thirty-two completions", reaches: 32) { done.value }
         #expect(failed.value == 0)
     }
 

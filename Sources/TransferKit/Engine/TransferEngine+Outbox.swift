@@ -53,6 +53,7 @@ extension TransferEngine {
         let batch = outbox
         outbox.removeAll(keepingCapacity: true)
         outboxAwaited = false
+        outboxFlushes.add(1, ordering: .relaxed)
         queue.async {
             for block in batch { block() }
         }

@@ -70,6 +70,9 @@ final class TransferEngine: @unchecked Sendable {
 
     /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
     let transferThread = Atomic<UInt>(0)
+    /// How many times the outbox went to the delegate queue: tests prove with it that
+    /// callbacks were held (`deliveryCoalescingInterval`), not only that none was lost.
+    let outboxFlushes = Atomic<Int>(0)
     // Transfer-thread state.
     /// Delegate-queue work of this loop turn and its queue (TransferEngine+Outbox.swift).
     var outbox: [@Sendable () -> Void] = []
@@ -445,7 +448,9 @@ final class TransferEngine: @unchecked Sendable {
             // Finished, cancelled or suspended meanwhile: drop it (resume re-queues it).
             guard transfers[ObjectIdentifier(next.task)] === next, !next.wantPaused else { continue }
             attach(next)
-            return
+            // Refused by libcurl, it failed its task and left the slot free: the next one
+            // takes it, or a host with no handle left would never start its queue (review).
+            if next.inMulti || next.isWaiting { return }
         }
     }
 
