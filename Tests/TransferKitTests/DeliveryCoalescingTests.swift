@@ -98,6 +98,20 @@ import Testing
         #expect(rec.events.prefix(3) == ["redirect 302", "response 200", "data"])
     }
 
+    @Test func anAsyncCallIsAnsweredWhileAnotherTransferRuns() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: Self.holdingForAnHour())
+        defer { session.finishTasksAndInvalidate() }
+        // A download held at a gate keeps a transfer running: a held completion would keep
+        // the awaited call below waiting for the hour.
+        let gate = UUID().uuidString
+        defer { server.openGate(gate) }
+        session.downloadTask(with: url("\(server.httpBase)/bytes/200000?gate=\(gate)&holdAfter=1000")).resume()
+        try await server.waitForGate(gate)
+        let (body, response) = try await session.data(from: url("\(server.httpBase)/bytes/10"))
+        #expect(body.count == 10 && response.statusCode == 200)
+    }
+
     @Test func theIntervalIsClamped() {
         #expect(TransferEngine.coalescingNanos(0) == 0)
         #expect(TransferEngine.coalescingNanos(-1) == 0)

@@ -113,7 +113,8 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// delegate queue per file was a tenth of the CPU, and on two cores it took the core the
     /// server needed). 0, the default, hands them over at the end of every loop turn.
     /// Callbacks something waits for (a response disposition, a redirect, a challenge, a new
-    /// body stream, data for a data delegate, a cancel's resume data) are never held, nor is
+    /// body stream, data for a data delegate, a cancel's resume data, the completion of a task
+    /// with a completion handler and so of every async call) are never held, nor is
     /// anything once no transfer is left. Negative or not a number counts as 0; at most an hour.
     public var deliveryCoalescingInterval: TimeInterval = 0
 

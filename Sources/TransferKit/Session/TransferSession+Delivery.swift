@@ -6,7 +6,10 @@ extension TransferSession {
     /// then *didCompleteWithError* — or the completion handler instead of the delegate's
     /// response, data and completion callbacks.
     func deliverCompletion(of task: TransferTask, error: TransferError?) {
-        deliver { [self] in
+        // A completion handler (and so every async call: `data(for:)`, `download(for:)`...)
+        // is a caller waiting: never held by `deliveryCoalescingInterval` (review).
+        let awaited = task.core.withLock { $0.completion != nil }
+        deliver(awaited: awaited) { [self] in
             let (completion, body, taken, memoryBody, response, metrics) = task.core.withLock { c in
                 let completion = c.completion
                 c.completion = nil
