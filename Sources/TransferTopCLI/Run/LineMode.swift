@@ -108,22 +108,45 @@ final class Output: Sendable {
 
 /// SIGINT/SIGTERM as dispatch sources (the handler runs on a queue, not in a signal
 /// context). A second signal while the first is handled exits at once with 130.
+///
+/// libdispatch registers a signal source on the source's queue, and only then installs the
+/// handler that forwards the signal to it; until then the signal meets SIG_IGN and is lost. So
+/// the sources have a serial queue of their own (it targets an overcommit pool, which always
+/// gets a thread: on a global queue registration waited for a free worker, and an ASan run's
+/// Ctrl-C was ignored for good), and `init` returns only once every source is registered.
 final class SignalWatcher: @unchecked Sendable {
     // @unchecked: the sources are set up in init and only cancelled afterwards.
     private var sources: [DispatchSourceSignal] = []
     private let count = Atomic<Int>(0)
+    private static let queue = DispatchQueue(label: "transfertop.signals")
 
     init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+        let registered = DispatchSemaphore(value: 0)
         for signo in signals {
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            Self.ignoreUnlessForwarded(signo)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: Self.queue)
             source.setEventHandler { [self] in
                 if self.count.wrappingAdd(1, ordering: .relaxed).newValue > 1 { exit(130) }
                 handler(signo)
             }
+            source.setRegistrationHandler { registered.signal() }
             source.resume()
             sources.append(source)
         }
+        // Bounded, so a libdispatch that never registers cannot hang the run: it only goes
+        // back to the old window.
+        for _ in signals { _ = registered.wait(timeout: .now() + 5) }
+    }
+
+    /// The default action (terminate) would win before the source is registered, so the
+    /// signal is ignored first, as libdispatch asks. But only while nothing handles it:
+    /// libdispatch installs its forwarding handler once per process and never again, so
+    /// replacing it with SIG_IGN for a second watcher (after an earlier one was cancelled)
+    /// would lose every later signal.
+    static func ignoreUnlessForwarded(_ signo: Int32) {
+        var current = sigaction()
+        guard sigaction(signo, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil else { return }
+        signal(signo, SIG_IGN)
     }
 
     func cancel() { for s in sources { s.cancel() } }
