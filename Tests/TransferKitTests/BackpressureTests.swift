@@ -28,7 +28,7 @@ import Testing
         let d = SlowDelegate()
         let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: d)
         session.dataTask(with: url("\(server.httpBase)/bytes/\(size)")).resume()
-        try await waitUntil(timeout: 60) { d.state.withLock { $0.done } }
+        try await waitUntil() { d.state.withLock { $0.done } }
         let s = d.state.withLock { $0 }
         #expect(s.delivered == Int64(size), "every byte delivered")
         // Received but not yet consumed: at most the high-water chunks plus one libcurl buffer.

@@ -34,12 +34,12 @@ import Testing
         task.resume()
         // The state is completed before the delegate queue has delivered the hand-over: wait for
         // the callback itself.
-        try await waitUntil(timeout: 60, "didFinishDownloadingTo") { landing.seen.withLock { $0 } != nil }
+        try await waitUntil("didFinishDownloadingTo") { landing.seen.withLock { $0 } != nil }
         #expect(task.state == .completed)
         let seen = try #require(landing.seen.withLock { $0 })
         #expect(seen.path == dir + "/.\(size).ttpart")
         #expect(seen.data == Data(LoopbackServer.body(size: size, seed: 4)))
-        try await waitUntil(timeout: 30, "hand-over file deleted") { entries(dir).isEmpty }
+        try await waitUntil("hand-over file deleted") { entries(dir).isEmpty }
     }
 
     @Test func noFileBeforeTheFirstBodyByteAndNoneAfterAFailure() async throws {
@@ -50,12 +50,12 @@ import Testing
         defer { session.invalidateAndCancel() }
         let stalled = session.downloadTask(with: url("\(server.httpBase)/stall?size=100000&after=0"))
         stalled.resume()
-        try await waitUntil(timeout: 30, "response head") { stalled.response != nil }
+        try await waitUntil("response head") { stalled.response != nil }
         #expect(entries(dir).isEmpty)
         stalled.cancel()
         let refused = session.downloadTask(with: url("http://127.0.0.1:1/nothing"))
         refused.resume()
-        try await waitUntil(timeout: 30, "both done") { stalled.state == .completed && refused.state == .completed }
+        try await waitUntil("both done") { stalled.state == .completed && refused.state == .completed }
         #expect(refused.error != nil)
         #expect(entries(dir).isEmpty)
     }
@@ -71,7 +71,7 @@ import Testing
         defer { session.invalidateAndCancel() }
         let task = session.downloadTask(with: url("\(server.httpBase)/bytes/5000?seed=1"))
         task.resume()
-        try await waitUntil(timeout: 60, "didFinishDownloadingTo") { landing.seen.withLock { $0 } != nil }
+        try await waitUntil("didFinishDownloadingTo") { landing.seen.withLock { $0 } != nil }
         #expect(landing.seen.withLock { $0?.path } == dir + "/.5000.2.ttpart")
         #expect(try String(contentsOfFile: dir + "/.5000.ttpart", encoding: .utf8) == "orphan")
     }
@@ -122,7 +122,7 @@ import Testing
         defer { session.invalidateAndCancel() }
         session.downloadTask(with: url("\(server.httpBase)/bytes/1000?seed=7")).resume()
         session.downloadTask(with: url("\(server.httpBase)/bytes/300000?seed=8")).resume()
-        try await waitUntil(timeout: 60, "both completed") { taker.completed.withLock { $0 } == 2 }
+        try await waitUntil("both completed") { taker.completed.withLock { $0 } == 2 }
         #expect(taker.bodies.withLock { $0 } == [Data(LoopbackServer.body(size: 1000, seed: 7))])
         #expect(taker.files.withLock { $0 } == [dir + "/.300000.ttpart"])
         #expect(entries(dir).isEmpty)
@@ -141,7 +141,7 @@ import Testing
             box.withLock { $0 = (file, error) }
         }
         task.resume()
-        try await waitUntil(timeout: 60, "completion handler") { box.withLock { $0 } != nil }
+        try await waitUntil("completion handler") { box.withLock { $0 } != nil }
         let (file, error) = try #require(box.withLock { $0 })
         #expect(file == nil)
         #expect(error?.code == .cannotCreateFile)

@@ -110,11 +110,11 @@ import Testing
             defer { session.invalidateAndCancel() }
             let first = session.downloadTask(with: server.url("slow-big.bin"))
             first.resume()
-            try await waitUntil(timeout: 60, "300 KB of the first transfer") { first.countOfBytesReceived >= 300_000 }
+            try await waitUntil("300 KB of the first transfer") { first.countOfBytesReceived >= 300_000 }
             #expect(first.isResumable, "MDTM and REST make an FTP download resumable")
             let box = Box<Data?>()
             first.cancel(byProducingResumeData: { box.set($0) })
-            let resume = try #require(try await box.wait(timeout: 60), "resume data")
+            let resume = try #require(try await box.wait(), "resume data")
             try await rec.waitForCompletion()
             #expect(rec.error?.code == .cancelled)
             let parsed = try ResumeData(decoding: resume)
@@ -129,7 +129,7 @@ import Testing
             // As a program that stored it redacted gets it back: its own URL (with the password) restored.
             let restored = try #require(parsed.withoutCredentials().restoringCredentials(from: server.url("slow-big.bin").absoluteString))
             session2.downloadTask(withResumeData: restored.encoded()).resume()
-            try await rec2.waitForCompletion(timeout: 60)
+            try await rec2.waitForCompletion()
             #expect(rec2.error == nil, "\(String(describing: rec2.error))")
             let (downloaded, resumedAt, metrics) = rec2.state.withLock { ($0.downloaded, $0.resumedAt, $0.metrics) }
             #expect(resumedAt == [parsed.bytesReceived], "didResumeAtOffset at the partial's length")
@@ -148,10 +148,10 @@ import Testing
             defer { session.invalidateAndCancel() }
             let first = session.downloadTask(with: server.url("slow-changing.bin"))
             first.resume()
-            try await waitUntil(timeout: 60, "300 KB of the first transfer") { first.countOfBytesReceived >= 300_000 }
+            try await waitUntil("300 KB of the first transfer") { first.countOfBytesReceived >= 300_000 }
             let box = Box<Data?>()
             first.cancel(byProducingResumeData: { box.set($0) })
-            let resume = try #require(try await box.wait(timeout: 60))
+            let resume = try #require(try await box.wait())
             try await rec.waitForCompletion()
             // A new version with another modification time (MDTM has one-second resolution).
             let replacement = randomBytes(1024 * 1024)
@@ -163,7 +163,7 @@ import Testing
             let session2 = TransferSession(configuration: ephemeralConfig(), delegate: rec2)
             defer { session2.invalidateAndCancel() }
             session2.downloadTask(withResumeData: resume).resume()
-            try await rec2.waitForCompletion(timeout: 60)
+            try await rec2.waitForCompletion()
             #expect(rec2.error == nil, "\(String(describing: rec2.error))")
             let (downloaded, resumedAt) = rec2.state.withLock { ($0.downloaded, $0.resumedAt) }
             #expect(resumedAt.last == 0, "restarted from zero")
@@ -183,7 +183,7 @@ import Testing
             request.httpMethod = "PUT"
             let done = Box<TransferError?>()
             session.uploadTask(with: request, fromFile: URL(fileURLWithPath: source)) { _, _, error in done.set(error) }.resume()
-            let error = try await done.wait(timeout: 60)
+            let error = try await done.wait()
             #expect(error == nil, "\(String(describing: error))")
             let stored = FileManager.default.contents(atPath: server.root + "/stored.bin")
             #expect(stored.map(sha256) == sha256(body))

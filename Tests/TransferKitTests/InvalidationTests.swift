@@ -77,7 +77,7 @@ import Testing
         // The engine signals shutdown from its last lines: the thread itself ends a moment
         // after didBecomeInvalid, so wait for the kernel to see every one gone.
         let all = names
-        try await waitUntil(timeout: 60, "the transfer threads to end") { all.allSatisfy { !threadNames().contains($0) } }
+        try await waitUntil("the transfer threads to end") { all.allSatisfy { !threadNames().contains($0) } }
     }
 }
 

@@ -27,7 +27,7 @@ import Testing
             box.withLock { $0 = (data, error) }
         }
         task.resume()
-        try await waitUntil(timeout: 120, "the form's answer") { box.withLock { $0 } != nil }
+        try await waitUntil("the form's answer") { box.withLock { $0 } != nil }
         let (data, error) = try #require(box.withLock { $0 })
         #expect(error == nil)
         return (try JSONDecoder().decode(Report.self, from: try #require(data)), task)
@@ -105,7 +105,7 @@ import Testing
         session.uploadTask(with: TransferRequest(url: url("\(server.httpBase)/form")), fromMultipart: form) { _, _, e in
             box.withLock { $0 = .some(e) }
         }.resume()
-        try await waitUntil(timeout: 60, "completion") { box.withLock { $0 } != nil }
+        try await waitUntil("completion") { box.withLock { $0 } != nil }
         let error = try #require(box.withLock { $0 } ?? nil)
         #expect(error.code == .cannotOpenFile)
         #expect(error.message.contains(path))

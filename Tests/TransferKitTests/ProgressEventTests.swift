@@ -29,7 +29,7 @@ import Testing
         put.httpMethod = "PUT"
         let upload = session.uploadTask(with: put, from: Data(LoopbackServer.body(size: 300_000, seed: 3)))
         for t in [big, small, upload] as [TransferTask] { t.resume() }
-        try await waitUntil(timeout: 60, "all completed") { [big, small, upload].allSatisfy { $0.state == .completed } }
+        try await waitUntil("all completed") { [big, small, upload].allSatisfy { $0.state == .completed } }
         let sums = adder.sums.withLock { $0 }
         #expect(sums[big.taskIdentifier]?.received == 400_000)
         #expect(sums[small.taskIdentifier]?.received == 1000)

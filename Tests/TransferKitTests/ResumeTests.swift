@@ -17,13 +17,13 @@ import Testing
                 + "\(task.countOfBytesReceived) of \(received), status \(task.response?.statusCode ?? -1), "
                 + "error \(String(describing: task.error))")
         }
-        try await waitUntil(timeout: 60, "\(received) bytes at the client") { task.countOfBytesReceived >= received }
+        try await waitUntil("\(received) bytes at the client") { task.countOfBytesReceived >= received }
         #expect(task.countOfBytesReceived == received)
         #expect(task.isResumable, "the monitor offers d only for a task that says it is resumable")
         #expect(task.snapshot().isResumable)
         let box = Box<Data?>()
         task.cancel(byProducingResumeData: { box.set($0) })
-        guard let data = try await box.wait(timeout: 60) else {
+        guard let data = try await box.wait() else {
             throw Timeout(what: "resume data (got nil; state \(task.state), status \(task.response?.statusCode ?? -1), "
                 + "received \(task.countOfBytesReceived), resumable \(task.isResumable), error \(String(describing: task.error)))")
         }
@@ -38,7 +38,7 @@ import Testing
 
     private func finish(_ session: TransferSession, _ resume: Data, rec: Recorder) async throws -> Data? {
         session.downloadTask(withResumeData: resume).resume()
-        try await rec.waitForCompletion(timeout: 60)
+        try await rec.waitForCompletion()
         return rec.state.withLock { $0.downloaded }
     }
 
@@ -73,7 +73,7 @@ import Testing
             task = session.downloadTask(withResumeData: try r.encoded(), completionHandler: keepDigest)
             task.resume()
         }
-        #expect(try await digest.wait(timeout: 60) == sha256(expectedBody(size, seed: 7)))
+        #expect(try await digest.wait() == sha256(expectedBody(size, seed: 7)))
         session.finishTasksAndInvalidate()
     }
 

@@ -29,7 +29,7 @@ import Testing
         let events = Locked<[SegmentedUpload.Event]>([])
         let result = Box<TransferError?>()
         upload.start(onEvent: { e in events.withLock { $0.append(e) } }) { result.set($0) }
-        let error = try await result.wait(timeout: 120)
+        let error = try await result.wait()
         return (error, events.withLock { $0 }, upload)
     }
 
@@ -120,7 +120,7 @@ import Testing
         upload.start { result.set($0) }
         try await server.waitForGate(gate)  // segment 2's answer is held: it is in flight
         upload.cancel()
-        let error = try #require(try await result.wait(timeout: 60))
+        let error = try #require(try await result.wait())
         #expect(error.code == .cancelled)
         // Segment 2 was cut off (to be retried, but the upload is over); 3 never started.
         #expect(upload.states == [.done, .retrying, .waiting])

@@ -22,7 +22,7 @@ import TransferModel
         #expect(described.taskDescription == "renamed")
 
         task.resume()
-        try await waitUntil(timeout: 60, "completed") { task.state == .completed }
+        try await waitUntil("completed") { task.state == .completed }
         let done = task.snapshot()
         #expect(done.state == .completed && done.countOfBytesReceived == 2000 && done.statusCode == 200)
         #expect(!done.metrics.transactionMetrics.isEmpty)

@@ -46,11 +46,11 @@ import Testing
         let first = Data(LoopbackServer.body(size: 300_000, seed: 1))
         let second = Data(LoopbackServer.body(size: 200_000, seed: 2))
         pipe.fileHandleForWriting.write(first)
-        try await waitUntil(timeout: 60, "the first part sent") { task.countOfBytesSent >= Int64(first.count) }
+        try await waitUntil("the first part sent") { task.countOfBytesSent >= Int64(first.count) }
         #expect(task.state == .running)
         pipe.fileHandleForWriting.write(second)
         try pipe.fileHandleForWriting.close()
-        try await waitUntil(timeout: 60, "completed") { streamer.done.withLock { $0 } != nil }
+        try await waitUntil("completed") { streamer.done.withLock { $0 } != nil }
         #expect(streamer.done.withLock { $0 } == .some(nil))
         let echo = try JSONDecoder().decode(Echo.self, from: streamer.body.withLock { $0 })
         #expect(echo.method == "POST" && echo.bodyLength == 500_000)
@@ -69,7 +69,7 @@ import Testing
         var request = TransferRequest(url: url("\(server.httpBase)/redirect-method?status=307"))
         request.httpMethod = "PUT"
         session.uploadTask(withStreamedRequest: request).resume()
-        try await waitUntil(timeout: 60, "completed") { streamer.done.withLock { $0 } != nil }
+        try await waitUntil("completed") { streamer.done.withLock { $0 } != nil }
         #expect(streamer.done.withLock { $0 } == .some(nil))
         #expect(streamer.asked.withLock { $0 } == 2)
         let echo = try JSONDecoder().decode(Echo.self, from: streamer.body.withLock { $0 })
@@ -82,7 +82,7 @@ import Testing
         let session = TransferSession(configuration: ephemeralConfig(), delegate: streamer)
         defer { session.finishTasksAndInvalidate() }
         session.uploadTask(withStreamedRequest: TransferRequest(url: url("\(server.httpBase)/echo"))).resume()
-        try await waitUntil(timeout: 60, "completed") { streamer.done.withLock { $0 } != nil }
+        try await waitUntil("completed") { streamer.done.withLock { $0 } != nil }
         #expect(streamer.done.withLock { $0 }??.code == .requestBodyStreamExhausted)
     }
 }

@@ -42,7 +42,7 @@ import Testing
         #expect(task.countOfBytesReceived == Int64(first), "no bytes delivered while suspended")
         #expect(task.state == .suspended)
         task.resume()
-        try await rec.waitForCompletion(timeout: 120)
+        try await rec.waitForCompletion()
         #expect(rec.error == nil)
         let file = rec.state.withLock { $0.downloaded }
         #expect(file.map(sha256) == sha256(expectedBody(size)))
