@@ -14,6 +14,12 @@ extension TransferEngine {
         if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
         recordTransaction(t, code: code, doneAt: doneAt)
         if code == CURLE_OK, !t.restartFromZeroPending, !t.isRedirectHop, t.sinkFailure == nil { completeCaching(t) }
+        // A file or FTP resource now shorter than the partial ("offset beyond file size",
+        // before any MDTM comparison) has changed: start again from zero, as a changed MDTM
+        // does, instead of failing with unusable resume data (SPEC S8).
+        if code == CURLE_BAD_DOWNLOAD_RESUME, !t.scheme.isHTTP, t.task.resumeFrom != nil, t.resumeOffset > 0 {
+            t.restartFromZeroPending = true
+        }
         if t.restartFromZeroPending {
             restartFromZero(t)
             return
