@@ -30,10 +30,10 @@ public struct WaitTimeout: Error, CustomStringConvertible {
 }
 
 /// Polls a condition until it holds: tests wait for facts (delegate callbacks, server-side
-/// counters, files), not for time. The deadline is generous and expires only on a bug: 180 s,
-/// because under the thread sanitizer the whole suite on two cores starves single tests for
-/// over a minute (fresh-clone runs failed 30 s and 60 s deadlines on passing behaviour).
-public func waitFor(_ what: String, timeout: TimeInterval = 180, _ condition: @Sendable () throws -> Bool) async throws {
+/// counters, files), not for time. The deadline is generous and expires only on a bug
+/// (`eventDeadline`), because under the thread sanitizer the whole suite on two cores starves
+/// single tests for minutes (fresh-clone runs failed 30 s and 60 s deadlines on passing behaviour).
+public func waitFor(_ what: String, timeout: TimeInterval = eventDeadline, _ condition: @Sendable () throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while try !condition() {
         if Date() > deadline { throw WaitTimeout(what: what) }

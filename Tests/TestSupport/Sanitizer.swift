@@ -16,3 +16,9 @@ public enum Sanitizer {
         return entryPoints.contains { name in dlsym(handle, name) != nil }
     }()
 }
+
+/// The deadline of every wait for an event: it expires only on a bug. 180 s in a plain build;
+/// 600 s under a sanitizer, where the whole suite on two cores starves single steps for minutes
+/// (the tmux attach test's monitor, a TSan binary talking to a TSan daemon, passed after 229 s
+/// in one fresh-clone run and ran out of a 180 s wait in three others).
+public let eventDeadline: TimeInterval = Sanitizer.isActive ? 600 : 180

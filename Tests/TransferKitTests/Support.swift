@@ -103,7 +103,7 @@ final class Recorder: TransferDataDelegate, TransferDownloadDelegate, @unchecked
     }
 
     /// Waits (polling every 10 ms, bounded) until the task completed.
-    func waitForCompletion(timeout: TimeInterval = 180) async throws {
+    func waitForCompletion(timeout: TimeInterval = eventDeadline) async throws {
         try await waitUntil(timeout: timeout) { self.state.withLock { $0.completed } }
     }
 }
@@ -114,7 +114,7 @@ struct Timeout: Error, CustomStringConvertible {
 }
 
 /// Waits for a fact (TestSupport's `waitFor`, under the name these tests have always used).
-func waitUntil(timeout: TimeInterval = 180, _ what: String = "condition", _ cond: @Sendable () -> Bool) async throws {
+func waitUntil(timeout: TimeInterval = eventDeadline, _ what: String = "condition", _ cond: @Sendable () -> Bool) async throws {
     try await waitFor(what, timeout: timeout, cond)
 }
 
@@ -125,7 +125,7 @@ final class Box<T: Sendable>: @unchecked Sendable {
     private var value: T?
     func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
     var get: T? { lock.lock(); defer { lock.unlock() }; return value }
-    func wait(timeout: TimeInterval = 180) async throws -> T {
+    func wait(timeout: TimeInterval = eventDeadline) async throws -> T {
         try await waitUntil(timeout: timeout) { self.get != nil }
         return get!
     }

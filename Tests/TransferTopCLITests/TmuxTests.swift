@@ -76,10 +76,10 @@ struct Tmux: Sendable {
     }
 
     /// Polls the pane until `check` holds; returns the last capture. The deadline is generous,
-    /// TestSupport.waitFor's 180 s, which sanitizer runs on two cores need (it expires only on
+    /// TestSupport's `eventDeadline`, which sanitizer runs on two cores need (it expires only on
     /// a bug; the assertion after the call reports the screen).
     @discardableResult
-    func waitFor(_ seconds: Double = 180, _ check: (String) -> Bool) async throws -> String {
+    func waitFor(_ seconds: Double = eventDeadline, _ check: (String) -> Bool) async throws -> String {
         let end = Date().addingTimeInterval(seconds)
         var last = ""
         while Date() < end {
