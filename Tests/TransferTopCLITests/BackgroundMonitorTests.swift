@@ -150,14 +150,17 @@ extension BackgroundMonitorTests {
         screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("suspended") == true }
         #expect(Tmux.row(screen, "m:1")?.contains("suspended") == true, "\(screen)")
         #expect(try await BackgroundMonitorTests.json(rig, "m").first?.state == "suspended")
+        // The daemon's answer is on the status line for `statusLifetime` (8 s): it is looked
+        // for first, before anything slow (a TSan `status --json` took longer than that, the
+        // answer was gone and the wait ran out).
         try await tmux.keys("r")
+        screen = try await tmux.waitFor { $0.contains("daemon, m:1: resume: 1 task(s)") }
+        #expect(screen.contains("daemon, m:1: resume: 1 task(s)"), "\(screen)")
         screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("running") == true }
         #expect(Tmux.row(screen, "m:1")?.contains("running") == true, "\(screen)")
         #expect(try await BackgroundMonitorTests.json(rig, "m").first?.state == "running")
-        // n is not the daemon's: the status line says so (once the resume's answer is in, or
-        // it would replace the refusal).
-        screen = try await tmux.waitFor { $0.contains("daemon, m:1: resume: 1 task(s)") }
-        #expect(screen.contains("daemon, m:1: resume: 1 task(s)"), "\(screen)")
+        // n is not the daemon's: the status line says so (pressed once the resume's answer is
+        // in, or that answer could replace the refusal).
         try await tmux.keys("n")
         screen = try await tmux.waitFor { $0.contains("takes new tasks from the command line") }
         #expect(screen.contains("background session m takes new tasks from the command line"), "\(screen)")
