@@ -33,8 +33,8 @@ public struct WaitTimeout: Error, CustomStringConvertible {
 /// counters, files), not for time. The deadline is generous and expires only on a bug
 /// (`eventDeadline`), because under the thread sanitizer the whole suite on two cores starves
 /// single tests for minutes (fresh-clone runs failed 30 s and 60 s deadlines on passing behaviour).
-public func waitFor(_ what: String, timeout: TimeInterval = eventDeadline, _ condition: @Sendable () throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
+public func waitFor(_ what: String, _ condition: @Sendable () throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(eventDeadline)
     while try !condition() {
         if Date() > deadline { throw WaitTimeout(what: what) }
         try await Task.sleep(nanoseconds: 5_000_000)

@@ -102,9 +102,9 @@ final class Recorder: TransferDataDelegate, TransferDownloadDelegate, @unchecked
         state.withLock { $0.events.append("didResumeAtOffset \(fileOffset)"); $0.resumedAt.append(fileOffset) }
     }
 
-    /// Waits (polling every 10 ms, bounded) until the task completed.
-    func waitForCompletion(timeout: TimeInterval = eventDeadline) async throws {
-        try await waitUntil(timeout: timeout) { self.state.withLock { $0.completed } }
+    /// Waits until the task completed (`waitFor`: polled, with the one `eventDeadline`).
+    func waitForCompletion() async throws {
+        try await waitUntil { self.state.withLock { $0.completed } }
     }
 }
 
@@ -114,8 +114,8 @@ struct Timeout: Error, CustomStringConvertible {
 }
 
 /// Waits for a fact (TestSupport's `waitFor`, under the name these tests have always used).
-func waitUntil(timeout: TimeInterval = eventDeadline, _ what: String = "condition", _ cond: @Sendable () -> Bool) async throws {
-    try await waitFor(what, timeout: timeout, cond)
+func waitUntil(_ what: String = "condition", _ cond: @Sendable () -> Bool) async throws {
+    try await waitFor(what, cond)
 }
 
 /// Completion-handler result box.
@@ -125,8 +125,8 @@ final class Box<T: Sendable>: @unchecked Sendable {
     private var value: T?
     func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
     var get: T? { lock.lock(); defer { lock.unlock() }; return value }
-    func wait(timeout: TimeInterval = eventDeadline) async throws -> T {
-        try await waitUntil(timeout: timeout) { self.get != nil }
+    func wait() async throws -> T {
+        try await waitUntil { self.get != nil }
         return get!
     }
 }

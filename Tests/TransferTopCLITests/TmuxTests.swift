@@ -79,8 +79,8 @@ struct Tmux: Sendable {
     /// TestSupport's `eventDeadline`, which sanitizer runs on two cores need (it expires only on
     /// a bug; the assertion after the call reports the screen).
     @discardableResult
-    func waitFor(_ seconds: Double = eventDeadline, _ check: (String) -> Bool) async throws -> String {
-        let end = Date().addingTimeInterval(seconds)
+    func waitFor(_ check: (String) -> Bool) async throws -> String {
+        let end = Date().addingTimeInterval(eventDeadline)
         var last = ""
         while Date() < end {
             last = try await capture()
