@@ -200,7 +200,12 @@ import TransferKit
             server.openGate(gate)
             let (ra, rb) = (await a.wait(), await b.wait())
             let (won, lost) = ra.status == 0 ? (ra, rb) : (rb, ra)
-            #expect(won.status == 0 && lost.status == 1, "round \(round): \(ra.stdout)\(ra.stderr)\n--\n\(rb.stdout)\(rb.stderr)")
+            // What the server saw, for a failure's message: an ASan CI run's winner got 500 kB
+            // past the gate and then nothing for 60 s, and the client's words alone could not
+            // say whether the server held it or sent into the void.
+            let seen = server.stats.requests.filter { $0.path.contains(name) }.map { $0.header("Range") ?? "no Range" }
+            let serverSide = "gate arrivals \(server.gateArrivals(gate)), requests \(seen), bytes written \(server.stats.bytesWritten)"
+            #expect(won.status == 0 && lost.status == 1, "round \(round): \(serverSide)\n\(ra.stdout)\(ra.stderr)\n--\n\(rb.stdout)\(rb.stderr)")
             #expect(won.stdout.contains("resuming"), "round \(round): \(won.stdout)")
             #expect(lost.stdout.contains("already being downloaded by process"), "round \(round): \(lost.stdout)")
             let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/" + name))
