@@ -2,7 +2,7 @@ import Foundation
 
 /// A real FTP server (pyftpdlib, `ftp_server.py` beside this file) on 127.0.0.1 for one test:
 /// started as a child process on a port the kernel picks, ready when it prints that port (an
-/// event, not a wait), stopped by closing its standard input. `scripts/test` installs
+/// event, not a wait), stopped by closing its standard input. `scripts/setup` installs
 /// pyftpdlib; without it the tests fail with a message saying so, they never skip.
 public final class FTPTestServer: @unchecked Sendable {
     // @unchecked: every field is set in init and never changed; `process` is only read.
@@ -17,14 +17,6 @@ public final class FTPTestServer: @unchecked Sendable {
 
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ftp_server.py").path
 
-    /// The first python3 on PATH (then the usual places) that has pyftpdlib.
-    public static let python: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let dirs = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
-        return dirs.map { "\($0)/python3" }.filter { FileManager.default.isExecutableFile(atPath: $0) }.first { py in
-            (try? ToolRun.runBlocking(py, ["-c", "import pyftpdlib"]))?.status == 0
-        }
-    }()
 
     public struct Unavailable: Error, CustomStringConvertible {
         public var description: String
@@ -34,9 +26,7 @@ public final class FTPTestServer: @unchecked Sendable {
     /// key file) it speaks implicit FTPS (needs pyOpenSSL, which scripts/test installs).
     public static func start(root: String, user: String = "tester", password: String = "s3cret-pw",
                              tls: (certificate: String, key: String)? = nil) async throws -> FTPTestServer {
-        guard let python else {
-            throw Unavailable(description: "no python3 with pyftpdlib (scripts/test installs it: python3 -m pip install pyftpdlib)")
-        }
+        let python = try RequiredTool.python(importing: tls == nil ? "pyftpdlib" : "OpenSSL", package: tls == nil ? nil : "pyopenssl")
         return try await offPool { try FTPTestServer(python: python, root: root, user: user, password: password, tls: tls) }
     }
 

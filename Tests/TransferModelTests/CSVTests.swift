@@ -144,7 +144,7 @@ import Testing
     }
 
     @Test func pythonCSVModuleReadsItBack() async throws {
-        let python = try #require(ExternalTool.python3, "python3 is needed (scripts/setup installs it)")
+        let python = try RequiredTool.program("python3")
         let task = snapshot(task: 1, transactions: [fullTransaction(url: "https://h/ä,\"b\"\n")])
         let file = try ExternalTool.temporaryFile("export.csv", TransactionCSV.csv([task]))
         let script = "import csv,sys; r=list(csv.reader(open(sys.argv[1],newline='',encoding='utf-8'))); "

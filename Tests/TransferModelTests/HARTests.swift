@@ -71,12 +71,12 @@ import Testing
         #expect(JSONValue.number(-1).serialized() == "-1" && JSONValue.number(0.5).serialized() == "0.500")
     }
 
-    /// The schema check needs python3 with jsonschema; scripts/test installs it, so a machine
+    /// The schema check needs python3 with jsonschema; scripts/setup installs it, so a machine
     /// without it fails here instead of skipping.
     func validate(_ text: String) async throws -> (status: Int32, output: String) {
         let file = try ExternalTool.temporaryFile("export.har", text)
         let root = ExternalTool.repositoryRoot
-        let python = try #require(ExternalTool.pythonWithJSONSchema, "python3 with jsonschema (scripts/test installs it)")
+        let python = try RequiredTool.python(importing: "jsonschema")
         return try await ToolRun.run(python,
                                     ["\(root)/scripts/har-validate.py", "\(root)/scripts/har-1.2.schema.json", file])
     }

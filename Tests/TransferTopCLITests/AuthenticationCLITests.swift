@@ -116,7 +116,7 @@ import Testing
 }
 
 /// `-u USER` without a password on a real terminal: asked for without echo, as curl does.
-@Suite(.serialized, .enabled(if: Tmux.available)) struct PasswordPromptTests {
+@Suite(.serialized) struct PasswordPromptTests {
     @Test func aMissingPasswordIsAskedOnTheTerminalWithoutEcho() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }

@@ -106,7 +106,7 @@ extension BackgroundMonitorTests {
 }
 
 /// The monitor in a tmux pane, on a daemon's session.
-@Suite(.serialized, .enabled(if: Tmux.available)) struct BackgroundMonitorTmuxTests {
+@Suite(.serialized) struct BackgroundMonitorTmuxTests {
     typealias Rig = BackgroundDaemonTests.Rig
 
     /// `transfertop ARGS` in the rig's private directories (never the user's daemon).

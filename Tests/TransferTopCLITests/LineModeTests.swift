@@ -39,8 +39,9 @@ import Testing
         let entries = (harJSON?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         let sent = ((entries.first?["request"] as? [String: Any])?["headers"] as? [[String: String]] ?? []).compactMap { $0["name"] }
         #expect(sent.contains("Host") && sent.contains("User-Agent") && sent.contains("Accept"), "\(sent)")
+        let python = try RequiredTool.python(importing: "jsonschema")
         let schema = try await ObservabilityTests.tool("/bin/sh", ["-c",
-            "python3 '\(ObservabilityTests.root)/scripts/har-validate.py' '\(ObservabilityTests.root)/scripts/har-1.2.schema.json' '\(har)'"])
+            "'\(python)' '\(ObservabilityTests.root)/scripts/har-validate.py' '\(ObservabilityTests.root)/scripts/har-1.2.schema.json' '\(har)'"])
         #expect(schema.status == 0, "\(schema.output)")
     }
 

@@ -122,7 +122,8 @@ import TransferKit
     static func parse(_ text: String) async throws -> [Sample] {
         let input = try privateDirectory("prom") + "/metrics.txt"
         try text.write(toFile: input, atomically: true, encoding: .utf8)
-        let r = try await tool("/bin/sh", ["-c", "python3 '\(root)/scripts/prom-parse.py' < '\(input)'"])
+        let python = try RequiredTool.python(importing: "prometheus_client")
+        let r = try await tool("/bin/sh", ["-c", "'\(python)' '\(root)/scripts/prom-parse.py' < '\(input)'"])
         #expect(r.status == 0, "\(r.output)")
         return try JSONDecoder().decode([Sample].self, from: Data(r.output.utf8))
     }

@@ -50,7 +50,7 @@ import Testing
 
         let har = try String(contentsOfFile: dir + "/m.har", encoding: .utf8)
         #expect(har.contains("\"status\": 0") && har.contains("no HTTP status (0) or header lines"))
-        let python = try #require(Self.pythonWithJSONSchema, "python3 with jsonschema (scripts/test installs it)")
+        let python = try RequiredTool.python(importing: "jsonschema")
         let root = Self.repositoryRoot
         let valid = try await ToolRun.run(python, ["\(root)/scripts/har-validate.py", "\(root)/scripts/har-1.2.schema.json", dir + "/m.har"])
         #expect(valid.status == 0, "\(valid.output)")
@@ -164,12 +164,4 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir + "/out/slow-big.bin") == body)
         for text in [r1.stdout, r1.stderr, r2.stdout, r2.stderr] { #expect(!text.contains(server.password)) }
     }
-
-    static let pythonWithJSONSchema: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let dirs = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
-        return dirs.map { "\($0)/python3" }.filter { FileManager.default.isExecutableFile(atPath: $0) }.first { py in
-            (try? ToolRun.runBlocking(py, ["-c", "import jsonschema"]))?.status == 0
-        }
-    }()
 }

@@ -87,6 +87,80 @@ import TransferKit
         #expect(report.attempts == [0: 1, s: 1, 2 * s: 1, 3 * s: 2, 4 * s: 1, 5 * s: 1])
     }
 
+    /// Overwrites 100 bytes at `offset` of `path` in place (same inode, same size) and sets
+    /// its access and modification times back, as an editor or a careless script might.
+    static func editInPlaceKeepingTimes(_ path: String, at offset: UInt64) throws -> String {
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: Data(repeating: 0xAB, count: 100))
+        try handle.close()
+        let times = [st.st_atim, st.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, times, 0) == 0)
+        var after = stat()
+        #expect(stat(path, &after) == 0)
+        #expect(after.st_mtim.tv_sec == st.st_mtim.tv_sec && after.st_mtim.tv_nsec == st.st_mtim.tv_nsec)
+        return SHA256.hex(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// The first run is killed with three of six segments stored; the file is then edited in
+    /// place with its modification time set back. The rerun must not trust the record (old
+    /// segments 1-3 and new 4-6 would make a file that never existed): it says why and sends
+    /// every segment, and the server ends with the edited file.
+    @Test func aRerunAfterAnEditInPlaceSendsEverySegment() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 6)
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                    "\(server.httpBase)/segments/edited?holdAt=\(3 * Self.segment)&holdGate=edit4"]
+        let first = try Run.spawn(args, environment: env)
+        try await server.waitForGate("edit4")
+        try await Self.waitForRecord(under: dir + "/state", naming: [0, 1, 2])
+        first.signal(SIGKILL)
+        _ = await first.wait()
+        server.openGate("edit4")
+
+        let edited = try Self.editInPlaceKeepingTimes(file.path, at: 10)
+        #expect(edited != file.sha)
+        let rerun = try await Run.binary(args, environment: env)
+        #expect(rerun.status == 0, "\(rerun.stdout)\n\(rerun.stderr)")
+        #expect(rerun.stdout.contains("changed since the earlier run (it was written or its attributes changed); sending every segment"),
+                "\(rerun.stdout)")
+        #expect(!rerun.stdout.contains("stored by an earlier run"), "\(rerun.stdout)")
+        let report = try #require(server.segmentUpload("edited"))
+        #expect(report.sha256 == edited)
+        #expect(report.attempts[0] == 2)
+    }
+
+    /// The file is edited while the server holds segment 2, its modification time set back:
+    /// the run fails (exit 1) saying so, as it does when the modification time moves, and
+    /// the rerun sends every segment, not the ones the failed run's record names.
+    @Test func anEditDuringTheRunWithItsTimeSetBackFailsItAndTheRerunSendsAll() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try source(dir, segments: 3)
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                    "\(server.httpBase)/segments/during?holdAt=\(Self.segment)&holdGate=during2"]
+        let run = try Run.spawn(args, environment: env)
+        try await server.waitForGate("during2")
+        let edited = try Self.editInPlaceKeepingTimes(file.path, at: 10)
+        server.openGate("during2")
+        let r = await run.wait()
+        #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("changed while it was sent (its size, modification or change time)"), "\(r.stderr)")
+        let rerun = try await Run.binary(args, environment: env)
+        #expect(rerun.status == 0, "\(rerun.stdout)\n\(rerun.stderr)")
+        #expect(rerun.stdout.contains("changed since the earlier run"), "\(rerun.stdout)")
+        #expect(try #require(server.segmentUpload("during")).sha256 == edited)
+    }
+
     /// Waits until the run's record of stored segments (under `state`) names `segments`: the
     /// server holding the next one says the earlier ones were answered, not that the client
     /// has written them down yet (a TSan run killed it in between and found no record).

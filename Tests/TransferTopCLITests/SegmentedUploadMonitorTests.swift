@@ -7,7 +7,7 @@ import TransferKit
 /// are its segments, with the segment map in the session row; held at the fourth segment by
 /// the server, the map shows three stored and one in flight; released, all six are stored and
 /// `q` ends the run with 0 (the monitor stays until asked to quit, as for downloads).
-@Suite(.serialized, .enabled(if: Tmux.available)) struct SegmentedUploadMonitorTests {
+@Suite(.serialized) struct SegmentedUploadMonitorTests {
     static let segment = 64 * 1024
 
     /// Writes a source of `segments` 64 KiB segments into the rig's directory and starts

@@ -8,7 +8,7 @@ import TransferKit
 /// reason, an HTTP 404 as an error, colour by TERM and NO_COLOR, and line mode on TERM=dumb.
 /// Deterministic: the first download's response head is held at a server gate, so it is
 /// surely waiting for its first byte and the second (one connection per host) surely queued.
-@Suite(.serialized, .enabled(if: Tmux.available)) struct TmuxRound2Tests {
+@Suite(.serialized) struct TmuxRound2Tests {
     struct Case: Sendable, CustomStringConvertible {
         var width: Int, height: Int, term: String, noColor = false
         var description: String { "\(width)x\(height) \(term)\(noColor ? " NO_COLOR" : "")" }

@@ -10,13 +10,6 @@ import TransferKit
 struct Tmux: Sendable {
     let socket = "transfertop-test-\(getpid())-\(UUID().uuidString.prefix(6))"
 
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") || which("tmux") != nil }
-
-    static func which(_ name: String) -> String? {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// Runs a tmux command and returns its stdout.
     ///
     /// posix_spawn + waitpid, not Foundation's Process: `new-session` forks the tmux server,
@@ -36,7 +29,7 @@ struct Tmux: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = [Self.which("tmux") ?? "/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + args
+        let argv = [try RequiredTool.program("tmux"), "-L", socket, "-f", "/dev/null"] + args
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         // Default signal dispositions: an ignored SIGHUP inherited from the test runner would
@@ -117,7 +110,7 @@ struct TmuxRig: Sendable {
     }
 }
 
-@Suite(.serialized, .enabled(if: Tmux.available)) struct TmuxTests {
+@Suite(.serialized) struct TmuxTests {
     @Test func monitorKeysResizeExportAndQuit() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }

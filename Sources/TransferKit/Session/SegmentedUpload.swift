@@ -57,12 +57,17 @@ public final class SegmentedUpload: @unchecked Sendable {
 
     struct FileIdentity: Equatable {
         var dev: UInt64, ino: UInt64, size: Int64, mtimeSec: Int, mtimeNsec: Int
+        /// The status-change time: a write moves it, and unlike the modification time no one
+        /// can set it back, so an edit whose mtime was restored is still seen.
+        var ctimeSec: Int, ctimeNsec: Int
         init(_ st: stat) {
             dev = UInt64(st.st_dev)
             ino = UInt64(st.st_ino)
             size = Int64(st.st_size)
             mtimeSec = Int(st.st_mtim.tv_sec)
             mtimeNsec = Int(st.st_mtim.tv_nsec)
+            ctimeSec = Int(st.st_ctim.tv_sec)
+            ctimeNsec = Int(st.st_ctim.tv_nsec)
         }
     }
 
@@ -236,12 +241,12 @@ public final class SegmentedUpload: @unchecked Sendable {
     static func isRetryable(status: Int) -> Bool { (status >= 500 && status != 501) || status == 408 || status == 429 }
 
     /// Why the stored segments may not be the file any more: it changed (size, modification
-    /// time, or another file at the path) while it was sent. Nil when it is as it was.
+    /// or change time, or another file at the path) while it was sent. Nil when it is as it was.
     private func fileChanged() -> String? {
         var st = stat()
         guard stat(file, &st) == 0 else { return "\(file) is gone: it was removed while it was sent" }
         return FileIdentity(st) == identity ? nil
-            : "\(file) changed while it was sent (size or modification time); the stored segments may mix old and new bytes"
+            : "\(file) changed while it was sent (its size, modification or change time); the stored segments may mix old and new bytes"
     }
 
     /// SHA-256 of `length` bytes of `file` from `offset`, read in 1 MiB pieces.

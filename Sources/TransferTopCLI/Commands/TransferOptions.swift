@@ -178,7 +178,7 @@ struct TransferOptions: ParsableArguments {
         if let v = outputDirectory { o.outputDirectory = try OptionValues.nonEmpty(v, "--output-dir") }
         if let existing { o.existingFiles = existing.choice }
         if let v = session { o.session = try OptionValues.session(v) }
-        if let v = maxConnectionsPerHost { o.maxConnectionsPerHost = try OptionValues.integer(v, "--max-connections-per-host", range: 1...1000) }
+        if let v = maxConnectionsPerHost { o.maxConnectionsPerHost = try OptionValues.integer(v, "--max-connections-per-host", range: OptionBounds.connectionsPerHost) }
         if let v = requestTimeout { o.requestTimeout = try OptionValues.seconds(v, "--request-timeout") }
         if let v = resourceTimeout { o.resourceTimeout = try OptionValues.seconds(v, "--resource-timeout") }
         o.headers = headers
@@ -218,8 +218,8 @@ struct TransferOptions: ParsableArguments {
             if urls.count != 1 || !o.inputFiles.isEmpty { throw UsageError("--upload - sends standard input once: give exactly one URL") }
             o.noTUI = true  // standard input carries the body, not keys
         }
-        if let v = segments { o.segments = try OptionValues.integer(v, "--segments", range: 1...64) }
-        if let v = segmentSize { o.segmentSize = try OptionValues.byteSize(v, "--segment-size", range: 64 << 10...4 << 30) }
+        if let v = segments { o.segments = try OptionValues.integer(v, "--segments", range: OptionBounds.segments) }
+        if let v = segmentSize { o.segmentSize = try OptionValues.byteSize(v, "--segment-size", range: OptionBounds.segmentSize) }
         try SegmentedUploadOptions.check(o)
         if let v = job { o.job = try OptionValues.nonEmpty(v, "--job") }
         if let v = csv { o.csv = try OptionValues.nonEmpty(v, "--csv") }
@@ -228,7 +228,7 @@ struct TransferOptions: ParsableArguments {
         if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
         o.noTUI = noTUI
         o.progress = progress
-        if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: 1...120) }
+        if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: OptionBounds.fps) }
         o.debug = debug
         o.yes = yes
         if let v = logFile { o.logFile = try OptionValues.nonEmpty(v, "--log-file") }

@@ -120,10 +120,7 @@ enum BackgroundCLI {
         guard let name = given.background else { return 2 }
         var options = given
         do {
-            if options.upload == "-" { throw UsageError("--background cannot read --upload - (standard input ends with this command)") }
-            if options.segments != nil { throw UsageError("--background does not take --segments yet (run the segmented upload here)") }
-            if options.job != nil { throw UsageError("--background does not take --job yet (give the URLs or -i FILE)") }
-            if options.prometheus != nil { throw UsageError("--background does not take --prometheus (the daemon serves no metrics port)") }
+            try options.checkBackgroundSubmission()
             if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
             // A file this command placed before and the server still has unchanged is skipped
             // here, as a local rerun skips it (not downloaded again as 'name (1)').

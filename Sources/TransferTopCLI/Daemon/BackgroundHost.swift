@@ -82,6 +82,12 @@ final class BackgroundHost: @unchecked Sendable {
     /// daemon killed once the transfer began has always answered (DECISIONS 131).
     func submitDeferred(session name: String, options given: Options, library: Bool = false) throws -> ([Int64], @Sendable () -> Void) {
         guard !state.withLock({ $0.stopping }) else { throw DaemonError("the daemon is stopping") }
+        // Checked again here, with the client's code: any program of the user's can write to
+        // the socket, and a bad value must be refused before the journal holds a session.
+        do {
+            _ = try BackgroundName.check(name, "--background")
+            try given.checkAsReceived()
+        } catch { throw DaemonError(error.reason) }
         try checkOwner(name, library: library)
         var options = given
         let plan = try Preparation.plan(options)

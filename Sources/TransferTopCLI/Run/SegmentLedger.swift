@@ -2,24 +2,25 @@ import Foundation
 import TransferKit
 
 /// The segments of a segmented upload the server has stored, kept on disk so a rerun of the
-/// same command sends only the missing ones (issue 14). One small JSON file per upload under
+/// same command sends only the missing ones. One small JSON file per upload under
 /// `$XDG_STATE_HOME/transfertop/segments/`, named by a hash of the redacted URL, the file's
-/// path, identity, size and modification time, and the segment size: a changed file or another
-/// segment size is another upload. It holds segment numbers only (no URL, no credential),
-/// is rewritten atomically after each stored segment, and is removed when the upload completes.
-/// A lock beside it keeps two runs from sending the same upload at once.
+/// path and the segment size. It holds the source's identity (`SourceIdentity`) and segment
+/// numbers only (no URL, no credential), is rewritten atomically after each stored segment,
+/// and is removed when the upload completes. A lock beside it keeps two runs from sending the
+/// same upload at once.
 struct SegmentLedger {
     struct Record: Codable, Equatable {
-        var version = 1
-        var size: Int64
+        var version = 2
+        var source: SourceIdentity
         var segmentSize: Int64
         var done: [Int]
     }
 
     let path: String
-    let size: Int64
+    let source: SourceIdentity
     let segmentSize: Int64
     private let lockFD: Int32
+    var size: Int64 { source.size }
 
     enum Failure: Error, Equatable {
         case busy
@@ -30,38 +31,43 @@ struct SegmentLedger {
     /// (no `$XDG_STATE_HOME` nor `$HOME`): the upload then runs without one.
     static func open(url: URL, file: String, segmentSize: Int64) throws(Failure) -> SegmentLedger? {
         guard let state = StatePaths.stateDirectory(nil) else { return nil }
-        var st = stat()
-        guard stat(file, &st) == 0 else { throw .unavailable("cannot read '\(file)': \(String(cString: strerror(errno)))") }
+        guard let source = SourceIdentity(file) else {
+            throw .unavailable("cannot read '\(SafeQuote.quote(file))': \(String(cString: strerror(errno)))")
+        }
         var absolute = file
         if let resolved = realpath(file, nil) {
             absolute = String(cString: resolved)
             free(resolved)
         }
-        let identity = [Redaction.redactURL(url.absoluteString), absolute, "\(st.st_dev):\(st.st_ino)", "\(st.st_size)",
-                        "\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)", "\(segmentSize)"].joined(separator: "\n")
+        // The name leaves the file's identity out: a changed file finds its old record and
+        // says why it starts over, and no record of an older version is left behind.
+        let key = [Redaction.redactURL(url.absoluteString), absolute, "\(segmentSize)"].joined(separator: "\n")
         let dir = state + "/segments"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        let path = dir + "/" + String(SHA256.hex(Data(identity.utf8)).prefix(32)) + ".json"
+        let path = dir + "/" + String(SHA256.hex(Data(key.utf8)).prefix(32)) + ".json"
         let fd = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .unavailable("cannot keep the record of stored segments in '\(dir)': \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
             throw .busy
         }
-        return SegmentLedger(path: path, size: Int64(st.st_size), segmentSize: segmentSize, lockFD: fd)
+        return SegmentLedger(path: path, source: source, segmentSize: segmentSize, lockFD: fd)
     }
 
-    /// The segments an earlier run stored, and a note when a record was there but unusable
-    /// (it is then ignored: every segment is sent again, nothing is lost).
-    func load() -> (done: Set<Int>, note: String?) {
+    /// The segments an earlier run stored, and a note when a record was there but is not for
+    /// this file as it is now (it is then ignored: every segment is sent again, nothing is
+    /// mixed). `shownFile` names the file in the note.
+    func load(shownFile: String) -> (done: Set<Int>, note: String?) {
         guard let data = FileManager.default.contents(atPath: path) else { return ([], nil) }
-        guard let record = try? JSONDecoder().decode(Record.self, from: data),
-              record.size == size, record.segmentSize == segmentSize else {
+        guard let record = try? JSONDecoder().decode(Record.self, from: data), record.segmentSize == segmentSize else {
             return ([], "the record of stored segments was damaged; sending every segment")
         }
-        // Decision 106: only indexes of this upload's segments (a damaged or edited record may
-        // name others; summing their lengths trapped).
+        if let change = record.source.change(to: source) {
+            return ([], "'\(shownFile)' changed since the earlier run (\(change)); sending every segment")
+        }
+        // Only indexes of this upload's segments (a damaged or edited record may name others;
+        // summing their lengths trapped).
         let count = SegmentLayout(totalSize: size, segmentSize: segmentSize).count
         return (Set(record.done.filter { $0 >= 0 && $0 < count }), nil)
     }
@@ -70,7 +76,7 @@ struct SegmentLedger {
     /// be written: the upload goes on, a rerun may send more again.
     @discardableResult
     func save(_ done: Set<Int>) -> Bool {
-        guard let data = try? JSONEncoder().encode(Record(size: size, segmentSize: segmentSize, done: done.sorted())) else { return false }
+        guard let data = try? JSONEncoder().encode(Record(source: source, segmentSize: segmentSize, done: done.sorted())) else { return false }
         let temp = path + ".\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temp, contents: data, attributes: [.posixPermissions: 0o600]) else { return false }
         if rename(temp, path) == 0 { return true }
@@ -78,7 +84,7 @@ struct SegmentLedger {
         return false
     }
 
-    /// The upload completed: the record and its lock go.
+    /// The upload completed, or its record must not be used again: the record and its lock go.
     func remove() {
         unlink(path)
         unlink(path + ".lock")
@@ -86,4 +92,35 @@ struct SegmentLedger {
     }
 
     func release() { close(lockFD) }
+}
+
+/// Which version of a file a segmented upload reads: device, inode, size, modification time
+/// and status-change time. The change time is the one a user cannot set back (`touch -d`
+/// restores only the modification time), so an edit in place with its mtime restored is
+/// still a different file.
+struct SourceIdentity: Codable, Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: String
+    var changed: String
+
+    init?(_ file: String) {
+        var st = stat()
+        guard stat(file, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        modified = "\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        changed = "\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
+    }
+
+    /// What differs in `now`, for a message; nil when it is the same file, unchanged.
+    func change(to now: SourceIdentity) -> String? {
+        if device != now.device || inode != now.inode { return "another file is at its path" }
+        if size != now.size { return "its size changed" }
+        if modified != now.modified { return "its modification time changed" }
+        if changed != now.changed { return "it was written or its attributes changed" }
+        return nil
+    }
 }

@@ -119,7 +119,7 @@ enum SegmentedRun {
             }
             return nil
         }
-        let (done, note) = ledger?.load() ?? ([], nil)
+        let (done, note) = ledger?.load(shownFile: SafeQuote.quote(file)) ?? ([], nil)
         if let note { out.line("note: \(note)") }
         return (ledger, done)
     }
