@@ -279,6 +279,25 @@ import TransferModel
         #expect(ra.stdout.contains("p:1 completed ok 200") && ra.stdout.contains("p: session invalidated"), "\(ra.stdout)")
     }
 
+    /// Tasks submitted with `-u` cannot go on after a kill -9 (the password was never on
+    /// disk): the restarted daemon's note counts them as ended, not resumed, and each says why.
+    @Test func afterAKillTasksWithCredentialsAreCountedAsEndedNotResumed() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let urls = (1...2).map { "\(server.httpBase)/bytes/300000?seed=\($0)&gate=\(gate)&holdAfter=100000" }
+        let submit = try await rig.run(["--background", "cred", "-o", rig.out, "-u", "someone:pw-\(gate)"] + urls)
+        #expect(submit.status == 0, "\(submit.stderr)\(rig.log)")
+        try await server.waitForGate(gate)
+        await rig.killDaemon()
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "cred"])
+        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)\(rig.log)")
+        #expect(wait.stdout.contains("daemon restarted: 0 task(s) resumed, 2 ended (see their errors), 0 suspended"), "\(wait.stdout)")
+        #expect(wait.stdout.contains("cred:1 completed failed") && wait.stdout.contains("credentials are not kept on disk"), "\(wait.stdout)")
+    }
+
     /// Credentials go to the daemon over its private socket, never into its journal.
     @Test func aPasswordNeverReachesTheJournal() async throws {
         let server = try await LoopbackServer.start()

@@ -153,8 +153,7 @@ extension BackgroundHost {
                 // Suspended when the last daemon stopped: it starts now. Journaled as queued
                 // first, so a second `resume` (another client) does not start it twice.
                 try move(t, to: .queued)
-                try restart([t])
-                done += 1
+                done += try restart([t])
             } else if number != nil {
                 throw DaemonError("task \(name):\(key.number) is not running (\(try journal.task(session: name, number: key.number)?.state.rawValue ?? "gone"))")
             }

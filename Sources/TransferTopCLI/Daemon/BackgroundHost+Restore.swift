@@ -22,15 +22,20 @@ extension BackgroundHost {
                 try finish(t, error: "cancelled (the daemon stopped while cancelling; resume data kept)")
             }
             let again = unfinished.filter { $0.state == .running || $0.state == .queued }
-            try restart(again)
-            appendNote(session.name, "daemon restarted: \(again.count) task(s) resumed, "
+            let started = try restart(again)
+            let ended = again.count - started
+            appendNote(session.name, "daemon restarted: \(started) task(s) resumed, "
+                       + (ended > 0 ? "\(ended) ended (see their errors), " : "")
                        + "\(unfinished.filter { $0.state == .suspended }.count) suspended")
         }
         bell.ring()
     }
 
-    /// Starts journaled tasks again, one runner per submission, from the submission's options.
-    func restart(_ tasks: [JournalTask]) throws {
+    /// Starts journaled tasks again, one runner per submission, from the submission's options;
+    /// ends (with the reason as their error) those that cannot start. Returns how many started.
+    @discardableResult
+    func restart(_ tasks: [JournalTask]) throws -> Int {
+        var started = 0
         let submissions = Dictionary(uniqueKeysWithValues: try journal.submissions(session: nil).map { ($0.id, $0) })
         for (id, group) in Dictionary(grouping: tasks, by: \.submission) {
             guard let sub = submissions[id], let submitted = try? SubmittedOptions.decode(sub.options) else {
@@ -48,10 +53,12 @@ extension BackgroundHost {
                 let plan = try Preparation.plan(options)
                 start(session: sub.session, submission: id, plan: plan,
                       numbers: Dictionary(group.map { ($0.url, $0.number) }, uniquingKeysWith: { a, _ in a }))
+                started += group.count
             } catch {
                 for t in group { try finish(t, error: "cannot restart: \((error as? UsageError)?.reason ?? "\(error)")") }
             }
         }
+        return started
     }
 
     /// Ends a journaled task that will not run again, with an event.
