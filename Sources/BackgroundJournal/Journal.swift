@@ -22,7 +22,7 @@ public final class Journal: Sendable {
     /// WAL is as durable as the file.
     public func close() throws(JournalError) {
         try run("close") {
-            try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
             try pool.close()
         }
     }

@@ -47,7 +47,7 @@ enum BackgroundRun {
         func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
             say("complete \(task.originalRequest.url.absoluteString) error=\(error.map { "\($0.code)" } ?? "nil") resume=\(error?.resumeData?.count ?? 0)"
                 + (error.map { " message=\($0.message)" } ?? ""))
-            if let saveResume, let data = error?.resumeData { FileManager.default.createFile(atPath: saveResume, contents: data) }
+            if let saveResume, let data = error?.resumeData { _ = FileManager.default.createFile(atPath: saveResume, contents: data) }
             completed.signal()
         }
 

@@ -17,7 +17,7 @@ private func curlBlocking(_ arguments: [String]) throws -> (out: [UInt8], err: S
     // other suites, took over 20 s once. Tests that want a timeout pass their own --max-time.
     process.arguments = ["-s", "-S", "--max-time", "300"] + arguments
     let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("lbs-\(UUID().uuidString).out")
-    FileManager.default.createFile(atPath: outFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outFile) }
     let out = try FileHandle(forWritingTo: outFile)
     let errPipe = Pipe()

@@ -218,8 +218,8 @@ final class ChallengeAnswerer: TransferTaskDelegate, @unchecked Sendable {
         let dir = try privateDirectory("netrc")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/netrc"
-        FileManager.default.createFile(atPath: path, contents: Data("machine example.org login u password p\n".utf8),
-                                       attributes: [.posixPermissions: 0o644])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("machine example.org login u password p\n".utf8),
+                                       attributes: [.posixPermissions: 0o644]))
         #expect(CredentialStore(netrcPath: path).credential(for: space) == nil)
         chmod(path, 0o600)
         #expect(CredentialStore(netrcPath: path).credential(for: space)?.user == "u")

@@ -61,7 +61,7 @@ import Testing
         try fm.createDirectory(atPath: mine + "/1", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: root + "/state/transfertop/background/other/1", withIntermediateDirectories: true)
         let outside = root + "/precious"
-        for f in [mine + "/1/file", outside, root + "/state/transfertop/background/other/1/file"] { fm.createFile(atPath: f, contents: Data("x".utf8)) }
+        for f in [mine + "/1/file", outside, root + "/state/transfertop/background/other/1/file"] { #expect(fm.createFile(atPath: f, contents: Data("x".utf8))) }
         try fm.createSymbolicLink(atPath: mine + "/1/link", withDestinationPath: outside)
         try fm.createSymbolicLink(atPath: mine + "/2", withDestinationPath: root)
         #expect(link.deliverable(mine + "/1/file")?.path == mine + "/1/file")

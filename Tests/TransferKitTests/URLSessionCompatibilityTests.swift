@@ -169,7 +169,7 @@ private enum Snippets {
             #expect(error.code == .timedOut)
             #expect(error.errorCode == NSURLErrorTimedOut)
             #expect((error.userInfo[NSURLErrorFailingURLErrorKey] as? URL) == target)
-            #expect(error.userInfo[NSURLErrorFailingURLStringErrorKey] as? String == target.absoluteString)
+            #expect(error.userInfo["NSErrorFailingURLStringKey"] as? String == target.absoluteString)
         }
         server.openGate(gate)
     }

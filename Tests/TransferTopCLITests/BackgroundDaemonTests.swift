@@ -54,7 +54,7 @@ import TransferModel
             guard let pid = daemonPID else { return }
             kill(pid, SIGKILL)
             let paths = self.paths
-            await offPool { DaemonClient.waitUntilGone(paths) }
+            _ = await offPool { DaemonClient.waitUntilGone(paths) }
         }
 
         deinit {

@@ -339,7 +339,7 @@ extension BackgroundLibraryTests {
         let rig = try Rig()
         let file = rig.dir + "/up.bin"
         let body = Data(LoopbackServer.body(size: 70_000, seed: 2))
-        FileManager.default.createFile(atPath: file, contents: body)
+        #expect(FileManager.default.createFile(atPath: file, contents: body))
         let url = "\(server.httpBase)/echo"
         let before = server.stats.requests.count
         let r = try await bench(rig, ["app.up", "--upload", file, url]).wait()

@@ -151,7 +151,7 @@ import TransferKit
         defer { try? FileManager.default.removeItem(atPath: dir) }
         func upload(_ size: Int, _ name: String) async throws -> Int64 {
             let path = dir + "/" + name
-            FileManager.default.createFile(atPath: path, contents: nil)
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             let chunk = Data(repeating: 0x5A, count: 1 << 20)
             for _ in 0..<(size >> 20) { handle.write(chunk) }

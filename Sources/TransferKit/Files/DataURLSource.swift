@@ -18,7 +18,7 @@ final class DataURLSource {
             // No unnamed files on this file system: a named one, unlinked before use.
             var template = Array((NSTemporaryDirectory() + "/transferkit-data-XXXXXX").utf8CString)
             fd = mkstemp(&template)
-            if fd >= 0 { unlink(String(cString: template)) }
+            if fd >= 0 { unlink(template) }
         }
         guard fd >= 0 else {
             throw TransferError(.cannotCreateFile, "cannot hold the data: URL's bytes: \(String(cString: strerror(errno)))")

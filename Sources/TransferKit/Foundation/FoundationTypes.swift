@@ -132,7 +132,9 @@ extension TransferError {
     public var urlError: URLError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message, NSUnderlyingErrorKey: self]
         if let failingURL {
-            info[NSURLErrorFailingURLStringErrorKey] = failingURL
+            // The deprecated NSURLErrorFailingURLStringErrorKey's value: Foundation's own
+            // errors still carry it, and code written for them reads it.
+            info["NSErrorFailingURLStringKey"] = failingURL
             if let u = URL(string: failingURL) { info[NSURLErrorFailingURLErrorKey] = u }
         }
         if let resumeData { info[NSURLSessionDownloadTaskResumeData] = resumeData }

@@ -251,7 +251,7 @@ public final class DaemonFeed: @unchecked Sendable {
             // after a refusal, twice as long each time up to 30 s.
             pause = refused ? min(pause * 2, 30) : 1
             wake.lock()
-            if !shared.withLock({ $0.stopped }) { wake.wait(until: Date().addingTimeInterval(pause)) }
+            if !shared.withLock({ $0.stopped }) { _ = wake.wait(until: Date().addingTimeInterval(pause)) }
             wake.unlock()
         }
     }
