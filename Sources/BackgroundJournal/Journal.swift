@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The background-session journal (issue 12): sessions, their submissions and tasks, the events
+/// The background-session journal: sessions, their submissions and tasks, the events
 /// clients are told, and how far each client has acknowledged them, in one SQLite file in WAL
 /// mode. Every write is one transaction committed before the call returns, so whatever the
 /// daemon acknowledges survives its crash; readers (a second process, `transfertop status`)

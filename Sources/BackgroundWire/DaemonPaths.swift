@@ -8,7 +8,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Where the daemon of this user listens and keeps its journal (issue 12).
+/// Where the daemon of this user listens and keeps its journal.
 ///
 /// The socket and the lock live in `$XDG_RUNTIME_DIR/transfertop` (a per-user tmpfs that
 /// systemd removes at logout), else in `/tmp/transfertop-UID`. Either directory is made 0700

@@ -148,7 +148,7 @@ static inline int tk_tls_info(CURL *_Nonnull h, char *_Nonnull version, size_t v
     return 1;
 }
 
-// MARK: a trust store loaded once per session (issue 16)
+// MARK: a trust store loaded once per session
 
 // libcurl 7.88 parses CAINFO into a fresh X509 store for every new connection, after the
 // ClientHello went out, so ~20-30 ms of our own CPU landed in each handshake's "TLS" time.
@@ -264,7 +264,7 @@ static inline int tk_open_unnamed(const char *_Nonnull dir, unsigned int mode) {
 // Gives the unnamed file `fd` its name `to`; fails with EEXIST rather than replace a file.
 // AT_EMPTY_PATH first: Linux 6.10+ allows it to the process that opened the file (before,
 // only with CAP_DAC_READ_SEARCH), and it skips the walk through /proc, a fifth of the link's
-// cost per small file (issue 8). Refused (ENOENT where /proc/self/fd works): through /proc,
+// cost per small file. Refused (ENOENT where /proc/self/fd works): through /proc,
 // remembered for the rest of the process (ENOENT there too without /proc).
 static inline int tk_link_unnamed(int fd, const char *_Nonnull to) {
     static int emptyPathRefused = 0;
@@ -283,7 +283,7 @@ static inline int tk_link_unnamed(int fd, const char *_Nonnull to) {
     return rc;
 }
 
-// MARK: server trust (SPEC S12): the chain a failed verification saw, and a leaf's pin
+// MARK: server trust: the chain a failed verification saw, and a leaf's pin
 
 #include <openssl/pem.h>
 

@@ -20,7 +20,7 @@ static inline int tt_key_resize(void) { return KEY_RESIZE; }
 
 static inline WINDOW *_Nullable tt_curscr(void) { return curscr; }
 
-/// Off-screen tests (STYLE 10): one cell of `win` read back without moving its cursor.
+/// Off-screen tests: one cell of `win` read back without moving its cursor.
 /// Copies the cell's characters (NUL-terminated, at most `n - 1`) into `text`, and its
 /// attributes (colour bits removed) and pair; returns ncurses' wide-character mark: 0 for an
 /// ordinary cell, 1 for the left half of a wide character, 2 or more for its right half,
@@ -43,7 +43,7 @@ static inline int tt_read_cell(WINDOW *_Nonnull win, int y, int x, wchar_t *_Non
     return (int)(c.attr & A_CHARTEXT);
 }
 
-/// Mouse (issue 11): left-button presses and wheel notches, reported at once (no click
+/// Mouse: left-button presses and wheel notches, reported at once (no click
 /// interval: a click would otherwise wait 166 ms to see whether it is a double click).
 /// The BUTTON*_ macros are computed and not imported by Swift.
 static inline void tt_mouse_on(void) {

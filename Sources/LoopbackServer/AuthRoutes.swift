@@ -2,7 +2,7 @@ import Foundation
 import NIOHTTP1
 import TransferModel
 
-/// `/auth/basic/USER/PASS` and `/auth/digest/USER/PASS` (issue 13): 200 for the right
+/// `/auth/basic/USER/PASS` and `/auth/digest/USER/PASS`: 200 for the right
 /// credentials, else 401 with a challenge, as an RFC 7617 / RFC 7616 server (realm
 /// "loopback"; Digest with MD5 and qop=auth, the variant curl and browsers answer).
 /// `/auth/basic` and `/auth/digest` are the same for ``user`` and ``password``, so a test can

@@ -3,7 +3,7 @@ import NIOCore
 import TransferModel
 
 /// Named gates that tests open, so a response waits for an event instead of for time
-/// (issue 10: "gates, not sleeps").
+/// (gates, not sleeps).
 ///
 /// A request names a gate in its query: `headGate=G` holds the response head until G opens;
 /// `gate=G&holdAfter=K` sends K body bytes, then holds the rest until G opens

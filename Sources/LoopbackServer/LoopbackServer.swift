@@ -172,7 +172,7 @@ public final class LoopbackServer: Sendable {
 
     private static let sslContext: Result<NIOSSLContext, any Error> = Result { try makeSSLContext(requiringClientCertificate: false) }
     /// The client-certificate port's: the handshake fails unless the client presents a
-    /// certificate signed by the embedded identity (the identity itself will do: SPEC S12).
+    /// certificate signed by the embedded identity (the identity itself will do).
     private static let clientCertificateSSLContext: Result<NIOSSLContext, any Error> = Result {
         try makeSSLContext(requiringClientCertificate: true)
     }

@@ -113,7 +113,7 @@ enum Router {
             return plan
 
         case ("cache", 1):
-            // A cacheable response (issue 13, S11): `max-age=N` (Cache-Control: max-age=N), or
+            // A cacheable response: `max-age=N` (Cache-Control: max-age=N), or
             // `cc=RAW` for any Cache-Control; `etag=X` (ETag "X"), `lm=DATE` (Last-Modified),
             // `expires=DATE`, `vary=NAME` (Vary: NAME; the body then names that request header's
             // value), else `size` pattern bytes of `seed`. A matching If-None-Match or

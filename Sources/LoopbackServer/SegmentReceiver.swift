@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 import TransferModel
 
-/// What the server holds of one segmented upload (`PUT /segments/NAME`, issue 14): the file as
+/// What the server holds of one segmented upload (`PUT /segments/NAME`): the file as
 /// assembled so far, which segments are stored, attempts per segment, and the most segment
 /// requests it had in flight at once.
 public struct SegmentUploadReport: Sendable, Equatable {

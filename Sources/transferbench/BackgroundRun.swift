@@ -4,7 +4,7 @@ import TransferKit
 /// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
 ///     [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]`
 ///
-/// A library process of a background session (issue 12), for the tests that kill it: it makes
+/// A library process of a background session, for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
 /// gave it back: unfinished, or finished since the last process heard), resumes a download
 /// task per URL (a data task with `--data`), prints each delegate call on a line of its own as

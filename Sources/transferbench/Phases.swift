@@ -8,7 +8,7 @@ import TransferKit
 ///   PHASES dns=MS connect=MS tls=MS ttfb=MS
 ///
 /// MetricsTruthTests compares these with `curl -w` in a process of its own, so both sides run
-/// outside the loaded test process and meet the same machine (issue 16).
+/// outside the loaded test process and meet the same machine.
 enum Phases {
     static func run(_ url: URL, caFile: String, count: Int) -> Never {
         var failed = false

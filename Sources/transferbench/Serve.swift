@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 
 /// `transferbench serve`: the loopback server in a process of its own, for benchmarks that
-/// need a server nginx is not (segmented PUTs with Content-Range, issue 14). Prints the base
+/// need a server nginx is not (segmented PUTs with Content-Range). Prints the base
 /// URL on one line, then serves until killed.
 enum Serve {
     static func run() -> Never {

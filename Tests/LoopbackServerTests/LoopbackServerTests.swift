@@ -372,7 +372,7 @@ struct LoopbackServerTests {
                 let text = String(decoding: result.out, as: UTF8.self)
                 print("LoopbackServer 64 MiB over \(label): \(String(format: "%.2f", seconds)) s, "
                       + "\(String(format: "%.0f", 64 / seconds)) MiB/s (\(text))")
-                #expect(text.hasPrefix("67108864"))  // speed is printed, never asserted (issue 10)
+                #expect(text.hasPrefix("67108864"))  // speed is printed, never asserted
             }
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 /// Swift concurrency's cooperative pool has one thread per core: two on the CI machine. A test
 /// that blocks a pool thread for seconds (waiting for a child process) stalls every other
 /// suite's awaits in the same `swift test` process, and their waits for events turn into
-/// waits for time. Blocking work therefore never runs on the pool (issue 10).
+/// waits for time. Blocking work therefore never runs on the pool.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
         let thread = Thread { c.resume(with: Result { try body() }) }

@@ -24,7 +24,7 @@ final class ChallengeAnswerer: TransferTaskDelegate, @unchecked Sendable {
     }
 }
 
-/// SPEC S12: the challenge step of the task life cycle against the loopback server's Basic
+/// The challenge step of the task life cycle against the loopback server's Basic
 /// and Digest routes (`/auth/SCHEME/USER/PASS`) and its proxy route.
 @Suite struct AuthenticationTests {
     func run(_ path: String, _ answerer: ChallengeAnswerer, configure: (inout TransferConfiguration) -> Void = { _ in })
@@ -255,7 +255,7 @@ final class TrustAnswerer: TransferTaskDelegate, @unchecked Sendable {
     }
 }
 
-/// SPEC S12: the session-level server-trust hook sees the chain of a server that did not
+/// The session-level server-trust hook sees the chain of a server that did not
 /// verify (the loopback server's self-signed identity, its CA not given) and decides.
 @Suite struct ServerTrustTests {
     @Test func trustedByTheDelegateSucceedsIsRememberedAndRecordedAsNotVerified() async throws {

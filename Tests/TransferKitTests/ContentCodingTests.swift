@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Content coding as URLSession does it (issue 17): Accept-Encoding with every coding this
+/// Content coding as URLSession does it: Accept-Encoding with every coding this
 /// libcurl decodes, the body handed over decoded, expectedContentLength -1; and curl's way
 /// (raw bytes, nothing asked) when the configuration turns it off.
 @Suite struct ContentCodingTests {

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// The cookie store per configuration kind (issue 13, S2, S11, DECISIONS 100) against the
+/// The cookie store per configuration kind (DECISIONS 100) against the
 /// loopback server: `/cookies/set?K=V` sets session cookies, `/cookies/keep?K=V` cookies for a
 /// day, `/cookies` echoes the Cookie header it got as JSON.
 @Suite struct CookieStoreTests {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import TransferKit
 
-/// ftp:// through libcurl against a real pyftpdlib server on 127.0.0.1 (SPEC S13, issue 13):
+/// ftp:// through libcurl against a real pyftpdlib server on 127.0.0.1:
 /// download with progress and metrics, a refused login, a missing file, cancel with resume
 /// data and a byte-exact continuation with REST, and an upload.
 @Suite(.serialized) struct FTPTests {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 @testable import TransferKit
 
-/// file:// and data: URLs as tasks (SPEC S13, issue 13): the bytes, the response without a
+/// file:// and data: URLs as tasks: the bytes, the response without a
 /// status code, progress, metrics and the typed errors.
 @Suite struct FileAndDataURLTests {
     private func directory() throws -> String {

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Testing
 @testable import TransferKit
 
-/// Foundation's cookie and cache settings reach TransferKit's (issue 13): URLRequest's
+/// Foundation's cookie and cache settings reach TransferKit's: URLRequest's
 /// `cachePolicy` and `mainDocumentURL`, URLSessionConfiguration's `httpCookieAcceptPolicy` and
 /// `requestCachePolicy`.
 @Suite struct FoundationCacheCookieMappingTests {

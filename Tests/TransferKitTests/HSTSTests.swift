@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// HSTS per configuration kind (issue 17, DECISIONS 67), against the loopback TLS server under
+/// HSTS per configuration kind (DECISIONS 67), against the loopback TLS server under
 /// the name `localhost` (HSTS never applies to IP literals). A plain-http request to the TLS
 /// port cannot succeed, so success proves the request went over https.
 @Suite struct HSTSTests {

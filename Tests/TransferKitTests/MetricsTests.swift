@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 @testable import TransferKit
 
-/// Per-transaction metrics against the real loopback server (issue 3).
+/// Per-transaction metrics against the real loopback server.
 @Suite(.serialized) struct MetricsTests {
     private func metrics(_ session: TransferSession, _ u: String) async throws -> (TaskMetrics, TransferResponse?) {
         let box = Box<TransferResponse?>()

@@ -4,7 +4,7 @@ import Testing
 @testable import TransferKit
 
 /// multipart/x-mixed-replace: one `didReceive response` per part, then that part's data
-/// (issue 17, DECISIONS 68).
+/// (DECISIONS 68).
 @Suite struct MultipartReplaceTests {
     /// Records responses and data in order, as one list.
     final class PartRecorder: TransferDataDelegate, @unchecked Sendable {

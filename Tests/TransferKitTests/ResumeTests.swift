@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Cancel with resume data, continue, validate: never splice two versions (issue 4).
+/// Cancel with resume data, continue, validate: never splice two versions.
 @Suite(.serialized) struct ResumeTests {
     /// Cancels a download held at `gate` once the client has every byte the server sent before
     /// the gate (`received`, counted from the start of the file), and returns its resume data.
@@ -235,7 +235,7 @@ import Testing
     }
 }
 
-/// Apple's order on a resumed download: didResumeAtOffset before any didWriteData (issue 17).
+/// Apple's order on a resumed download: didResumeAtOffset before any didWriteData.
 func resumeCameFirst(_ rec: Recorder) -> Bool {
     rec.events.first { $0.hasPrefix("didResumeAtOffset") || $0 == "didWriteData" }?.hasPrefix("didResumeAtOffset") == true
 }

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Finished transfers' easy handles serve the next ones (`SpareHandles`, issue 8): every
+/// Finished transfers' easy handles serve the next ones (`SpareHandles`): every
 /// later request over HTTP/1.1 and HTTP/2 is set up and answered as on a new handle, and a
 /// large body after small ones arrives whole. (A reused HTTP/2 handle once failed every
 /// request with `curl_easy_setopt(BUFFERSIZE)`.)
@@ -48,6 +48,7 @@ import Testing
         let again = try #require(spares.take())
         #expect(again === handle)
         #expect(again.errorText.isEmpty)
-        #expect(try #require(spares.take()) !== handle)
+        let fresh = try #require(spares.take())
+        #expect(fresh !== handle)
     }
 }

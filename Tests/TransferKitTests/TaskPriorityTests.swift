@@ -4,7 +4,7 @@ import Testing
 @testable import TransferKit
 
 /// URLSessionTask.priority: tasks waiting for the per-host connection limit start highest
-/// first, in creation order among equals (issue 17, DECISIONS 65).
+/// first, in creation order among equals (DECISIONS 65).
 @Suite struct TaskPriorityTests {
     @Test func priorityConstantsAreApples() {
         #expect(TransferTask.defaultPriority == 0.5)

@@ -2,7 +2,7 @@ import Testing
 @testable import TransferKit
 import TransferModel
 
-/// The task brain as event/action scripts, one line per step (STYLE 2).
+/// The task brain as event/action scripts, one line per step.
 @Suite struct TaskStateMachineTests {
     typealias M = TaskStateMachine
 

@@ -27,8 +27,8 @@ tL4ndQavEi51mI38AjEAi/V3bNTIZargCyzuFJ0nN6T5U6VR5CmD1/iQMVtCnwr1
 private let ca = LoopbackServer.caCertificatePEM
 private let crlfCA = ca.replacingOccurrences(of: "\n", with: "\r\n")
 
-/// Which of the system's CA bundle and CA directory a session reads (`TrustStore.bundleToParse`,
-/// issue 8): the directory's hashed names stand for a bundle no newer than it whose every
+/// Which of the system's CA bundle and CA directory a session reads (`TrustStore.bundleToParse`):
+/// the directory's hashed names stand for a bundle no newer than it whose every
 /// certificate they lead to; otherwise the bundle is parsed as before. Real TLS against the
 /// loopback server, with CA locations of the test's own in place of the system's.
 @Suite struct TrustLocationTests {

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// The HTTP cache (issue 13, S11, DECISIONS 102-104) against the loopback server's `/cache`
+/// The HTTP cache (DECISIONS 102-104) against the loopback server's `/cache`
 /// route. Whether a request reached the server is read from the server's own request log
 /// (`stats.requests`, filtered by a marker unique to each test), never inferred from timing;
 /// freshness uses max-age=3600 (fresh) or max-age=0 (stale), never a wait.

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 import TransferKit
 
-/// The one line a URLSession user changes (issue 17): everything below it is written as for
+/// The one line a URLSession user changes: everything below it is written as for
 /// Apple's URLSession (the snippets after the seeds' Objective-C examples and Apple's docs)
 /// and runs against the loopback server.
 private typealias URLSession = TransferURLSession

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Details where TransferKit now does what URLSession does (issue 17's API review).
+/// Details where TransferKit now does what URLSession does.
 @Suite struct URLSessionParityTests {
     @Test func allTasksListsOnlyUnfinishedTasks() async throws {
         let server = try await TestServer.get()
@@ -78,7 +78,7 @@ import Testing
 @Suite struct MetricsOrderTests {
     /// Every date of a task, across its hops, in time order: the task interval holds every
     /// transaction, each transaction's phases are non-decreasing, and a hop starts after the
-    /// one before it ended (issue 17: dates were out of order by microseconds).
+    /// one before it ended (dates out of order by microseconds would show).
     @Test(arguments: ["http", "https"])
     func datesAreInOrderAcrossHops(scheme: String) async throws {
         let server = try await TestServer.get()
@@ -151,7 +151,7 @@ import Testing
 private let queueMark = DispatchSpecificKey<String>()
 
 @Suite struct DataTaskBodyTests {
-    /// Apple's data tasks send the request's `httpBody`; TransferSession's did not (issue 17).
+    /// Apple's data tasks send the request's `httpBody`; TransferSession's did not.
     @Test func dataTaskSendsTheRequestBody() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// `waitsForConnectivity` and `taskIsWaitingForConnectivity` (issue 17, DECISIONS 66).
+/// `waitsForConnectivity` and `taskIsWaitingForConnectivity` (DECISIONS 66).
 @Suite struct WaitsForConnectivityTests {
     /// A data delegate that records the connectivity callbacks and the outcome.
     final class Watcher: TransferDataDelegate, @unchecked Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TransferModel
 
-/// RFC 6265's rules and the Netscape cookies.txt format (issue 13, S11, DECISIONS 100).
+/// RFC 6265's rules and the Netscape cookies.txt format (DECISIONS 100).
 @Suite struct CookieRulesTests {
     let now = 1_800_000_000.0
     func u(_ s: String) -> URL { URL(string: s)! }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TransferModel
 
-/// The HSTS rules and curl's hsts.txt format (issue 17, DECISIONS 67).
+/// The HSTS rules and curl's hsts.txt format (DECISIONS 67).
 @Suite struct HSTSStoreTests {
     let now = 1_800_000_000.0
 

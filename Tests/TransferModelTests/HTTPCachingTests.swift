@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TransferModel
 
-/// RFC 9111's rules as the cache uses them (issue 13, S11, DECISIONS 102): Cache-Control
+/// RFC 9111's rules as the cache uses them (DECISIONS 102): Cache-Control
 /// parsing, freshness and age, storability, Vary, and the decision per request policy. Every
 /// time is given (`now`), never read from a clock.
 @Suite struct HTTPCachingTests {

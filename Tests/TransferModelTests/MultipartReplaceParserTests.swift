@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TransferModel
 
-/// multipart/x-mixed-replace split into parts (issue 17, DECISIONS 68).
+/// multipart/x-mixed-replace split into parts (DECISIONS 68).
 @Suite struct MultipartReplaceParserTests {
     static let body = "preamble to ignore\r\n--frame\r\nContent-Type: text/plain\r\nX-Part: 1\r\n\r\nfirst part\r\n"
         + "--frame\r\nContent-Type: application/octet-stream\r\n\r\nsecond\r\nwith a line break and --frame inside\r\n"

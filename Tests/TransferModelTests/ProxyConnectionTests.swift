@@ -1,7 +1,7 @@
 import Testing
 @testable import TransferModel
 
-/// `isProxyConnection` per transaction (issue 17), by table.
+/// `isProxyConnection` per transaction, by table.
 @Suite struct ProxyConnectionTests {
     @Test(arguments: [
         (nil, "127.0.0.1", 8080, false),

@@ -1,7 +1,7 @@
 import Testing
 @testable import TransferModel
 
-/// The figures behind `TransferTask.progress` (issue 17), by table.
+/// The figures behind `TransferTask.progress`, by table.
 @Suite struct TaskProgressFiguresTests {
     @Test(arguments: [
         // kind, received, expected, sent, expected to send, succeeded, elapsed → figures

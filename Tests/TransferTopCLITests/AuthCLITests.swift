@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// SPEC S12 through the real binary, with a password that is in no URL (`/auth/basic` and
+/// Authentication through the real binary, with a password that is in no URL (`/auth/basic` and
 /// `/auth/digest` check the server's own user and password): it never reaches an export, the
 /// log (at trace level, with `--trace`), the state directory, the terminal or resume data.
 @Suite struct AuthCLITests {

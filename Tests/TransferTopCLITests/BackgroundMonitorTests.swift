@@ -6,7 +6,7 @@ import TransferModel
 @testable import TransferTopCLI
 import TransferTopUI
 
-/// The monitor on background sessions with real processes (issue 12, DECISIONS 127-128): the
+/// The monitor on background sessions with real processes (DECISIONS 127-128): the
 /// feed against a real daemon, then `transfertop attach` and a local run's monitor in tmux.
 /// Each test has its own daemon in private XDG directories (`BackgroundDaemonTests.Rig`) and
 /// waits for server-side gates and for what the screen or the daemon says, never for time.

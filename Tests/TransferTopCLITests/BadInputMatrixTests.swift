@@ -79,7 +79,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--netrc-file", "{dir}/none", url], fragment: "cannot read netrc file"),
         BadInput(args: ["--netrc-file", "{dir}/d", url], directories: ["d"], fragment: "cannot read netrc file"),
         BadInput(args: ["-u", "al:pa\nss", url], fragment: "--user must not contain CR, LF or NUL", never: ["pa\nss"]),
-        // Client certificates (SPEC S12): checked before the run, the key's password never echoed.
+        // Client certificates: checked before the run, the key's password never echoed.
         BadInput(args: ["--cert", "{dir}/none.pem:hunter2", url], fragment: "cannot read --cert file", never: ["hunter2"]),
         BadInput(args: ["--cert", ":hunter2", url], fragment: "--cert needs a file name", never: ["hunter2"]),
         BadInput(args: ["--cert", "{dir}/c.pem", url], files: ["c.pem": BadInput.text("not a certificate\n")],
@@ -94,7 +94,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         // Refused at parse time, with the reason.
         BadInput(args: ["gopher://127.0.0.1/x"], fragment: "unsupported scheme 'gopher' in 'gopher://127.0.0.1/x' (use http, https, ftp, ftps, file or data)"),
         BadInput(args: ["ftp:///x"], fragment: "not a URL: 'ftp:///x'"),
-        // ftp, file and data: URLs are fetched (issue 13); a malformed data: URL is a usage error.
+        // ftp, file and data: URLs are fetched; a malformed data: URL is a usage error.
         BadInput(args: ["data:text/plain;base64,SGVsbG8=!"], fragment: "malformed data: URL: its data is not valid base64"),
         BadInput(args: ["data:text/plain"], fragment: "malformed data: URL: it has no ',' before its data"),
         BadInput(args: ["data:text,x"], fragment: "malformed data: URL: 'text' is not a media type (type/subtype)"),
@@ -103,7 +103,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--upload", "{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
         BadInput(args: ["-F", "f=@{dir}/up", url], directories: ["up"], fragment: "is a directory, not a file to upload"),
         BadInput(args: ["--form", "f=@{dir}/x;colour=red", url], fragment: "unknown option 'colour'"),
-        // Segmented uploads (issue 14).
+        // Segmented uploads.
         BadInput(args: ["--segments", "0", "-T", "{dir}/f", url], files: ["f": [1]], fragment: "--segments must be a whole number from 1 to 64, not '0'"),
         BadInput(args: ["--segments", "65", "-T", "{dir}/f", url], files: ["f": [1]], fragment: "--segments must be a whole number from 1 to 64"),
         BadInput(args: ["--segments", "2", url], fragment: "--segments needs -T FILE"),
@@ -151,7 +151,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--prometheus", "99999", url], fragment: "--prometheus must be PORT or HOST:PORT with a port from 0 to 65535, not '99999'"),
         BadInput(args: ["--prometheus", "host:", url], fragment: "--prometheus must be PORT or HOST:PORT"),
         BadInput(args: ["--prometheus", "192.0.2.1:9100", url], fragment: "--prometheus cannot listen on 192.0.2.1:9100"),
-        // --background: a name that could not be a key, and what a daemon cannot do (issue 12).
+        // --background: a name that could not be a key, and what a daemon cannot do.
         BadInput(args: ["--background", "a/b", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not 'a/b'"),
         BadInput(args: ["--background", "..", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not '..'"),
         BadInput(args: ["--background", "q", "--upload", "-", url], fragment: "--background cannot read --upload -"),

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `--cache` and `--cache-policy` (issue 13, S11, DECISIONS 104) across runs of the binary that
+/// `--cache` and `--cache-policy` (DECISIONS 104) across runs of the binary that
 /// share a private `XDG_CACHE_HOME`. Whether a run reached the server is read from the server's
 /// request log, never inferred from timing.
 @Suite struct CacheCLITests {

@@ -6,7 +6,7 @@ import TransferModel
 import MonitorFixtures
 import TransferTopUI
 
-/// STYLE 10: the real ncurses path, off-screen. A fixed model is rendered by the pure
+/// The real ncurses path, off-screen. A fixed model is rendered by the pure
 /// `ScreenRenderer`, flushed through `CursesScreen` (the monitor's own backend) into an
 /// ncurses terminal that writes to /dev/null, and ncurses' virtual screen is read back cell by
 /// cell. The golden is the pure render of the same model: the test proves the flush is

@@ -290,7 +290,7 @@ import TransferKit
 }
 
 @Suite struct ContinueTwiceTests {
-    /// R on a task that is already being continued is a no-op with a message (issue 9): the
+    /// R on a task that is already being continued is a no-op with a message: the
     /// same resume data must not start a second writer of one partial file.
     @Test func secondContinueIsRefusedWithAMessage() async throws {
         let server = try await LoopbackServer.start()

@@ -82,7 +82,7 @@ import TransferKit
         #expect(both.status == 2 && both.stderr.contains("cannot be combined"), "\(both.stderr)")
     }
 
-    /// `-T -` (issue 14): standard input is sent as it is read, chunked, to the one URL.
+    /// `-T -`: standard input is sent as it is read, chunked, to the one URL.
     @Test func uploadFromStandardInput() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }

@@ -34,7 +34,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir + "/0"))
         let rows = try CSVRead.records(String(contentsOfFile: csv, encoding: .utf8))
         #expect(rows.count >= 1 + 4)  // header + 1 + 3 hops
-        // HAR entries carry the request heads as sent (issue 15), and the file is HAR 1.2.
+        // HAR entries carry the request heads as sent, and the file is HAR 1.2.
         let harJSON = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any]
         let entries = (harJSON?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         let sent = ((entries.first?["request"] as? [String: Any])?["headers"] as? [[String: String]] ?? []).compactMap { $0["name"] }

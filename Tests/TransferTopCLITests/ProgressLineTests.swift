@@ -7,7 +7,7 @@ import TransferKit
 @testable import TransferTopCLI
 import TransferTopUI
 
-/// Line mode's progress (issue 11, DECISIONS 64): the text, the in-place redraw without escape
+/// Line mode's progress (DECISIONS 64): the text, the in-place redraw without escape
 /// codes, and `--progress` into a pipe. The terminal case is in TmuxRound2Tests.
 @Suite(.serialized) struct ProgressLineTests {
     @Test func theTextCountsTasksBytesSpeedAndTheMonitorsETA() {
@@ -62,7 +62,7 @@ import TransferTopUI
 
 /// The first progress line already has a speed: the run's start counts as a sample, so an
 /// upload whose bytes all went out in the first second does not read "0 B/s  ETA --" while it
-/// waits for its answer (found with `-T FILE --progress`, issue 14).
+/// waits for its answer (found with `-T FILE --progress`).
 @Suite struct FirstProgressLineTests {
     @Test func theFirstLineOfAnUploadHasASpeed() async throws {
         let server = try await LoopbackServer.start()

@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// ftp, file and data: URLs from the command line (issue 13): files placed byte-exact, rows in
+/// ftp, file and data: URLs from the command line: files placed byte-exact, rows in
 /// CSV and HAR without a status code, and no password in any output.
 @Suite(.serialized) struct SchemesCLITests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

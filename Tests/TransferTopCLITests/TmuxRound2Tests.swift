@@ -87,7 +87,7 @@ import TransferKit
     }
 
     /// Line mode on a terminal (TERM=dumb here): one progress line redrawn in place while the
-    /// download runs, gone at the end, and not one escape code (issue 11, DECISIONS 64).
+    /// download runs, gone at the end, and not one escape code (DECISIONS 64).
     @Test func lineModeOnATerminalRedrawsOneProgressLine() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }

@@ -175,7 +175,7 @@ struct TmuxRig: Sendable {
         }
 
         // q: cancel with resume data, exit, terminal restored. A download the server made not
-        // resumable would be lost, so q asks first (issue 11); y confirms.
+        // resumable would be lost, so q asks first; y confirms.
         try await tmux.keys("q")
         screen = try await tmux.waitFor() { $0.contains("TT-EXITED") || $0.contains("quit?") }
         if screen.contains("quit?") { try await tmux.keys("y") }
@@ -228,7 +228,7 @@ struct TmuxRig: Sendable {
         screen = try await tmux.waitFor() { $0.contains("invalidating") }
         #expect(screen.contains("invalidating"), "\(screen)")
         try await tmux.keys("X")
-        // X asks first (issue 11); y confirms.
+        // X asks first; y confirms.
         screen = try await tmux.waitFor() { $0.contains("and invalidate it?") }
         #expect(screen.contains("cancel 1 task of session 1 and invalidate it?"), "\(screen)")
         try await tmux.keys("y")

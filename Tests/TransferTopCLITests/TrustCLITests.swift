@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// SPEC S12 trust through the real binary: a server that requires a client certificate
+/// Trust through the real binary: a server that requires a client certificate
 /// refuses a run without `--cert`, accepts one with `--cert`/`--key` (or both in one file);
 /// a self-signed server refused by default leaves one record, the refused hop (the trust
 /// probe of DECISIONS 91 leaves none). Pins and `--cacert`: PinningCLITests, InsecureTLSTests.

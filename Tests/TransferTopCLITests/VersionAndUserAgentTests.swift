@@ -4,7 +4,7 @@ import Testing
 import TransferKit
 @testable import TransferTopCLI
 
-/// `--version` and the User-Agent (issue 15): both carry the version stamped at build time
+/// `--version` and the User-Agent: both carry the version stamped at build time
 /// and the libcurl actually loaded.
 @Suite struct VersionAndUserAgentTests {
     /// What the VersionStamp plugin should have stamped: `git describe` of this checkout.

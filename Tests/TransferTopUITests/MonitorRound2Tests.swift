@@ -45,7 +45,7 @@ import TransferModel
             let hops = Waterfall.hops(Self.task(id, in: m).metrics, now: m.now)
             return [WaterfallPhase.dns, .connect, .tls, .wait].map { TaskPhases.cell($0, hops: hops).map(\.text).joined() }
         }
-        // TTFB is from the queue's end to the first byte, as the CSV's ttfb_ms (issue 16):
+        // TTFB is from the queue's end to the first byte, as the CSV's ttfb_ms:
         // request 10 + wait 50 on the reused connection; 4 + 12 + 30 + 1 + 45 on a new one.
         #expect(cells(11) == ["-", "reused", "-", "60ms"])  // reused connection, not blanks
         #expect(cells(22) == ["4.0ms", "12ms", "30ms", "92ms"])

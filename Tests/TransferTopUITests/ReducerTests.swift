@@ -4,7 +4,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// The reducer as scripts: action in, effect and status line out, one line per step (STYLE 2).
+/// The reducer as scripts: action in, effect and status line out, one line per step.
 @Suite struct ReducerTests {
     func model(selecting id: TaskID) -> MonitorModel {
         var m = Fixtures.model(width: 80, height: 24)

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func defaultThemeCommentsEveryRole() {
-        // STYLE 12: the default theme doubles as the documented list of keys.
+        // The default theme doubles as the documented list of keys.
         let text = Self.read("default")
         for role in StyleRole.allCases { #expect(text.contains("\n\(role.rawValue) = "), "\(role) missing") }
     }

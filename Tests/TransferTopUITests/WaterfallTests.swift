@@ -87,7 +87,7 @@ import TransferModel
     }
 }
 
-/// file, ftp and data: hops have no status code (issue 13): the label names the protocol.
+/// file, ftp and data: hops have no status code: the label names the protocol.
 @Suite struct ByteStreamWaterfallTests {
     @Test func aFinishedFTPHopIsLabelledWithItsProtocol() {
         var t = TransactionMetrics(method: "GET", url: "ftp://h/x", fetchStartDate: Fixtures.at(0), currentPhase: .done)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a credential applies, as URLSession's `URLProtectionSpace` (SPEC S12): the server
+/// Where a credential applies, as URLSession's `URLProtectionSpace`: the server
 /// (or proxy), its realm and the authentication method it asked for.
 public struct ProtectionSpace: Sendable, Hashable {
     public enum Method: String, Sendable, Hashable {

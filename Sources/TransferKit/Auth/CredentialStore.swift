@@ -1,6 +1,6 @@
 import Foundation
 
-/// Credentials by server (URLSession's `URLCredentialStorage`, SPEC S12). A default session
+/// Credentials by server (URLSession's `URLCredentialStorage`). A default session
 /// uses `CredentialStore.shared` (process-wide; its permanent credentials in a netrc file);
 /// an ephemeral session gets one of its own, in memory only.
 ///
@@ -84,7 +84,7 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
     func credential(host: String, port: Int, scheme: String, realm: String?, isProxy: Bool) -> TransferCredential? {
         lock.withLock {
             loadIfNeeded()
-            // Asked for every request: nothing stored (the usual case) costs no key (issue 8).
+            // Asked for every request: nothing stored (the usual case) costs no key.
             if entries.isEmpty && fromFile.isEmpty { return nil }
             let key = Key(host: host.lowercased(), port: port, scheme: scheme.lowercased(), realm: realm, isProxy: isProxy)
             if realm != nil, let c = entries[key] { return c }

@@ -1,7 +1,7 @@
 import BackgroundWire
 import Foundation
 
-/// A background session's line to the per-user daemon (issue 12, DECISIONS 131): download
+/// A background session's line to the per-user daemon (DECISIONS 131): download
 /// tasks are handed to it, and what happens to them comes back as the journal's events, to the
 /// delegate, once each (the library acknowledges an event after its delegate calls returned).
 /// Two connections: one that carries the event stream (`attach`), read by a thread of its

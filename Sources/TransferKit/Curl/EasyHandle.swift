@@ -1,6 +1,6 @@
 import CCurl
 
-/// An owned libcurl easy handle with typed setters (STYLE 3-4).
+/// An owned libcurl easy handle with typed setters.
 ///
 /// Not `Sendable`: it lives on the transfer thread that created it and dies there. Strings
 /// are copied by libcurl (since 7.17); header lists must outlive the handle, so it keeps them.
@@ -77,9 +77,9 @@ final class EasyHandle {
     }
 
     /// Negotiated TLS version and cipher, and whether the handshake resumed a TLS session;
-    /// only while the connection is attached (A3).
+    /// only while the connection is attached.
     func tlsInfo() -> TLSFacts? {
-        // On the stack: two arrays per response were 1 % of a small-file run's CPU (issue 8).
+        // On the stack: two arrays per response were 1 % of a small-file run's CPU.
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { v in
             withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { c in
                 v[0] = 0
@@ -108,8 +108,8 @@ struct CurlSetupError: Error, CustomStringConvertible {
 }
 
 /// Easy handles of finished transfers, reset and kept for the next ones (transfer thread
-/// only): making one (`curl_easy_init`) and cleaning it up was 4 % of a 5,000 x 1 KiB run's CPU
-/// (issue 8). Bounded: a handle keeps its buffers, and a list needs only as many as the
+/// only): making one (`curl_easy_init`) and cleaning it up was 4 % of a 5,000 x 1 KiB run's CPU.
+/// Bounded: a handle keeps its buffers, and a list needs only as many as the
 /// transfers that finish in one loop turn.
 final class SpareHandles {
     static let limit = 8

@@ -2,7 +2,7 @@ import CCurl
 
 /// A session's share handle: DNS cache and TLS session tickets (never the connection cache,
 /// which is not thread-safe to share in 7.88 — KNOWN_BUGS 11.11). Cookies are TransferKit's
-/// own (`TransferCookieStorage`), never libcurl's cookie engine. Lock callbacks are real locks although one thread uses it (A5).
+/// own (`TransferCookieStorage`), never libcurl's cookie engine. Lock callbacks are real locks although one thread uses it.
 final class ShareHandle {
     let raw: UnsafeMutableRawPointer
     private let locks: UnsafeMutablePointer<pthread_mutex_t>

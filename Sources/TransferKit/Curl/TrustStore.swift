@@ -1,8 +1,8 @@
 import CCurl
 import Foundation
 
-/// The certificates a session trusts, parsed once and shared by every TLS connection it makes
-/// (issue 16): libcurl's built-in bundle and CA directory, plus the configuration's extra CA
+/// The certificates a session trusts, parsed once and shared by every TLS connection it makes:
+/// libcurl's built-in bundle and CA directory, plus the configuration's extra CA
 /// file. libcurl 7.88 would parse the bundle again for each new connection, after sending the
 /// ClientHello, so that CPU (~20-30 ms) showed up as the server's TLS time. Debian's libcurl
 /// also sets a CA directory, which disables its own per-multi CA cache (`CA_CACHE_TIMEOUT`
@@ -42,7 +42,7 @@ final class TrustStore {
     /// The bundle file to parse up front, or nil when the CA directory stands for it.
     ///
     /// Parsing Debian's bundle (139 certificates) took 15 ms, on the transfer thread before the
-    /// first TLS handshake: half of a one-URL https run's CPU beyond curl's (issue 8). The
+    /// first TLS handshake: half of a one-URL https run's CPU beyond curl's. The
     /// directory's hashed names (`c_rehash`: `5ed36f99.0`) let OpenSSL read a certificate only
     /// when a chain needs it. The directory stands for the bundle only when it was changed
     /// after it (`update-ca-certificates` writes the bundle, then the names) and every

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Moves a request body from an `InputStream` (a pipe, stdin, a generator) to libcurl's read
-/// callback (issue 14). `InputStream.read` may block, and the transfer thread must never block,
+/// callback. `InputStream.read` may block, and the transfer thread must never block,
 /// so a thread of its own reads ahead into a bounded buffer (at most `highWater` bytes wait);
 /// the read callback takes what is there and pauses the transfer when nothing is, and the pump
 /// calls `onData` to have it unpaused when bytes arrive.

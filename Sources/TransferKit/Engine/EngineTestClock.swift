@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Injected time for the engine's own timers (issue 10): a test moves the timer clock forward
+/// Injected time for the engine's own timers: a test moves the timer clock forward
 /// instead of waiting, so a 60-second timeout is tested in milliseconds and deterministically.
 ///
 /// The skew is added to the monotonic clock only where the engine *checks* deadlines (the

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every download holds `flock(LOCK_EX)` on its partial file from creation (or from resuming
 /// it) until the finished file has been moved into place, so two processes can never write one
-/// partial (issue 9). The kernel drops the lock when a process dies, so a killed run's partial
+/// partial. The kernel drops the lock when a process dies, so a killed run's partial
 /// is free for the next run.
 enum PartialFileLock {
     /// Takes the exclusive lock, waiting at most half a second. The wait is not for another

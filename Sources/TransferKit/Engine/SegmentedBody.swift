@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads a body made of segments (a multipart form: bytes in memory and files on disk) at any
-/// offset, for libcurl's read and seek callbacks (issue 14). Every file is opened when the
+/// offset, for libcurl's read and seek callbacks. Every file is opened when the
 /// transfer starts, so a missing one fails the task before a byte is sent; reads are `pread`,
 /// so a rewind for a redirect or a retry is only a new offset.
 final class SegmentedBody {

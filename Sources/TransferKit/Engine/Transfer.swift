@@ -4,7 +4,7 @@ import TransferModel
 
 /// The transfer thread's record of one running task: its easy handle, the response being
 /// parsed, where the body goes, flow control and timers. Lives and dies on the transfer
-/// thread; never shared (STYLE 3).
+/// thread; never shared.
 final class Transfer {
     /// Reassigned once, when a data task becomes a download task.
     var task: TransferTask
@@ -57,7 +57,7 @@ final class Transfer {
     static let smallBodyLimit = 64 * 1024
     var sinkFailure: TransferError?
 
-    // Flow control (A2): suspend is a state machine, not one call.
+    // Flow control: suspend is a state machine, not one call.
     var wantPaused = false
     /// A connection is attached (PREREQFUNCTION ran): `curl_easy_pause` works from here on.
     var connected = false
@@ -152,7 +152,7 @@ final class Transfer {
     /// The request head as libcurl reports it, which may come in pieces (a partial send):
     /// parsed once it is whole (TransferEngine+Trace.swift).
     var headOut = ""
-    // Resume support (issue 4).
+    // Resume support.
     /// The offset this hop's body starts at in the file.
     var resumeOffset: Int64 = 0
     /// The response proved unusable for a resume (bad 206, 416 that proves nothing): abort

@@ -86,7 +86,7 @@ extension Transfer {
         lastActivity = now
         if firstHeaderAt == nil {
             firstHeaderAt = now
-            // Only readable while the connection is attached (A3); plain http has none to read.
+            // Only readable while the connection is attached; plain http has none to read.
             if scheme.isTLS { tls = easy.tlsInfo() }
         }
         if isStatusLine {
@@ -151,7 +151,7 @@ extension Transfer {
     }
 
     /// `parseStatus` on the line's bytes: `HTTP/x SP DDD (SP …)` read in place, anything else
-    /// through the string version (no string made for every response, issue 8).
+    /// through the string version (no string made for every response).
     static func parseStatus(bytes line: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
         if let space = line.firstIndex(of: 0x20) {
             let code = line[(space + 1)...].prefix(4)

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// The challenge step of the task life cycle (SPEC S12, DECISIONS 87-90): a 401 (or a plain
+/// The challenge step of the task life cycle (DECISIONS 87-90): a 401 (or a plain
 /// proxy's 407) offering Basic or Digest is held like a redirect hop, its body kept aside;
 /// when the hop ends the task delegate (or, by default, the credential store) decides, and a
 /// credential starts the same request again on a new handle with CURLOPT_USERNAME/PASSWORD

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// Request bodies from a stream (issue 14, URLSession's `uploadTask(withStreamedRequest:)`):
+/// Request bodies from a stream (URLSession's `uploadTask(withStreamedRequest:)`):
 /// the delegate gives the stream in `needNewBodyStream`, at the start and again whenever a hop
 /// must send the body anew (a 307/308 redirect), as Apple's does. A stream cannot rewind, so
 /// each hop reads a fresh one.

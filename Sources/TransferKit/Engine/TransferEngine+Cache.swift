@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// The HTTP cache in the task life cycle (issue 13, S11, DECISIONS 102-104). Before a task's
+/// The HTTP cache in the task life cycle (DECISIONS 102-104). Before a task's
 /// first hop: the policy and the stored response decide (`CacheRules.decide`) between the
 /// stored response (no request sent: `.localCache`), a conditional request, the network, or
 /// a failure (returnCacheDataDontLoad). A 304 to our conditional request turns into the stored

@@ -16,7 +16,7 @@ extension TransferEngine {
         if code == CURLE_OK, !t.restartFromZeroPending, !t.isRedirectHop, t.sinkFailure == nil { completeCaching(t) }
         // A file or FTP resource now shorter than the partial ("offset beyond file size",
         // before any MDTM comparison) has changed: start again from zero, as a changed MDTM
-        // does, instead of failing with unusable resume data (SPEC S8).
+        // does, instead of failing with unusable resume data.
         if code == CURLE_BAD_DOWNLOAD_RESUME, !t.scheme.isHTTP, t.task.resumeFrom != nil, t.resumeOffset > 0 {
             t.restartFromZeroPending = true
         }
@@ -51,7 +51,7 @@ extension TransferEngine {
     }
 
     /// Fails the task; a download that failed for a resumable reason (connection lost, and the
-    /// engine's own request and resource time-outs, issue 9) carries resume data and keeps its
+    /// engine's own request and resource time-outs) carries resume data and keeps its
     /// partial file when the server allowed ranges.
     func finishKeepingResumeData(_ t: Transfer, error: TransferError) {
         var e = error
@@ -73,7 +73,7 @@ extension TransferEngine {
                              failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
 
-    // MARK: redirects (issue 3): one hop at a time, under the delegate's control
+    // MARK: redirects: one hop at a time, under the delegate's control
 
     func redirect(_ t: Transfer, to proposed: TransferRequest) {
         guard t.redirects < RedirectPolicy.maximumRedirects else {
@@ -150,7 +150,7 @@ extension TransferEngine {
     func finish(_ t: Transfer, error: TransferError?, keepPartialFile: Bool = false) {
         detach(t)
         if t.awaitingDisposition && error == nil {
-            // Body bytes are held until the delegate allows them (SPEC S6): finish after.
+            // Body bytes are held until the delegate allows them: finish after.
             t.deferredFinish = (error, keepPartialFile)
             return
         }
@@ -160,8 +160,8 @@ extension TransferEngine {
         publishProgress(t, now: Monotonic.now(), final: true)
         // A download held in memory (small, or no body at all) is written once, on the
         // delegate queue: file creation in a large directory was a fifth of this thread's
-        // time on a list of 5,000 small files, and this thread is the run's critical path
-        // (issue 8). A failed one that keeps its partial gets the file here, for its resume data.
+        // time on a list of 5,000 small files, and this thread is the run's critical path.
+        // A failed one that keeps its partial gets the file here, for its resume data.
         var memoryBody: (data: Data, url: URL)?
         if t.sink == .file, t.fileURL == nil {
             if error == nil {

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// `waitsForConnectivity` (URLSessionConfiguration, issue 17, DECISIONS 66): a hop that could
+/// `waitsForConnectivity` (URLSessionConfiguration, DECISIONS 66): a hop that could
 /// not reach the server does not fail the task; the delegate hears
 /// `taskIsWaitingForConnectivity` once and the hop is tried again, with a doubling pause,
 /// until it connects or `timeoutIntervalForResource` runs out (then `.timedOut`, as Apple's).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a new download's bytes go on disk (issue 8). With `downloadDirectory` set, the file
+/// Where a new download's bytes go on disk. With `downloadDirectory` set, the file
 /// is a hidden `.NAME.ttpart` beside its destination, so the owner's final move is a rename on
 /// the same file system; otherwise a private name in the session's partial directory.
 extension TransferEngine {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// HSTS per configuration kind (issue 17, DECISIONS 67): every session learns
+/// HSTS per configuration kind (DECISIONS 67): every session learns
 /// `Strict-Transport-Security` from its https responses and sends later http requests to those
 /// hosts over https; an ephemeral session keeps this in memory, default and background ones in
 /// `hsts.txt` (curl's format), read when the session's thread starts and written back,

@@ -19,11 +19,11 @@ extension TransferEngine {
         transfers[ObjectIdentifier(task)] = t
         do {
             // A new download's file is created when its first body bytes outgrow the small
-            // buffer, or at the end (issue 8): queued tasks own no file.
+            // buffer, or at the end: queued tasks own no file.
             if let r = task.resumeFrom { try openPartialFile(t, r) }
             if case .file(let url) = task.upload { try openUploadFile(t, url) }
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
-            // The placeholder is configured, not replaced: one handle made per task (issue 8).
+            // The placeholder is configured, not replaced: one handle made per task.
             let cache = cacheDecision(t)
             t.easy = try makeEasy(for: t, using: placeholder)
             switch cache {
@@ -71,7 +71,7 @@ extension TransferEngine {
         }
     }
 
-    // MARK: suspend and resume (A2)
+    // MARK: suspend and resume
 
     func suspend(_ t: Transfer) {
         guard !t.wantPaused else { return }
@@ -100,7 +100,7 @@ extension TransferEngine {
         if !t.inMulti {
             restartHop(t)
         } else if !t.pausedForDisposition {
-            // May deliver buffered data through the write callback before it returns (A2).
+            // May deliver buffered data through the write callback before it returns.
             _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT)
         }
     }
@@ -140,7 +140,7 @@ extension TransferEngine {
         if let reply { task.session.deliver(awaited: true) { reply(resumeData) } }
     }
 
-    // MARK: timers (A6): the engine owns both timeouts
+    // MARK: timers: the engine owns both timeouts
 
     struct Deadlines {
         var idle: UInt64?
@@ -151,7 +151,7 @@ extension TransferEngine {
         guard !t.wantPaused, !t.awaitingDelegateDecision, t.deferredFinish == nil else { return nil }
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
-        // would kill the process (issue 9).
+        // would kill the process.
         let idle = t.dequeued && requestTimeout > 0
             ? NumericBounds.saturatingAdd(t.lastActivity, NumericBounds.clampedNanoseconds(requestTimeout)) : nil
         let resource = NumericBounds.saturatingAdd(t.taskStart + t.suspendedTotal,

@@ -3,7 +3,7 @@ import Foundation
 
 extension TransferEngine {
     /// Completes the current hop's transaction record from libcurl's facts (read now, while
-    /// the handle still holds them) and the engine's own timestamps (A3).
+    /// the handle still holds them) and the engine's own timestamps.
     func recordTransaction(_ t: Transfer, code: CURLcode, doneAt: UInt64) {
         let e = t.easy
         let dates = MetricsTranslation.phaseDates(timingFacts(t, until: doneAt))

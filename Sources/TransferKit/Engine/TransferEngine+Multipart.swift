@@ -1,6 +1,6 @@
 import Foundation
 
-/// multipart/x-mixed-replace for delegate data tasks (issue 17, DECISIONS 68): each part
+/// multipart/x-mixed-replace for delegate data tasks (DECISIONS 68): each part
 /// reaches the delegate as `didReceive response` (the part's header fields, the outer status
 /// and URL) followed by that part's `didReceive data`, as URLSession does. The outer response
 /// is the task's `response` and is not offered to the delegate.

@@ -5,8 +5,7 @@ import Foundation
 ///
 /// A 5,000 x 1 KiB list made two `delegateQueue.async` per URL (*didWriteData*, then the
 /// completion): each a block, a queue poke and, with the queue idle, a wake-up of its worker,
-/// which on two cores also preempted this thread (issue 8: ~5,000 context switches a run where
-/// curl had 300). One hop per turn carries every completion of that turn.
+/// which on two cores also preempted this thread. One hop per turn carries every completion of that turn.
 ///
 /// Order is kept: everything this thread hands the delegate queue goes through the outbox,
 /// so its blocks run in the order they were made, as separate `async` calls would. Work made

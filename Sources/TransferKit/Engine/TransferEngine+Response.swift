@@ -15,7 +15,7 @@ extension TransferEngine {
         response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
         t.response = response
         // The live record gets the head now, so a monitor shows the status and the response
-        // headers while the body is still coming (issue 11); the hop's end sets them again.
+        // headers while the body is still coming; the hop's end sets them again.
         let status = t.statusCode > 0 ? t.statusCode : nil, headers = t.responseHeaders
         updateTransaction(t) { m in
             m.statusCode = status
@@ -75,7 +75,7 @@ extension TransferEngine {
     }
 
     /// A 206 to a download that asked for no range is part of a file that would be saved as the
-    /// whole (issue 9): the body is refused and the task fails with a typed error.
+    /// whole: the body is refused and the task fails with a typed error.
     func unsolicitedPartialContent(_ t: Transfer, _ response: TransferResponse) -> TransferError? {
         guard response.statusCode == 206, t.task.kind == .download,
               t.request.value(forHTTPHeaderField: "Range") == nil,
@@ -117,7 +117,7 @@ extension TransferEngine {
         }
     }
 
-    /// The delegate turned a data task into a download (SPEC S6): a new download task takes
+    /// The delegate turned a data task into a download: a new download task takes
     /// over the same transfer, the body goes to a file from here on, and the data task ends
     /// without further callbacks, as in URLSession.
     func becomeDownload(_ t: Transfer) {

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// Download resume (SPEC S8, issue 4): resume data out of a stopped download, and a download
+/// Download resume: resume data out of a stopped download, and a download
 /// continued from it that validates the server's answer and never splices two versions.
 extension TransferEngine {
     /// Where this session keeps partial downloads: the state directory for default sessions
@@ -63,7 +63,7 @@ extension TransferEngine {
         guard fd >= 0 else {
             throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
         }
-        // One writer per partial file (issue 9): a second process resuming the same download
+        // One writer per partial file: a second process resuming the same download
         // would interleave its bytes with ours. The lock is held until the file is placed.
         // A lock that is gone by the time /proc/locks is read was a brief one (another run's
         // stale-partial check holds a shared lock for an instant, longer on a loaded machine):
@@ -92,7 +92,7 @@ extension TransferEngine {
         t.resumeOffset = r.bytesReceived
         // The bytes already in the file are not news: counted as published, the timer scan
         // before the response cannot report them as didWriteData ahead of didResumeAtOffset
-        // (Apple: the offset first, then writes counted from it; issue 17).
+        // (Apple: the offset first, then writes counted from it).
         t.published.received = r.bytesReceived
         t.request.headers = ResumeRequestPlan(r).headers
     }

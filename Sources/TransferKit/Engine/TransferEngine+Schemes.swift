@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// file, ftp, ftps and data: URLs (SPEC S13, issue 13). libcurl carries all of them, so they
+/// file, ftp, ftps and data: URLs. libcurl carries all of them, so they
 /// are ordinary transfers: the same sinks, progress, suspend, metrics and delegate callbacks as
 /// HTTP. What differs is the response: no status line, no headers on the wire. The engine
 /// makes one from what libcurl knows when the first body byte arrives (or the hop ends empty):
@@ -116,7 +116,7 @@ extension TransferEngine {
 
     /// A resumed file or FTP download continues only when the file's modification time is the
     /// one the partial bytes came from (FTP has no ETag; MDTM is what it offers). Otherwise it
-    /// starts again from zero on a new hop without REST: never two versions spliced (SPEC S8).
+    /// starts again from zero on a new hop without REST: never two versions spliced.
     private func decideByteStreamResume(_ t: Transfer, _ r: ResumeData, _ response: TransferResponse) {
         if let was = r.lastModified, was == response.value(forHTTPHeaderField: "Last-Modified") {
             t.observedPartialContent = true

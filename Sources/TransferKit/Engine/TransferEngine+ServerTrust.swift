@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// The session-level server-trust challenge (SPEC S12, DECISIONS 91). The TLS handshake
+/// The session-level server-trust challenge (DECISIONS 91). The TLS handshake
 /// cannot wait for an asynchronous delegate, so after a verification failure (60) one probe
 /// hop only connects (CURLOPT_CONNECT_ONLY: a handshake, no request sent, verification off,
 /// CURLOPT_CERTINFO on, the connection not kept) to collect the chain the server sent (a

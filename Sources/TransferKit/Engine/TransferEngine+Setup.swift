@@ -48,7 +48,7 @@ extension TransferEngine {
         try e.set(CURLOPT_URL, t.curlURL)
         try e.set(CURLOPT_PRIVATE, pointer: t.opaque)
         try e.set(CURLOPT_NOSIGNAL, true)
-        // Redirects are followed hop by hop by the engine (A3): per-hop metrics, delegate veto.
+        // Redirects are followed hop by hop by the engine: per-hop metrics, delegate veto.
         try e.set(CURLOPT_FOLLOWLOCATION, false)
         // Only this hop's own protocol: a URL cannot be made to reach another one.
         try e.set(CURLOPT_PROTOCOLS_STR, t.scheme.curlProtocol)
@@ -99,7 +99,7 @@ extension TransferEngine {
 
     private func configureHeaders(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         var headers = t.request.headers
-        // The session's credentials go only where the task's origin allows (issue 9): a
+        // The session's credentials go only where the task's origin allows: a
         // request's own headers were already filtered hop by hop by `RedirectPolicy`.
         let sessionHeaders = RedirectPolicy.headers(configuration.httpAdditionalHeaders, origin: t.task.originalRequest.url,
                                                     hop: t.request.url, trusted: configuration.redirectsKeepCredentials)
@@ -140,7 +140,7 @@ extension TransferEngine {
         try e.set(CURLOPT_PROXY, configuration.proxy ?? "")
     }
 
-    /// The session's parsed trust store for every connection (`TrustStore`, issue 16).
+    /// The session's parsed trust store for every connection (`TrustStore`).
     private func configureTrust(_ e: EasyHandle) throws(CurlSetupError) {
         if let trustStore {
             try check(tk_easy_use_trust_store(e.raw, trustStore.raw))

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The transfer thread of one session: owns its libcurl multi handle, share handle and every
-/// easy handle, and is driven by a command queue plus `curl_multi_wakeup` (A1).
+/// easy handle, and is driven by a command queue plus `curl_multi_wakeup`.
 ///
 /// Loop: drain commands → `curl_multi_perform` → read finished transfers → publish progress,
 /// flush data, fire the engine's own timers → `curl_multi_poll` until the next deadline or a
@@ -109,7 +109,7 @@ final class TransferEngine: @unchecked Sendable {
     /// Hosts just widened, whose waiting transfers start after this perform (`fillWidenedHosts`).
     var widenedHosts: [String] = []
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
-    /// its cost is bounded by the per-host attach limit, not by the number of tasks (issue 8).
+    /// its cost is bounded by the per-host attach limit, not by the number of tasks.
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     /// The session's cookie store (thread-safe; shared with other default sessions).
@@ -122,7 +122,7 @@ final class TransferEngine: @unchecked Sendable {
     var hstsChanged = false
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
-    /// The session's credentials (SPEC S12): the configuration's store, else by kind (DECISIONS 89).
+    /// The session's credentials: the configuration's store, else by kind (DECISIONS 89).
     lazy var credentials: CredentialStore = configuration.credentialStore
         ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared(stateDirectory: configuration.stateDirectory))
     /// Servers the session delegate trusted after a failed verification: "host:port" → the
@@ -149,7 +149,7 @@ final class TransferEngine: @unchecked Sendable {
         // connections for 5,000 requests to one host at 6 per host, instead of 6). The cache
         // is for every host of the session: 128 at 6 per host, as before DECISIONS 143 (tied
         // to the smaller per-host handle count it would close connections of lists that span
-        // more than four hosts). Capped before multiplying: `4 * Int.max` would trap (issue 9).
+        // more than four hosts). Capped before multiplying: `4 * Int.max` would trap.
         multi.setLong(CURLMOPT_MAXCONNECTS, 16 * max(min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 8))
     }
 
@@ -158,7 +158,7 @@ final class TransferEngine: @unchecked Sendable {
     /// Only the command that finds the inbox empty wakes the loop: a non-empty inbox already
     /// had its wakeup, and the loop does not sleep while the inbox holds commands
     /// (`hasCommandBacklog`). One wakeup per command was a `send` and a `recv` on libcurl's
-    /// socket pair per URL of a long list (issue 8: 10,000 of 31,000 system calls per 5,000).
+    /// socket pair per URL of a long list.
     func send(_ command: Command) -> Bool {
         startThreadIfNeeded()
         return multi.whileOpen {
@@ -234,14 +234,14 @@ final class TransferEngine: @unchecked Sendable {
     /// transfers before libcurl runs again: the rest wait for the next turn, which then polls
     /// without sleeping. Setting up a few thousand handles in one turn (a long URL list) held
     /// up the connections already being made, and libcurl counted that wait into their connect
-    /// and TLS phases (issue 16: 1.3-1.8 ms of "connect" on loopback, where curl saw 0.14).
+    /// and TLS phases.
     /// Returns the shutdown command when one is reached.
     private func runCommands() -> Command? {
         if commandCursor == commandBuffer.count {
             commandBuffer.removeAll(keepingCapacity: true)
             commandCursor = 0
             // Swapped, not copied: copying and then emptying the inbox allocated a new array
-            // on every iteration (issue 8 profile).
+            // on every iteration.
             inbox.withLock { swap(&$0, &commandBuffer) }
         }
         var starts = 0
@@ -290,7 +290,7 @@ final class TransferEngine: @unchecked Sendable {
             guard tk_msg_is_done(msg) == 1, let easy = tk_msg_easy(msg) else { continue }
             var ctx: UnsafeMutableRawPointer? = nil
             _ = tk_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &ctx)
-            // Copy the result out before removing the handle: the message dies with it (A1).
+            // Copy the result out before removing the handle: the message dies with it.
             if let ctx { finished.append((Transfer.from(ctx), tk_msg_result(msg))) }
         }
         for (t, code) in finished { hopFinished(t, code: code) }
@@ -298,7 +298,7 @@ final class TransferEngine: @unchecked Sendable {
 
     /// Progress and coalesced data for the transfers that moved bytes in this iteration;
     /// every `scanInterval` a full pass over all transfers for timers. Thousands of tasks
-    /// queued behind the per-host limit therefore cost nothing per iteration (issue 2 bench).
+    /// queued behind the per-host limit therefore cost nothing per iteration.
     private func afterPerform() {
         let now = timerNow
         for t in touched {
@@ -314,7 +314,7 @@ final class TransferEngine: @unchecked Sendable {
         var anyRunning = false
         // Only handles in the multi (bounded by the per-host attach limit); transfers queued in
         // the engine are not polled: each queue's head (it started first) stands for its queue
-        // for the resource timeout, so a scan does not grow with the task count (issue 8).
+        // for the resource timeout, so a scan does not grow with the task count.
         // With priorities the head is the highest, not the oldest: a lower one's resource
         // timeout is checked once it reaches the multi (DECISIONS 65).
         for t in inMultiTransfers.values {
@@ -373,7 +373,7 @@ final class TransferEngine: @unchecked Sendable {
     /// Hands a transfer to libcurl, or queues it in the engine when its host already has
     /// `attachLimit` handles in the multi. libcurl 7.88 walks every easy handle in the multi on
     /// each `curl_multi_perform`, including those parked behind its per-host connection limit,
-    /// so thousands of queued tasks must wait here instead (issue 2 benchmark, case c).
+    /// so thousands of queued tasks must wait here instead.
     func attach(_ t: Transfer) {
         guard !t.inMulti, !t.isWaiting else { return }
         // Built once per hop (the string was 1 % of a small-file run when built per attach).

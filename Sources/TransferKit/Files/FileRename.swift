@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// Moving a finished download into place without ever replacing a file (issue 8).
+/// Moving a finished download into place without ever replacing a file.
 public enum FileRename {
     /// `rename(from, to)` that fails with `EEXIST` instead of replacing `to`: one directory
     /// operation where `link` + `unlink` takes two. Returns 0, or -1 with `errno` set; `EINVAL`

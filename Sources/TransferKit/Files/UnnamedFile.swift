@@ -3,8 +3,8 @@ import Foundation
 
 /// A file that gets its name only once it is complete (Linux `O_TMPFILE`): until then no
 /// directory entry exists, so a crash leaves nothing behind and the name never shows a partial
-/// file. Naming it is one `linkat` that never replaces an existing file (issue 8: a small
-/// download written once, straight under its final name, instead of create + rename).
+/// file. Naming it is one `linkat` that never replaces an existing file (a small download
+/// written once, straight under its final name, instead of create + rename).
 public struct UnnamedFile: ~Copyable {
     private let fd: Int32
 

@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// Foundation's request, response and error types for code written against URLSession
-// (issue 17). Only this directory imports FoundationNetworking: TransferKit's own types stay
+// Foundation's request, response and error types for code written against URLSession.
+// Only this directory imports FoundationNetworking: TransferKit's own types stay
 // usable without it.
 
 /// Apple's user-info key for a failed download's resume data (Darwin's Foundation defines it;

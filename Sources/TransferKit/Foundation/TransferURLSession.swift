@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// URLSession's face on a `TransferSession` (issue 17): Apple's method names with Foundation's
+/// URLSession's face on a `TransferSession`: Apple's method names with Foundation's
 /// types in and out — `URLRequest`, `URLResponse` (an `HTTPURLResponse`), `URLError` — so code
 /// written against URLSession compiles with `URLSession` replaced by `TransferURLSession`.
 /// Delegates are TransferKit's own protocols on `session` (Apple's delegate protocols take a

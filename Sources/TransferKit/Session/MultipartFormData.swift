@@ -1,7 +1,7 @@
 import Foundation
 
 /// A `multipart/form-data` body, built part by part and sent with
-/// `TransferSession.uploadTask(with:fromMultipart:)` (issue 14). File parts are streamed from
+/// `TransferSession.uploadTask(with:fromMultipart:)`. File parts are streamed from
 /// disk when the request is sent, never read into memory; their size is taken when they are
 /// appended, so the body's `Content-Length` is known up front.
 public struct MultipartFormData: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A large file sent as segments in parallel (issue 14, seed 003 section 6): each segment is
+/// A large file sent as segments in parallel: each segment is
 /// `PUT url` with `Content-Range: bytes START-END/TOTAL`, its `Content-Length` and a
 /// `Content-Digest: sha-256=:…:` of its bytes, streamed from the file with `pread` (no copy of a
 /// segment in memory). At most `maxInFlight` segments are in flight; a segment answered other

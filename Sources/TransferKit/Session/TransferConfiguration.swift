@@ -1,6 +1,6 @@
 import Foundation
 
-/// A session's configuration (SPEC S2, S3). A value: the session copies it at creation, so
+/// A session's configuration. A value: the session copies it at creation, so
 /// changing the original later changes nothing.
 public struct TransferConfiguration: Sendable, Equatable {
     public var kind: SessionKind
@@ -22,7 +22,7 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var httpAuthentication: HTTPAuthentication = .basic
     /// Credentials from a netrc file, by the host of each hop (nil: none).
     public var netrc: NetrcUse? = nil
-    /// Where credentials given to challenges are kept (SPEC S12). nil: `CredentialStore.shared`
+    /// Where credentials given to challenges are kept. nil: `CredentialStore.shared`
     /// for default and background sessions (permanent credentials in a 0600 netrc in the
     /// state directory), a store of the session's own, in memory, for ephemeral ones.
     public var credentialStore: CredentialStore? = nil
@@ -93,7 +93,7 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var proxy: String? = nil
     /// Where persistent state lives for `default` sessions (cookies, resume data).
     public var stateDirectory: String? = nil
-    /// Where download tasks write their files while they run (issue 8). nil: the session's
+    /// Where download tasks write their files while they run. nil: the session's
     /// private partial directory (the XDG state directory for default sessions, a temporary
     /// directory for ephemeral ones). Set it to the directory the files will end up in, and a
     /// download's bytes go to a hidden `.NAME.ttpart` there, so moving the finished file into
@@ -109,9 +109,8 @@ public struct TransferConfiguration: Sendable, Equatable {
     public var trace: TransferTrace? = nil
     /// How long, in seconds, the transfer thread may hold delegate callbacks that nothing
     /// waits for (progress, download hand-overs, completions, metrics) so that it hands them
-    /// to the delegate queue together (issue 8: on a list of small files, one wake-up of the
-    /// delegate queue per file was a tenth of the CPU, and on two cores it took the core the
-    /// server needed). 0, the default, hands them over at the end of every loop turn.
+    /// to the delegate queue together (on a list of small files, one wake-up of the delegate
+    /// queue per file costs CPU, and on two cores takes the core a local server needs). 0, the default, hands them over at the end of every loop turn.
     /// Callbacks something waits for (a response disposition, a redirect, a challenge, a new
     /// body stream, data for a data delegate, a cancel's resume data, the completion of a task
     /// with a completion handler and so of every async call) are never held, nor is

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A cookie store, as Foundation's `HTTPCookieStorage` (SPEC S2, S11, DECISIONS 100):
+/// A cookie store, as Foundation's `HTTPCookieStorage` (DECISIONS 100):
 /// thread-safe, shared by the sessions given it. `default` (and background) sessions share one
 /// persistent store per file, `$XDG_DATA_HOME/transfertop/cookies.txt` (or the configured state
 /// directory's): read on first use, written atomically (a private temporary file renamed over

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Session-level delegate (SPEC S6, S10). Every method has a default that does nothing, so a
+/// Session-level delegate. Every method has a default that does nothing, so a
 /// delegate implements only what it needs. Callbacks arrive on the session's serial delegate
 /// queue, in the seeds' order.
 public protocol TransferSessionDelegate: AnyObject, Sendable {
@@ -22,7 +22,7 @@ public protocol TransferTaskDelegate: TransferSessionDelegate {
     func session(_ session: TransferSession, task: TransferTask,
                  willPerformHTTPRedirection response: TransferResponse, newRequest: TransferRequest,
                  completionHandler: @escaping @Sendable (TransferRequest?) -> Void)
-    /// A 401, or a proxy's 407, offering Basic or Digest (SPEC S12), as URLSession's
+    /// A 401, or a proxy's 407, offering Basic or Digest, as URLSession's
     /// `urlSession(_:task:didReceive:completionHandler:)`: answer with a disposition and, for
     /// `.useCredential`, the credential. The default is `.performDefaultHandling` (the
     /// credential store's credential, once). Check `previousFailureCount` before answering
@@ -131,7 +131,7 @@ extension TransferDownloadDelegate {
 }
 
 /// Anything that wants to watch a session without being its delegate: the monitor, the CSV
-/// recorder, tests (STYLE 6). Called synchronously from the thread where the event happens
+/// recorder, tests. Called synchronously from the thread where the event happens
 /// (the transfer thread or the delegate queue): keep it quick and never block.
 public protocol TransferObserver: AnyObject, Sendable {
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent)

@@ -105,7 +105,7 @@ public struct TransferResponse: Sendable, Equatable {
     }
 }
 
-/// What a data task does after *didReceiveResponse* (SPEC S6).
+/// What a data task does after *didReceiveResponse*.
 public enum ResponseDisposition: Sendable, Equatable {
     case allow
     case cancel

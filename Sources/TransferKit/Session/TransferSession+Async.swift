@@ -1,7 +1,7 @@
 import Foundation
 
 extension TransferSession {
-    /// Loads a request's body into memory (SPEC S4). Cancelling the Swift task cancels the
+    /// Loads a request's body into memory. Cancelling the Swift task cancels the
     /// transfer.
     public func data(for request: TransferRequest) async throws(TransferError) -> (Data, TransferResponse) {
         try await run { done in

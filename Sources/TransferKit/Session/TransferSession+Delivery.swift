@@ -77,7 +77,7 @@ extension TransferSession {
 
     /// A finished download still in memory: offered whole to a download delegate first
     /// (`didFinishDownloadingBody`), else written once to a new temporary file, here on the
-    /// delegate queue rather than on the transfer thread (issue 8).
+    /// delegate queue rather than on the transfer thread.
     private func placeMemoryBody(_ memory: (data: Data, url: URL), of task: TransferTask,
                                  offeringTo delegate: (any TransferTaskDelegate)?) -> MemoryBodyOutcome {
         if let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate,
@@ -109,7 +109,7 @@ extension TransferSession {
         if finishInvalidation { completeInvalidation() }
     }
 
-    // MARK: invalidation (SPEC S10)
+    // MARK: invalidation
 
     /// Lets every outstanding task finish, refuses new ones, then delivers
     /// *didBecomeInvalidWithError* and lets go of the delegate.

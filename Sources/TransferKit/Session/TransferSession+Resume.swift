@@ -1,7 +1,7 @@
 import Foundation
 
 extension TransferSession {
-    /// A download that continues from resume data (SPEC S8). Bad resume data (truncated,
+    /// A download that continues from resume data. Bad resume data (truncated,
     /// corrupted, another version, a partial file that is missing, too short or outside this
     /// session's partial directory) makes the task complete with `.cannotDecodeResumeData`
     /// and a message saying which, as soon as it is resumed; nothing is written anywhere.

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// A group of tasks with one configuration, one delegate and a private connection pool
-/// (SPEC S1, S2, S10). Thread-safe: create tasks and call methods from any thread.
+/// A group of tasks with one configuration, one delegate and a private connection pool.
+/// Thread-safe: create tasks and call methods from any thread.
 public final class TransferSession: @unchecked Sendable {
     // @unchecked: mutable state lives in `core` (a lock); the engine is itself thread-safe.
 
@@ -41,11 +41,11 @@ public final class TransferSession: @unchecked Sendable {
 
     private static let ids = Atomic<Int>(0)
 
-    /// Background identifiers of the live sessions of this process (issue 12: two live sessions
-    /// with one identifier are an error, where Apple leaves it undefined).
+    /// Background identifiers of the live sessions of this process (two live sessions with
+    /// one identifier are an error, where Apple leaves it undefined).
     static let liveBackgroundIdentifiers = Locked<Set<String>>([])
     /// The first problem of the configuration's headers (checked once, not for every task:
-    /// the configuration is immutable; issue 8).
+    /// the configuration is immutable).
     let configurationHeaderProblem: HeaderValidation.Problem?
     /// Set when another live session had this one's background identifier: its tasks fail.
     let duplicateBackgroundIdentifier: String?
@@ -130,7 +130,7 @@ public final class TransferSession: @unchecked Sendable {
 
     /// Lets go of a completed task: `heldTasks` and `snapshot()` no longer list it. For owners
     /// that keep what they need of finished tasks themselves and run more tasks than they
-    /// want held in memory (the CLI's long URL lists, issue 8). Ignored unless completed.
+    /// want held in memory (the CLI's long URL lists). Ignored unless completed.
     public func forgetCompletedTask(_ task: TransferTask) {
         guard task.state == .completed else { return }
         core.withLock { c in
@@ -276,7 +276,7 @@ public final class TransferSession: @unchecked Sendable {
     func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: @autoclosure () -> String = "") {
         let observers = core.withLock { $0.observers }
         // Eight events per URL, most of which line mode ignores: one nobody wants is not
-        // made (issue 8, DECISIONS 137).
+        // made (DECISIONS 137).
         let wanting = observers.filter { $0.transferSession(self, observes: kind) }
         guard !wanting.isEmpty else { return }
         let event = TransferEvent(date: Date(), sessionID: sessionID, taskIdentifier: task?.taskIdentifier,

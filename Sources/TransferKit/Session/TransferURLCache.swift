@@ -31,7 +31,7 @@ public struct CachedResponse: Sendable, Equatable {
     var cost: Int { body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } + url.utf8.count }
 }
 
-/// An HTTP cache (URLSession's `URLCache`, issue 13, S11, DECISIONS 102): a memory part and a
+/// An HTTP cache (URLSession's `URLCache`, DECISIONS 102): a memory part and a
 /// disk part, each with a capacity in bytes, least recently used entries evicted first. One
 /// response per URL (a GET's); a stored response is used only for a request whose headers
 /// match its Vary. The disk part is a directory of one file per URL (a JSON head line, then

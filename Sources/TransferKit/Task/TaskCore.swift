@@ -5,7 +5,7 @@ import Foundation
 struct TaskCore {
     /// Bumped by every change to a field a snapshot reads (their `didSet`; without `oldValue` Swift
     /// still mutates in place, SE-0268), so a snapshot can be reused while nothing changed:
-    /// a monitor frame over 10,000 finished tasks made 10,000 new snapshots (issue 8).
+    /// a monitor frame over 10,000 finished tasks made 10,000 new snapshots.
     private(set) var version: UInt64 = 0
     /// The last snapshot and the version it was made at (`TransferTask.snapshot`).
     var snapshotCache: (version: UInt64, nameVersion: Int, snapshot: TaskSnapshot)?
@@ -42,7 +42,7 @@ struct TaskCore {
     var heldFileDescriptor: Int32 = -1
     /// Resume data produced by a cancel or a resumable failure.
     var producedResumeData: Data?
-    /// Resume data for after a crash, made when the partial file is created (issue 8).
+    /// Resume data for after a crash, made when the partial file is created.
     var crashRecoveryResumeData: Data?
     /// Run on the delegate queue once the outcome was delivered and the file let go of (a
     /// background session acknowledges the daemon's event here, DECISIONS 131).
@@ -52,7 +52,7 @@ struct TaskCore {
 }
 
 /// The completion handler of a task made with one. With a handler, the delegate's response
-/// and data callbacks are not called (SPEC S4).
+/// and data callbacks are not called.
 enum TaskCompletion: Sendable {
     case data(@Sendable (Data?, TransferResponse?, TransferError?) -> Void)
     case download(@Sendable (URL?, TransferResponse?, TransferError?) -> Void)
@@ -63,7 +63,7 @@ enum UploadSource: Sendable {
     case data(Data)
     /// Streamed from disk in constant memory.
     case file(URL)
-    /// A multipart form: bytes and files, the files streamed (issue 14).
+    /// A multipart form: bytes and files, the files streamed.
     case segments([MultipartLayout.Segment])
     /// From a stream the delegate gives in `needNewBodyStream`, length unknown (chunked).
     case streamed

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A unit of transfer work in a session (SPEC S4, S5). Thread-safe: call any method from any
+/// A unit of transfer work in a session. Thread-safe: call any method from any
 /// thread.
 public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConvertible {
     // @unchecked: every mutable field is inside `core` (a lock); the rest is immutable.
@@ -14,7 +14,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     let uploadLength: Int64
     /// Set when the task was refused at creation (bad resume data): it fails on resume.
     nonisolated(unsafe) var rejection: TransferError?
-    /// The resume data this download continues, if it was made from some (SPEC S8).
+    /// The resume data this download continues, if it was made from some.
     let resumeFrom: ResumeData?
 
     init(session: TransferSession, identifier: Int, kind: TaskKind, request: TransferRequest,
@@ -77,7 +77,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     /// Cancels the task: it moves to `canceling`, then `completed` with a `.cancelled` error.
     public func cancel() { apply(.cancel(byProducingResumeData: false)) }
 
-    /// Feeds an event to the state machine and performs its action (STYLE 1).
+    /// Feeds an event to the state machine and performs its action.
     func apply(_ event: TaskStateMachine.Event, resumeDataReply: (@Sendable (Data?) -> Void)? = nil) {
         let (action, state) = core.withLock { c -> (TaskStateMachine.Action, TaskState) in
             (c.machine.handle(event), c.machine.state)
@@ -138,7 +138,7 @@ public final class TransferUploadTask: TransferDataTask, @unchecked Sendable {}
 /// A task whose response body goes to a temporary file handed over at completion.
 public final class TransferDownloadTask: TransferTask, @unchecked Sendable {
     /// Cancels the download and yields resume data (nil when it cannot be resumed); the task
-    /// completes with a `.cancelled` error, as URLSession's does (SPEC S8).
+    /// completes with a `.cancelled` error, as URLSession's does.
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
         apply(.cancel(byProducingResumeData: true), resumeDataReply: completionHandler)
     }
@@ -147,7 +147,7 @@ public final class TransferDownloadTask: TransferTask, @unchecked Sendable {
     public var isResumable: Bool { core.withLock { $0.isResumable } }
 
     /// Resume data to keep on disk while the download runs, so that a process killed without
-    /// warning (`kill -9`, a crash) can continue it (issue 8). nil until the partial file exists,
+    /// warning (`kill -9`, a crash) can continue it. nil until the partial file exists,
     /// and for responses that cannot be resumed. It records **0 bytes received**: the owner
     /// that resumes from it after a crash sets `bytesReceived` to the partial file's length
     /// (the bytes in it were written in order, so they are a prefix of the representation the

@@ -1,6 +1,6 @@
 import Foundation
 
-/// URLRequest.CachePolicy's four cases that a cache honours (issue 13, S11).
+/// URLRequest.CachePolicy's four cases that a cache honours.
 public enum RequestCachePolicy: String, Sendable, Equatable, CaseIterable, Codable {
     case useProtocolCachePolicy, reloadIgnoringLocalCacheData, returnCacheDataElseLoad, returnCacheDataDontLoad
 }

@@ -1,9 +1,9 @@
-/// When a response body is decoded, and what that means for its length (issue 17).
+/// When a response body is decoded, and what that means for its length.
 ///
 /// URLSession asks for content codings and decodes them; curl asks for none and keeps the
 /// bytes. TransferKit does the first unless the configuration says otherwise, except on byte
 /// range requests: a range addresses bytes of the encoded representation, which cannot be
-/// decoded from the middle (research A4).
+/// decoded from the middle.
 public enum ContentCodingPolicy {
     /// Whether a request asks for (and gets decoded) content codings.
     public static func decodes(accepts: Bool, requestHeaders: [HTTPHeader]) -> Bool {

@@ -1,5 +1,5 @@
 /// `Content-Disposition` (RFC 6266) with `filename*` in RFC 8187's encoding, and the safe file
-/// name a client may use from it (issue 17). Pure: no Foundation.
+/// name a client may use from it. Pure: no Foundation.
 public struct ContentDisposition: Sendable, Equatable {
     /// `attachment`, `inline` or an extension type, lower-cased.
     public var type: String

@@ -2,7 +2,7 @@ import Foundation
 
 /// The wire layout of a `multipart/form-data` body (RFC 7578), without reading any file: the
 /// bytes around each part are made here, a file part's content stays a reference with its
-/// size, so a 2 GiB part costs no memory (issue 14). Pure: the sizes are given.
+/// size, so a 2 GiB part costs no memory. Pure: the sizes are given.
 public struct MultipartLayout: Sendable, Equatable {
     /// A piece of the body: bytes held in memory, `length` bytes of a file from offset 0, or
     /// (a segmented upload's segment) `length` bytes of a file from `offset`.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Splits a `multipart/x-mixed-replace` body (a server push of successive parts, e.g. a camera
 /// feed) into its parts as the bytes stream in, so a data task can hand each part over with its
-/// own response, as URLSession does (issue 17, DECISIONS 68). Pure; fed by the engine.
+/// own response, as URLSession does (DECISIONS 68). Pure; fed by the engine.
 ///
 /// RFC 2046 5.1.1: parts are separated by `--boundary` at the start of a line; the line break
 /// before it belongs to the delimiter; `--boundary--` ends the body. LF without CR is accepted

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one error type of TransferKit (SPEC S7).
+/// The one error type of TransferKit.
 ///
 /// Client-side failures only: an HTTP 4xx/5xx is a response, never an error. The codes follow
 /// URLSession's `URLError.Code` numbering so users of either recognise them.
@@ -48,7 +48,7 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     public var curlMessage: String?
     /// The URL that failed, with credentials removed.
     public var failingURL: String?
-    /// Resume data for a download that failed for a resumable reason (SPEC S8).
+    /// Resume data for a download that failed for a resumable reason.
     public var resumeData: Data?
 
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, curlMessage: String? = nil,

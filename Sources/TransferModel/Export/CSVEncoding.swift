@@ -1,4 +1,4 @@
-/// RFC 4180 fields and records, plus the OWASP formula-injection guard (research B3; STYLE 14).
+/// RFC 4180 fields and records, plus the OWASP formula-injection guard.
 public enum CSVEncoding {
     /// A field, quoted only when it must be (`,`, `"`, CR or LF inside).
     public static func field(_ value: String) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// HAR 1.2 export: one entry per transaction, secrets redacted (issue 3 item 6; research B3).
+/// HAR 1.2 export: one entry per transaction, secrets redacted.
 /// The field mapping is documented in docs/metrics.md.
 public enum HARExport {
     public static let creatorName = "transfertop"

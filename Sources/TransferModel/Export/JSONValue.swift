@@ -70,7 +70,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         out += "\""
         // Most strings (hashes, file names, dates) need no escape: one scan of their bytes,
         // then appended whole instead of scalar by scalar (the completion journal's line per
-        // downloaded file spent most of its time here, issue 8). 0xE2 starts U+2028/U+2029.
+        // downloaded file spent most of its time here). 0xE2 starts U+2028/U+2029.
         if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
             out += s
             out += "\""

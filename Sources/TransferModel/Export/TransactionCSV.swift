@@ -1,6 +1,6 @@
 import Foundation
 
-/// The CSV export: one row per transaction (SPEC T6, issue 3 item 5). Every column is
+/// The CSV export: one row per transaction. Every column is
 /// documented in docs/metrics.md; the first 29 are fixed, new ones may only be appended.
 public enum TransactionCSV {
     public static let header: [String] = [

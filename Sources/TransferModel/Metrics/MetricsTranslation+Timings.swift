@@ -56,7 +56,7 @@ public struct TransactionTimings: Sendable, Equatable {
         waitMs = ms(m.requestEndDate, m.responseStartDate)
         receiveMs = ms(m.responseStartDate, m.responseEndDate)
         // Not from fetch start: the 40th request multiplexed on one connection waited 7.3 of
-        // its 7.6 ms for the slot (issue 16); queueing has its own column.
+        // its 7.6 ms for the slot; queueing has its own column.
         ttfbMs = ms(m.queueEndDate ?? m.fetchStartDate, m.responseStartDate)
         totalMs = ms(m.fetchStartDate, m.responseEndDate ?? transactionEnd)
     }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The `*Micros` values are `CURLINFO_*_TIME_T`: µs from curl's `t_startsingle` (when the
 /// transfer left the connection-limit queue), except `totalMicros`, which is measured from
-/// `progress.start` (≈ `fetchStart`) and so includes queueing (research A3).
+/// `progress.start` (≈ `fetchStart`) and so includes queueing.
 public struct CurlTimingFacts: Sendable, Equatable {
     public var namelookupMicros: Int64
     public var connectMicros: Int64

@@ -1,6 +1,6 @@
 import Foundation
 
-/// libcurl 7.88 per-hop timers + engine timestamps → phase dates (issue 3 item 4; STYLE 5).
+/// libcurl 7.88 per-hop timers + engine timestamps → phase dates.
 /// The rules, with the evidence for each, are in docs/metrics.md; in short:
 ///
 /// 1. Find `startsingle` (S), the instant curl left its connection queue, which 7.88 does not

@@ -1,5 +1,5 @@
 /// Whether one transaction went through the configured proxy (URLSession's per-transaction
-/// `isProxyConnection`; issue 17). libcurl 7.88 has no CURLINFO_USED_PROXY (8.7), so the
+/// `isProxyConnection`). libcurl 7.88 has no CURLINFO_USED_PROXY (8.7), so the
 /// transaction's peer is compared with the proxy: a hop that never connected, or one that went
 /// direct (libcurl honours `no_proxy` from the environment), is not a proxy connection.
 public enum ProxyConnection {

@@ -7,7 +7,7 @@ public enum ResourceFetchType: String, Sendable, Equatable, Codable {
     case localCache
 }
 
-/// One request/response exchange: every redirect hop is its own transaction (SPEC S9).
+/// One request/response exchange: every redirect hop is its own transaction.
 ///
 /// Dates of phases that did not happen are `nil`, never zero: on a reused connection the
 /// DNS and connect dates are `nil`; on plain HTTP the TLS dates are `nil`.

@@ -1,4 +1,4 @@
-/// Where a transaction is now, for a waterfall that grows live (SPEC S9, T3).
+/// Where a transaction is now, for a waterfall that grows live.
 public enum TransactionPhase: String, Sendable, Equatable, Hashable, CaseIterable, Codable {
     /// Waiting for a free connection (per-host limit).
     case queued

@@ -14,7 +14,7 @@ public struct HTTPHeader: Sendable, Equatable, Hashable, Codable {
 
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
         // Most names compared differ in length (O(1) for native strings): a look-up walks
-        // every header of a response, for every response (issue 8).
+        // every header of a response, for every response.
         guard a.utf8.count == b.utf8.count else { return false }
         var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
         while true {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which hops of a redirect chain may carry credentials (issue 9; curl's rule). Credential
+/// Which hops of a redirect chain may carry credentials (curl's rule). Credential
 /// headers go only to the origin (scheme, host, port) the task was made for; `trusted`
 /// (curl's `--location-trusted`) lets them follow to other hosts, but never from https to
 /// http, where anyone on the path could read them. A delegate that wants them elsewhere puts
@@ -27,7 +27,7 @@ extension RedirectPolicy {
     /// `headers` without credential headers when the hop may not carry them.
     public static func headers(_ headers: [HTTPHeader], origin: URL, hop: URL, trusted: Bool) -> [HTTPHeader] {
         // Nothing to strip (a session's User-Agent): no origin check, which parses both URLs'
-        // scheme, host and port for every request of a long list (issue 8).
+        // scheme, host and port for every request of a long list.
         if !headers.contains(where: { isCredentialHeader($0.name) }) { return headers }
         if credentialsAllowed(origin: origin, hop: hop, trusted: trusted) { return headers }
         return headers.filter { !isCredentialHeader($0.name) }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a redirect rewrites a request (SPEC S6; issue 3): method and body rules for
+/// How a redirect rewrites a request: method and body rules for
 /// 301/302/303/307/308 as browsers and URLSession apply them, and credentials dropped when
 /// the redirect leaves the origin. Pure.
 public enum RedirectPolicy {
@@ -67,7 +67,7 @@ public enum RedirectPolicy {
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         // A task's first hop is its origin: equal text says so without parsing either URL's
-        // scheme, host and port (asked for every request set up, issue 8).
+        // scheme, host and port (asked for every request set up).
         if a.absoluteString == b.absoluteString { return true }
         return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
             && effectivePort(a) == effectivePort(b)

@@ -1,4 +1,4 @@
-/// The figures of a task's Foundation `Progress` (issue 17), from its counts: pure, so the
+/// The figures of a task's Foundation `Progress`, from its counts: pure, so the
 /// rules are tested by table.
 public struct TaskProgressFigures: Sendable, Equatable {
     /// Bytes expected in all; -1 while unknown (an indeterminate progress).

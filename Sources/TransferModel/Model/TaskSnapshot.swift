@@ -3,10 +3,10 @@ import Foundation
 /// Everything the monitor, the exporters and tests may read about a task at one instant.
 ///
 /// Snapshots are values: the engine makes them on request, and readers never touch live
-/// engine state (SPEC T1; STYLE 8). The fields live in one copy-on-write box, so copying a
+/// engine state. The fields live in one copy-on-write box, so copying a
 /// snapshot is one retain instead of one per string and array: the monitor copies every
 /// task's snapshot several times per frame, and with 10,000 tasks those copies were most of
-/// the frame (issue 8).
+/// the frame.
 public struct TaskSnapshot: Sendable, Equatable, Identifiable {
     /// Session and task identifiers together identify a task in a process.
     public var id: TaskID { TaskID(session: sessionID, task: taskIdentifier) }
@@ -126,7 +126,7 @@ public struct TaskSnapshot: Sendable, Equatable, Identifiable {
         get { storage.fields.error }
         set { update { $0.error = newValue } }
     }
-    /// Whether cancelling now with resume data could later continue this download (SPEC S8).
+    /// Whether cancelling now with resume data could later continue this download.
     public var isResumable: Bool {
         get { storage.fields.isResumable }
         set { update { $0.isResumable = newValue } }

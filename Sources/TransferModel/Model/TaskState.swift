@@ -1,4 +1,4 @@
-/// The four public states of a task, as in URLSession (SPEC S5).
+/// The four public states of a task, as in URLSession.
 ///
 /// Every task starts `suspended`. `resume()` moves it to `running`; `suspend()` back to
 /// `suspended`; `cancel()` to `canceling`, then `completed` once the transfer is torn down.
@@ -10,7 +10,7 @@ public enum TaskState: String, Sendable, Equatable, Hashable, CaseIterable, Coda
     case completed
 }
 
-/// What a task does with its bytes (SPEC S4).
+/// What a task does with its bytes.
 public enum TaskKind: String, Sendable, Equatable, Hashable, CaseIterable, Codable {
     /// Response body collected in memory.
     case data
@@ -20,7 +20,7 @@ public enum TaskKind: String, Sendable, Equatable, Hashable, CaseIterable, Codab
     case download
 }
 
-/// The configuration kind of a session (SPEC S2).
+/// The configuration kind of a session.
 public enum SessionKind: Sendable, Equatable, Hashable, Codable {
     case `default`
     case ephemeral
@@ -36,7 +36,7 @@ public enum SessionKind: Sendable, Equatable, Hashable, Codable {
     }
 }
 
-/// The life of a session (SPEC S10).
+/// The life of a session.
 public enum SessionState: String, Sendable, Equatable, Hashable, Codable {
     /// Accepting new tasks.
     case active

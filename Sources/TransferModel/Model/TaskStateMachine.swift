@@ -1,4 +1,4 @@
-/// The brain of a task: events in, one action out (STYLE 1). Pure; its owner performs the
+/// The brain of a task: events in, one action out. Pure; its owner performs the
 /// action under its own lock.
 ///
 /// States and where they may go next:

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The URL schemes TransferKit fetches (SPEC S13), and what each implies for the engine,
+/// The URL schemes TransferKit fetches, and what each implies for the engine,
 /// the CLI's checks and the exports. http and https speak HTTP (status, headers,
 /// redirects); the others deliver a body with no status code.
 public enum URLScheme: String, Sendable, CaseIterable {

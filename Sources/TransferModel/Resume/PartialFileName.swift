@@ -1,6 +1,6 @@
 import Foundation
 
-/// Names of downloads in progress kept beside their destination (issue 8):
+/// Names of downloads in progress kept beside their destination:
 /// `.NAME.ttpart`, then `.NAME.2.ttpart`, `.NAME.3.ttpart`… when the name is taken. Hidden
 /// (leading dot) so a listing of the output directory shows finished files only, and with a
 /// suffix of our own so `transfertop clean` and resume-data checks can recognise them.
@@ -26,7 +26,8 @@ public enum PartialFileName {
     public static func sanitize(_ raw: String) -> String {
         // Fast path, the common case of a list of plain names: printable ASCII without a
         // separator, no leading dot or space, no trailing space, short enough. Every rule
-        // below leaves such a name unchanged (issue 8 profile: 2 % of a small-file run).
+        // below leaves such a name unchanged (it showed in the profile of a
+        // small-file run).
         if isPlainASCIIName(raw) { return raw }
         var name = String(raw.unicodeScalars.compactMap { s -> Character? in
             if s == "/" || s == "\\" { return "_" }

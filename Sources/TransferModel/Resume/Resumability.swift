@@ -1,5 +1,5 @@
-/// Whether a download could be continued if cancelled now (SPEC S8; Apple's conditions in
-/// research B2). The monitor shows it before the user cancels; `cancel(byProducingResumeData:)`
+/// Whether a download could be continued if cancelled now (Apple's
+/// conditions for URLSession's resume data). The monitor shows it before the user cancels; `cancel(byProducingResumeData:)`
 /// yields nil unless it holds.
 public enum Resumability: Sendable, Equatable {
     case resumable
@@ -42,7 +42,7 @@ public enum Resumability: Sendable, Equatable {
     ///   - observedPartialContent: this task already got a 206 (ranges honoured).
     ///   - partialFileLength: bytes in the partial file, nil when it does not exist.
     ///   - minimumPartialBytes: 0 by default: resume data before the first body byte is still
-    ///     useful (issue 4 item 1), it just resumes at offset 0 with a validator.
+    ///     useful, it just resumes at offset 0 with a validator.
     public static func evaluate(method: String, statusCode: Int?, responseHeaders: [HTTPHeader],
                                 observedPartialContent: Bool, partialFileLength: Int64?,
                                 minimumPartialBytes: Int64 = 0) -> Resumability {
@@ -64,7 +64,7 @@ public enum Resumability: Sendable, Equatable {
     }
 
     /// An `Accept-Ranges` value that lists `bytes`. Read for every response: the usual value,
-    /// exactly `bytes`, is answered without making strings (issue 8).
+    /// exactly `bytes`, is answered without making strings.
     static func acceptsByteRanges(_ value: String) -> Bool {
         value == "bytes" || value.lowercased().split(separator: ",").contains { $0.trimmedSpacesTabs == "bytes" }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Resume data as it may be written to disk by a program that gets its credentials from the
-/// user each run (issue 9): the URL's user info and secret query values are redacted, so a
+/// user each run: the URL's user info and secret query values are redacted, so a
 /// state directory never holds a password; the next run puts its own URL back. Secret headers
 /// are never stored at all (`droppedHeaderNames`).
 extension ResumeData {

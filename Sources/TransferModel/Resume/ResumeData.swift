@@ -1,6 +1,6 @@
 import Foundation
 
-/// Everything needed to continue a download later, in this process or another (SPEC S8).
+/// Everything needed to continue a download later, in this process or another.
 /// The byte format is in ResumeData+Coding.swift and docs/resume-data.md.
 public struct ResumeData: Sendable, Equatable {
     /// The format version this build writes and reads.

@@ -1,4 +1,4 @@
-/// Why resume data was refused (issue 4 item 5). Each case has a sentence a user can act on.
+/// Why resume data was refused. Each case has a sentence a user can act on.
 public enum ResumeDataError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes end before the envelope does (a partial write or copy).
     case truncated

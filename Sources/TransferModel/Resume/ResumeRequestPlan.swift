@@ -1,4 +1,4 @@
-/// The request that continues a download from resume data (issue 4 item 3; research A4).
+/// The request that continues a download from resume data.
 ///
 /// The engine sends `headers` through `CURLOPT_HTTPHEADER` and must NOT set `CURLOPT_RANGE`,
 /// `CURLOPT_RESUME_FROM_LARGE` (it discards a full 200 body and hides corruption, A4 R3-R7)

@@ -1,4 +1,4 @@
-/// What to do with the final response to a resume request (issue 4 item 3; research A4).
+/// What to do with the final response to a resume request.
 /// The rule that matters: two versions of a file are never spliced.
 public enum ResumeResponseDecision: Sendable, Equatable {
     /// 206 that continues exactly at `offset`: append; report didResumeAtOffset(offset, total).

@@ -1,5 +1,5 @@
 /// A queue that hands out the highest priority first and, among equal priorities, the
-/// earliest pushed (URLSessionTask.priority ordering the tasks waiting for a host, issue 17).
+/// earliest pushed (URLSessionTask.priority ordering the tasks waiting for a host).
 ///
 /// Elements at `commonPriority` (the default every task has unless set) go to a FIFO ring:
 /// O(1) push and pop, so a list of 100,000 tasks that never set a priority pays nothing for

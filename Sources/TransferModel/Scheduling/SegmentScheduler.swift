@@ -1,6 +1,6 @@
 import Foundation
 
-/// The order of a segmented upload (issue 14, seed 003 section 6): which segment goes next,
+/// The order of a segmented upload: which segment goes next,
 /// how many are in flight, what a failure does. Pure: the caller sends the segments and says
 /// how each one ended; time is a parameter, so tests need no clock.
 ///

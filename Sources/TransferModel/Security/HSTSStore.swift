@@ -2,7 +2,7 @@ import Foundation
 
 /// HTTP Strict Transport Security (RFC 6797) as a value: which host names must be reached over
 /// https, learnt from `Strict-Transport-Security` headers of https responses, kept in curl's
-/// hsts.txt format (issue 17, DECISIONS 67). Pure: the engine does the I/O.
+/// hsts.txt format (DECISIONS 67). Pure: the engine does the I/O.
 public struct HSTSStore: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var includeSubdomains: Bool

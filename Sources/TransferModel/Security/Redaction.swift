@@ -1,5 +1,5 @@
 /// Removes secrets from URLs, header values and free text before anything is exported or logged
-/// (SPEC T6, Security bar).
+/// (Security bar).
 ///
 /// Everything here works on the raw string, never through `URL`/`URLComponents`: a malformed URL
 /// must be redacted too (a parser that gives up would leak it), and nothing here may crash.
@@ -12,7 +12,7 @@ public enum Redaction {
 
     /// `url` with credentials masked and secret-looking query or fragment parameters replaced.
     public static func redactURL(_ url: String) -> String {
-        // No `@`, `?` or `#`: nothing to redact (the common case, once per event: issue 8).
+        // No `@`, `?` or `#`: nothing to redact (the common case, once per event).
         if !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             return url
         }

@@ -15,7 +15,7 @@ public enum SHA256 {
     public static func hex(_ data: Data) -> String { hex(digest(data)) }
 
     static func hex(_ digest: [UInt8]) -> String {
-        // One buffer, no String per byte (it was most of a journal key's cost, issue 8).
+        // One buffer, no String per byte (it was most of a journal key's cost).
         let digits = Array("0123456789abcdef".utf8)
         return String(unsafeUninitializedCapacity: digest.count * 2) { out in
             for (i, byte) in digest.enumerated() {

@@ -1,4 +1,4 @@
-/// Which header lines may be sent (issue 9). A name must be an RFC 9110 token; a value must
+/// Which header lines may be sent. A name must be an RFC 9110 token; a value must
 /// not hold CR, LF or NUL, which would end the line early and smuggle a second header or a
 /// second request past every check made on the first. One rule for every source: the command
 /// line, job files, `TransferRequest` and `TransferConfiguration`. Pure.

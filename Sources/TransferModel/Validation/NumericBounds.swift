@@ -1,4 +1,4 @@
-/// Bounds for every number a user types (issue 9): options, job fields. A number out of
+/// Bounds for every number a user types: options, job fields. A number out of
 /// range is an error, never a trap: `Int(1e26)` or `Int(seconds * 1000)` would crash the
 /// process (SIGILL) where the engine turns seconds into milliseconds.
 public enum NumericBounds {

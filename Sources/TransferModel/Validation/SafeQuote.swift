@@ -1,4 +1,4 @@
-/// How user input is quoted in an error message (issue 9): at most `limit` characters, control
+/// How user input is quoted in an error message: at most `limit` characters, control
 /// and bidi characters escaped (a terminal must not interpret them), credentials redacted.
 /// A message must help find the mistake, never echo a password or a file's secret first line.
 public enum SafeQuote {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns text a user typed into a URL, percent-encoding once (issue 9). Foundation's
+/// Turns text a user typed into a URL, percent-encoding once. Foundation's
 /// `URL(string:)` encodes a string holding non-ASCII characters as a whole, `%` included, so
 /// `/a%20b/ü` became `/a%2520b/%C3%BC`: the server was asked for another file. Here only bytes
 /// that cannot appear in a URL are encoded; an existing `%XX` escape is kept as it is.
@@ -11,7 +11,7 @@ public enum URLText {
 
     public static func encodeOnce(_ text: String) -> String {
         // The common case, a plain URL, needs nothing: checked without copying (a 1,000,000
-        // line list spent most of its validation building strings byte by byte, issue 8).
+        // line list spent most of its validation building strings byte by byte).
         if text.utf8.allSatisfy(keeps) { return text }
         let bytes = Array(text.utf8)
         let digits = Array("0123456789ABCDEF".utf8)
@@ -39,8 +39,8 @@ public enum URLText {
     /// good: a host of letters, digits, dots and dashes, an optional port of digits, then only
     /// characters `keeps` allows (no `%`, no brackets). Such a text is what `URL(string:)`
     /// accepts and gives back unchanged; anything else goes through the parser. A list of
-    /// 1,000,000 URLs spent most of its validation in Foundation's parser (issue 8: the first
-    /// request must start within a second, after the whole list is checked).
+    /// 1,000,000 URLs spent most of its validation in Foundation's parser, and the first
+    /// request must start within a second, after the whole list is checked.
     public static func isPlainHTTP(_ text: Substring) -> Bool {
         var text = text
         return text.withUTF8 { isPlainHTTP($0) }

@@ -1,7 +1,7 @@
 import Foundation
 import TransferKit
 
-/// One `-F/--form` argument, in curl's syntax (issue 14):
+/// One `-F/--form` argument, in curl's syntax:
 /// - `name=value`: a text field;
 /// - `name=@path[;type=TYPE][;filename=NAME]`: a file, streamed from disk (the filename sent
 ///   is the path's last component unless given; the type is guessed from the extension);

@@ -3,7 +3,7 @@ import TransferModel
 import TransferTopUI
 
 /// Turns the text argument-parser collected for an option into the value `Options` holds,
-/// with our messages (issue 9's bounds). Options are declared as text, not `Int`/`Double`,
+/// with our bounds and messages. Options are declared as text, not `Int`/`Double`,
 /// so that every refusal says the range and quotes the input safely, the same way for the
 /// command line and job files, instead of argument-parser's generic "value is invalid".
 enum OptionValues {

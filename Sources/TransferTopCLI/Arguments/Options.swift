@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 
 /// Everything the command line says, before anything is opened or checked on disk
-/// (STYLE 13: parse and validate first, then run).
+/// (parse and validate first, then run).
 public struct Options: Sendable, Equatable, Codable {
     public enum SessionChoice: String, Sendable, Equatable, Codable { case `default`, ephemeral }
 
@@ -35,7 +35,7 @@ public struct Options: Sendable, Equatable, Codable {
     public var cookieJar: String? = nil
     /// `--netrc` / `--netrc-file FILE`.
     public var netrc: NetrcUse? = nil
-    /// `--segments N`: `--upload FILE` goes as segments, at most N at once (issue 14).
+    /// `--segments N`: `--upload FILE` goes as segments, at most N at once.
     public var segments: Int? = nil
     /// `--segment-size`: bytes per segment (nil: the default, 8 MiB).
     public var segmentSize: Int64? = nil
@@ -94,7 +94,7 @@ public enum Command: Sendable, Equatable {
     case print(String)
     /// `transfertop clean [DIR] [--yes]`: list (or delete) stale partial downloads.
     case clean(directory: String?, delete: Bool)
-    /// `status`, `wait`, `attach`, `control` and `daemon` (issue 12).
+    /// `status`, `wait`, `attach`, `control` and `daemon`.
     case background(BackgroundCommand)
 }
 

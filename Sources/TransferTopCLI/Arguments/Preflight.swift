@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 import TransferTopUI
 
-/// Checks made on disk after parsing and before any transfer starts (issue 9): every input
+/// Checks made on disk after parsing and before any transfer starts: every input
 /// the run will read and every output it will write, so a mistake is a usage error (exit 2)
 /// now, not a surprise after a long download.
 enum Preflight {

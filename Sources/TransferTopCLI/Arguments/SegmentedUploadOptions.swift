@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// The rules for `--segments` and `--segment-size` (issue 14), checked with the other options
+/// The rules for `--segments` and `--segment-size`, checked with the other options
 /// so a wrong combination is a usage error (exit 2) before anything is opened.
 enum SegmentedUploadOptions {
     /// 8 MiB: large enough that a segment's request costs little beside its bytes, small

@@ -5,14 +5,14 @@ import TransferModel
 /// we can fetch.
 enum URLCheck {
     /// What the monitor's `n` prompt was given, with `http://` in front when it names no scheme
-    /// (`example.org/x`), as curl does (issue 11).
+    /// (`example.org/x`), as curl does.
     static func withDefaultScheme(_ text: String) -> String {
         let t = text.trimmingCharacters(in: .whitespaces)
         guard !t.isEmpty, !t.contains("://"), !t.lowercased().hasPrefix("data:") else { return t }
         return "http://" + t
     }
 
-    /// A URL we can fetch (SPEC S13: http, https, ftp, ftps, file, data). The message quotes a
+    /// A URL we can fetch (http, https, ftp, ftps, file, data). The message quotes a
     /// short, redacted, escaped part of the text: it may be a line of a file given by mistake
     /// (`-i /etc/shadow`) or hold a password.
     @discardableResult

@@ -2,7 +2,7 @@ import ArgumentParser
 import BackgroundWire
 import TransferKit
 
-/// What a background command asks (issue 12); `BackgroundCLI` carries it out.
+/// What a background command asks; `BackgroundCLI` carries it out.
 public enum BackgroundCommand: Sendable, Equatable {
     case status(session: String?, json: Bool)
     case wait(session: String)

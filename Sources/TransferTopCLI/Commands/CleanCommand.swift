@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TransferKit
 
-/// `transfertop clean [DIR] [--yes]` (issue 8): partial downloads (`.NAME.ttpart`) left in
+/// `transfertop clean [DIR] [--yes]`: partial downloads (`.NAME.ttpart`) left in
 /// DIR by a run that was killed. A partial that a running transfertop is writing is locked
 /// (`flock`) and never listed. Dry run by default; `--yes` deletes.
 struct CleanCommand: ParsableCommand, CommandPlanning {

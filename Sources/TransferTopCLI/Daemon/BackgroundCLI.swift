@@ -2,7 +2,7 @@ import BackgroundWire
 import Foundation
 import TransferKit
 
-/// The client side of issue 12's commands: `--background NAME`, `status`, `wait`, `attach`,
+/// The client side of the background commands: `--background NAME`, `status`, `wait`, `attach`,
 /// `control` and `daemon`. Each talks to the daemon through `DaemonClient`, starting it when
 /// none runs (but `daemon status` and `daemon stop`, which only ask).
 enum BackgroundCLI {

@@ -3,7 +3,7 @@ import BackgroundWire
 import Foundation
 import TransferKit
 
-/// The daemon's transfers (issue 12): background sessions by name, each a set of submissions,
+/// The daemon's transfers: background sessions by name, each a set of submissions,
 /// each submission run by a `Runner` exactly as line mode runs a command (file placement,
 /// resume, partial files beside the destination). Every task state change goes to the journal
 /// first and reaches clients only from there (`EventBell`), so what a client was told is on
@@ -174,7 +174,7 @@ final class BackgroundHost: @unchecked Sendable {
 
     /// Journals a task's state, then rings the followers. The snapshot is taken on the writer
     /// queue, so the journal ends with the task's latest state whatever order the threads
-    /// that changed it came in; once completed, a task is written no more (review of issue 12).
+    /// that changed it came in; once completed, a task is written no more.
     /// `told`: the state the engine event said. A task completes (its state machine) before
     /// its file is placed and its completion event sent: an earlier event's write that finds
     /// it completed writes the state it was told, and the completion's own event, which comes

@@ -2,8 +2,8 @@ import BackgroundWire
 import Foundation
 import TransferKit
 
-/// A connection to this user's daemon, which it starts when none runs (issue 12: "started on
-/// demand by the CLI"). Every connection begins with `hello`; a daemon of another version is
+/// A connection to this user's daemon, which it starts when none runs (started on
+/// demand by the CLI). Every connection begins with `hello`; a daemon of another version is
 /// refused with a message, or replaced when it is idle (`connect(…, replaceIdleOlder:)`).
 public final class DaemonClient: @unchecked Sendable {
     // @unchecked: fixed after init; the channel is used by one thread at a time.

@@ -3,7 +3,7 @@ import Foundation
 
 /// What a client asks the daemon, one JSON line each (`LineChannel`). Every connection starts
 /// with `hello`, whose answer carries the daemon's version: a client of another version says
-/// so instead of sending messages the daemon may read differently (version skew, issue 12).
+/// so instead of sending messages the daemon may read differently (version skew).
 public enum DaemonRequest: Codable, Sendable, Equatable {
     case hello(version: String)
     /// Options as the client parsed them, paths already absolute and `-i` files read into

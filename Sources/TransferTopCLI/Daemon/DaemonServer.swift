@@ -3,7 +3,7 @@ import BackgroundWire
 import Foundation
 import TransferKit
 
-/// `transfertop daemon`: the process that runs background sessions (issue 12). One per user
+/// `transfertop daemon`: the process that runs background sessions. One per user
 /// (`DaemonLock`); it listens on `DaemonPaths.socket` and serves each client on a thread of
 /// its own; it keeps everything in the journal and restores it when it starts.
 enum DaemonServer {
@@ -22,7 +22,7 @@ enum DaemonServer {
             return 1
         }
         // Listening before the journal is read and restored: a client that lost the start race
-        // connects at once and its hello waits in the backlog until `serve` (review of issue 12).
+        // connects at once and its hello waits in the backlog until `serve`.
         let listener: UnixListener
         do { listener = try UnixListener(path: paths.socket) } catch {
             say(error.message)

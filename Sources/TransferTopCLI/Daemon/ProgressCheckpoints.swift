@@ -3,7 +3,7 @@ import BackgroundWire
 import Foundation
 
 /// Bytes received, journaled about once a second in one transaction rather than per chunk
-/// (issue 12: "progress is checkpointed in batches, not per tick"). The thread sleeps on a
+/// (progress is checkpointed in batches, not per tick). The thread sleeps on a
 /// condition while nothing changed.
 final class ProgressCheckpoints: @unchecked Sendable {
     // @unchecked: `pending` and `started` are guarded by `condition`.

@@ -2,7 +2,7 @@ import CNcurses
 import Foundation
 
 /// The off-screen terminal of `CursesScreen.init?(offscreen:)`, for tests of the real ncurses
-/// path (STYLE 10): what it opened, and the process state ncurses changes, to give back.
+/// path: what it opened, and the process state ncurses changes, to give back.
 struct Offscreen {
     var output: UnsafeMutablePointer<FILE>
     var input: UnsafeMutablePointer<FILE>
@@ -57,7 +57,7 @@ extension CursesScreen {
     /// after the last refresh, `stdscr` what was drawn into it.
     enum VirtualScreen { case physical, drawn }
 
-    /// Every cell of the virtual screen, row by row (STYLE 10; cf. tig's `save_display`).
+    /// Every cell of the virtual screen, row by row (cf. tig's `save_display`).
     func readBack(_ which: VirtualScreen = .physical) -> [[ScreenCell]] {
         guard let win = which == .physical ? tt_curscr() : tt_stdscr() else { return [] }
         let (width, height) = size

@@ -2,7 +2,7 @@ import CNcurses
 import Foundation
 import TransferTopUI
 
-/// The only code that calls ncurses, and only from the UI loop's thread (STYLE 3 and 8: one
+/// The only code that calls ncurses, and only from the UI loop's thread (one
 /// owner). Flushes `CellRun`s from the pure grid and decodes keys into `Key`s.
 final class CursesScreen {
     private(set) var depth: ColorDepth = .none
@@ -45,12 +45,12 @@ final class CursesScreen {
         noecho()
         nonl()
         _ = keypad(tt_stdscr(), true)
-        // Click and wheel (issue 11); Shift-drag still selects text in xterm-like terminals.
+        // Click and wheel; Shift-drag still selects text in xterm-like terminals.
         tt_mouse_on()
         _ = curs_set(0)
         set_escdelay(25)
         // COLORS is 0 until start_color(): reading the depth first gave every terminal 16
-        // colours at most and TERM=xterm none (issue 11). Start colour unless NO_COLOR says no.
+        // colours at most and TERM=xterm none. Start colour unless NO_COLOR says no.
         if has_colors(), ColorDepth.effective(supported: .ansi16, environment: environment) != .none {
             start_color()
             use_default_colors()
@@ -58,7 +58,7 @@ final class CursesScreen {
         depth = Self.colorDepth(environment)
     }
 
-    /// An off-screen terminal for tests (STYLE 10): ncurses draws for `terminal` into /dev/null
+    /// An off-screen terminal for tests: ncurses draws for `terminal` into /dev/null
     /// and reads no keys, with a fixed size; the process's own terminal is never touched.
     /// Switches the locale to UTF-8 for wide characters; `end()` deletes the screen and gives
     /// back the locale and the signal handlers ncurses installs. Nil if `terminal` is unknown.

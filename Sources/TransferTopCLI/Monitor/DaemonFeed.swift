@@ -4,7 +4,7 @@ import Synchronization
 import TransferKit
 import TransferTopUI
 
-/// The monitor's view of the daemon (issue 12, DECISIONS 128): a thread of its own holds a
+/// The monitor's view of the daemon (DECISIONS 128): a thread of its own holds a
 /// `watch` connection and keeps the latest status; the UI loop takes it each frame with
 /// `snapshots()`, as it takes the runner's, and never waits on the socket. Keys on background
 /// rows become `control` requests on a queue of their own; their answers come back as notices

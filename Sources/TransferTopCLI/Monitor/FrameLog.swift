@@ -1,7 +1,7 @@
 import Foundation
 
-/// Frame times and key latencies measured by the monitor itself, for `scripts/bench` (issue 8:
-/// "the monitor with 10,000 tasks: median and p99 frame time, key latency"). Written only when
+/// Frame times and key latencies measured by the monitor itself, for `scripts/bench` (the
+/// monitor with 10,000 tasks: median and p99 frame time, key latency). Written only when
 /// `TRANSFERTOP_FRAME_LOG` names a file; one line per measurement:
 ///   `frame MS TASKS`  the time one `draw()` took (snapshot, layout, terminal update), and
 ///                     the number of tasks the frame showed;

@@ -4,8 +4,8 @@ import Synchronization
 import TransferKit
 import TransferTopUI
 
-/// The ncurses monitor (SPEC T1-T5): one loop on one thread takes keys, snapshots and
-/// events, updates the `MonitorModel`, and draws it at a capped rate (STYLE 8).
+/// The ncurses monitor: one loop on one thread takes keys, snapshots and
+/// events, updates the `MonitorModel`, and draws it at a capped rate.
 public enum MonitorApp {
     /// `daemon`: the background sessions listed beside the run's own (DECISIONS 128).
     public static func run(_ runner: Runner, options: Options, environment: [String: String],

@@ -21,7 +21,7 @@ final class MonitorLoop {
     /// Frame and key timings for the benchmark (`TRANSFERTOP_FRAME_LOG`), usually nil.
     let frameLog: FrameLog?
 
-    /// Background sessions of the daemon (issue 12), when listed.
+    /// Background sessions of the daemon, when listed.
     let daemon: DaemonFeed?
 
     init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag,

@@ -3,7 +3,7 @@ import Prometheus
 import Synchronization
 import TransferKit
 
-/// What `--prometheus` serves at /metrics (issue 15): tasks by state, bytes moved, outcomes,
+/// What `--prometheus` serves at /metrics: tasks by state, bytes moved, outcomes,
 /// and histograms of the network phases labelled by host and protocol — for users who watch
 /// many machines in Prometheus/Grafana instead of one terminal. Fed by the Runner: each engine
 /// event costs a dictionary update, each finished task a few histogram records.

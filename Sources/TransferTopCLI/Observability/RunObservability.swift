@@ -19,7 +19,7 @@ public struct RunObservability: Sendable {
     }
 
     /// Whether `taskFinished` does anything: without metrics and with the log off (line
-    /// mode's default) the caller need not even make the task's snapshot (issue 8).
+    /// mode's default) the caller need not even make the task's snapshot.
     var wantsFinishedTasks: Bool { metrics != nil || logging.logger.logLevel <= .warning }
 
     func taskFinished(_ task: TaskSnapshot) {

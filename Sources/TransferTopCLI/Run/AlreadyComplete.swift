@@ -12,12 +12,12 @@ public enum ExistingFiles: Sendable, Equatable, Codable {
     case replace
 }
 
-/// Removes from a plan the downloads a rerun does not need (issue 9): before, a rerun of a
+/// Removes from a plan the downloads a rerun does not need: before, a rerun of a
 /// finished command downloaded everything again as `name (1)` copies.
 enum AlreadyComplete {
     static func filter(_ plan: RunPlan, store: CompletionStore?) async -> (RunPlan, notes: [String]) {
         // Nothing to look up: every download runs. Asked once, not once per URL (a first run
-        // of a 1,000,000-line list hashed every URL against an empty journal, issue 8).
+        // of a 1,000,000-line list hashed every URL against an empty journal).
         switch plan.existingFiles {
         case .replace: return (plan, [])
         case .keepBoth where !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false): return (plan, [])
@@ -30,8 +30,8 @@ enum AlreadyComplete {
         // 4.5 s before a rerun of 1,000,000 lines began).
         let records = store?.records(outputDirectory: plan.outputDirectory) ?? [:]
         for (i, session) in plan.sessions.enumerated() {
-            // A session's downloads are its tasks and its streamed list (`downloadURLs`,
-            // issue 8): a rerun of `-i list` skips what it placed just as a rerun of URLs does.
+            // A session's downloads are its tasks and its streamed list (`downloadURLs`):
+            // a rerun of `-i list` skips what it placed just as a rerun of URLs does.
             // Slot k < tasks.count is task k; above, downloadURLs[k - tasks.count].
             let count = session.tasks.count
             func text(_ k: Int) -> String { k < count ? session.tasks[k].url.absoluteString : session.downloadURLs[k - count] }
@@ -95,7 +95,7 @@ enum AlreadyComplete {
 
     /// The size of the file at `path` itself (a symbolic link is not followed). One `lstat`:
     /// `FileManager.attributesOfItem` also looked up the owner's and group's names and the
-    /// extended attributes, a dozen system calls per placed file (issue 8 profile).
+    /// extended attributes, a dozen system calls per placed file.
     static func fileSize(_ path: String) -> Int64? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }

@@ -1,15 +1,15 @@
 import Foundation
 import TransferKit
 
-/// What a run remembers about each file it placed (issue 9), so a rerun of the same command
+/// What a run remembers about each file it placed, so a rerun of the same command
 /// can tell "already complete" from "new version".
 ///
 /// One append-only journal per output directory under `$XDG_STATE_HOME/transfertop/complete/`,
 /// a JSON line per placed file: `{"key": …, "name", "size", "entityTag", "lastModified"}`. The
 /// key is a hash of the redacted URL and the output directory; nothing else of the URL and no
 /// credential is stored. Appending a line costs one small write per finished download, where a
-/// file per download cost two inodes in the state directory (issue 8: inode allocation was a
-/// third of a 5,000-URL run). The journal is read once per run; a later line for a key wins; a
+/// file per download cost two inodes in the state directory (inode allocation
+/// dominated a run of thousands of small files). The journal is read once per run; a later line for a key wins; a
 /// line that does not parse (a torn write, an edit) is skipped, so the worst a damaged journal
 /// does is let a file be downloaded again.
 public final class CompletionStore: @unchecked Sendable {
@@ -26,7 +26,7 @@ public final class CompletionStore: @unchecked Sendable {
         var record: Record
 
         /// The line as JSON, written by hand: what `JSONEncoder` gives (optional fields left
-        /// out when nil), without its set-up per line (3 % of a small-file run, issue 8).
+        /// out when nil), without its set-up per line (3 % of a small-file run).
         var json: String {
             var out = #"{"key":"# + JSONValue.quoted(key) + #","record":{"name":"# + JSONValue.quoted(record.name)
             out += #","size":\#(record.size)"#
@@ -68,7 +68,7 @@ public final class CompletionStore: @unchecked Sendable {
 
     /// One output directory's journal, opened on the first append and kept open until the
     /// writer goes (a run holds one): per placed file one `write`, where opening and closing
-    /// it each time cost two more system calls and the journal's name a hash (issue 8).
+    /// it each time cost two more system calls and the journal's name a hash.
     public final class Journal: @unchecked Sendable {
         // @unchecked: `fd` is behind a lock; the rest is immutable.
         let store: CompletionStore
@@ -101,7 +101,7 @@ public final class CompletionStore: @unchecked Sendable {
             guard written else { return }
             // The index read for this run's look-ups is dropped, not extended: the look-ups
             // happen before the first download, and a run of 100,000 URLs kept every record
-            // it appended (28 MiB of its 100 MiB peak heap, issue 8). A later look-up in this
+            // it appended (28 MiB of its 100 MiB peak heap). A later look-up in this
             // process reads the journal again, appended lines included.
             store.indexes.withLock { $0[path] = nil }
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Permissions of files the user keeps (downloads, exports): `0666 & ~umask`, as curl and wget
-/// create them (issue 9). TransferKit writes partial files 0600 because they may sit in a
+/// create them. TransferKit writes partial files 0600 because they may sit in a
 /// shared state directory; the final file is the user's and follows their umask.
 enum FileModes {
     /// The process umask, read once (setting it back at once: umask has no pure getter).

@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// `--input-file` at scale (issue 8): lines are split on bytes (not grapheme clusters), each
+/// `--input-file` at scale: lines are split on bytes (not grapheme clusters), each
 /// URL is parsed once, and every bad line is reported with its number before anything runs.
 extension InputFile {
     /// Non-blank, non-comment lines with their 1-based numbers, trimmed of spaces, tabs and CR.
@@ -19,7 +19,7 @@ extension InputFile {
 
     /// Calls `body` with the number and byte range of every non-blank, non-comment line,
     /// trimmed. One pass over the bytes and nothing allocated per line: a list of 1,000,000
-    /// URLs spent a fifth of its start in splitting it into an array of slices first (issue 8).
+    /// URLs spent a fifth of its start in splitting it into an array of slices first.
     static func forEachLine(in b: UnsafeBufferPointer<UInt8>, _ body: (Int, Range<Int>) throws -> Void) rethrows {
         var number = 0
         var lineStart = 0

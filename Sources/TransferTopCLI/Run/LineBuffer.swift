@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 import TransferTopUI
 
-/// Line mode's state-change lines, written in batches (issue 8): a 100,000-URL run prints
+/// Line mode's state-change lines, written in batches: a 100,000-URL run prints
 /// 200,000 lines, one `write(2)` each was a tenth of its CPU. Flushed at 64 KiB, every 100 ms
 /// by a timer (so a pipe still sees lines promptly), and before anything else is printed.
 ///

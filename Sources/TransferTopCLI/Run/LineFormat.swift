@@ -2,13 +2,13 @@ import Foundation
 import TransferKit
 import TransferTopUI
 
-/// Line mode's text (SPEC T7): pure functions of snapshots, golden-testable.
+/// Line mode's text: pure functions of snapshots, golden-testable.
 public enum LineFormat {
     /// `12:03:04.567 default 1.2 running http://host/x 1.5 MiB 200` (+ ` error: …` when failed).
     public static func line(_ t: TaskSnapshot, at date: Date, color: Bool) -> String {
         let state = DisplayState(t)
         // Appended into one string sized once: two lines per URL of a long list, where an
-        // array of fields joined was a tenth of the delegate queue's time (issue 8).
+        // array of fields joined was a tenth of the delegate queue's time.
         let url = Redaction.redactURL(t.currentURL)
         var line = timestamp(date)
         line.reserveCapacity(64 + t.sessionName.utf8.count + url.utf8.count + (t.outputPath?.utf8.count ?? 0))
@@ -27,7 +27,7 @@ public enum LineFormat {
         var secs = time_t(date.timeIntervalSince1970)
         localtime_r(&secs, &tm)
         let ms = Int((date.timeIntervalSince1970 - Double(secs)) * 1000) % 1000
-        // By hand: String(format:) went through NSString for every line (issue 8).
+        // By hand: String(format:) went through NSString for every line.
         return pad(Int(tm.tm_hour), 2) + ":" + pad(Int(tm.tm_min), 2) + ":" + pad(Int(tm.tm_sec), 2) + "." + pad(ms, 3)
     }
 
@@ -58,7 +58,7 @@ public enum LineFormat {
     }
 
     /// The same table a line at a time, without holding every row: the widths are measured
-    /// in a first pass and the rows built again in the second (issue 8: 100,000-task runs).
+    /// in a first pass and the rows built again in the second (runs of 100,000 tasks).
     public static func summaryLines(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool,
                                     emit: (String) -> Void) {
         let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
@@ -85,7 +85,7 @@ public enum LineFormat {
 
     /// A field's width in the table: its characters (an ASCII field's bytes, counted without
     /// walking graphemes: the table of a 5,000-URL run is built after the last download, so
-    /// its time is the run's, issue 8).
+    /// its time is the run's).
     static func width(_ f: String) -> Int { isASCII(f) ? f.utf8.count : f.count }
 
     /// `f` padded with spaces to `width`, as `padding(toLength:withPad:startingAt:)` (which

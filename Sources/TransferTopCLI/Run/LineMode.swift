@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import TransferKit
 
-/// `--no-tui` and piped runs (SPEC T7): a line per state change, a summary, an exit status.
+/// `--no-tui` and piped runs: a line per state change, a summary, an exit status.
 public enum LineMode {
     /// `progress`: `--progress`, periodic progress lines when stdout is not a terminal (on a
     /// terminal the progress line is always drawn, in place).
@@ -12,7 +12,7 @@ public enum LineMode {
         let out = Output.shared
         // Never silent (DECISIONS 110): `-k` is said once, before anything is fetched.
         if let warning = insecureWarning(runner.plan) { out.error(warning) }
-        runner.keepsCompletedTasks = false  // a long list holds only its window (issue 8)
+        runner.keepsCompletedTasks = false  // a long list holds only its window
         let lines = LineBuffer(out)
         let meter = LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
             .map { LineProgress(mode: $0, runner: runner, lines: lines) }
@@ -38,7 +38,7 @@ public enum LineMode {
     }
 
     /// Colour codes only for a terminal that has colour: never into a pipe, never with
-    /// NO_COLOR, never for TERM=dumb or an unset TERM (issue 11: dumb terminals got codes).
+    /// NO_COLOR, never for TERM=dumb or an unset TERM.
     public static func usesColor(isTerminal: Bool, environment: [String: String]) -> Bool {
         let term = environment["TERM"] ?? ""
         return isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && !term.isEmpty && term != "dumb"
@@ -65,7 +65,7 @@ public enum LineMode {
         for n in runner.takeNotices() { out.line("note: \(n)") }
         out.line("")
         let all = runner.taskSnapshots()
-        // Streamed in 64 KiB writes: a 100,000-row table is never one string (issue 8).
+        // Streamed in 64 KiB writes: a 100,000-row table is never one string.
         var chunk = ""
         LineFormat.summaryLines(all, succeeded: runner.succeeded) { line in
             chunk += line + "\n"

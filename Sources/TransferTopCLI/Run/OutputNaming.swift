@@ -2,7 +2,7 @@ import Foundation
 import TransferModel
 import TransferKit
 
-/// Where a finished download goes: pure functions, tested by tables (issue 5 "Output names").
+/// Where a finished download goes: pure functions, tested by tables.
 public enum OutputNaming {
     /// The last path component of `url`, made safe as one file name (TransferModel's
     /// `PartialFileName`: the partial's hidden name and the final name follow one rule).
@@ -54,7 +54,7 @@ public enum OutputNaming {
     public static func place(_ source: URL, named base: String, in directory: String,
                              hints: NameHints? = nil) throws -> String {
         try firstFree(base, in: directory, hints: hints) { target in
-            // Same file system (partials live beside their destination): one rename (issue 8).
+            // Same file system (partials live beside their destination): one rename.
             if FileRename.withoutReplacing(source.path, target) == 0 { return target }
             if errno == EEXIST { return nil }
             if link(source.path, target) == 0 { unlink(source.path); return target }
@@ -98,7 +98,7 @@ public enum OutputNaming {
         let key = directory + "/" + base
         for attempt in 0..<1000 {
             // The plain name is tried without looking first (the claim refuses to replace),
-            // one lookup less per file in the common case (issue 8).
+            // one lookup less per file in the common case.
             var name = base
             if attempt > 0 {
                 let found = uniqueName(base, from: hints?.start(key) ?? 1) { fm.fileExists(atPath: directory + "/" + $0) }

@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 import TransferTopUI
 
-/// Line mode's progress (issue 11, DECISIONS 64): on a terminal one line redrawn in place as
+/// Line mode's progress (DECISIONS 64): on a terminal one line redrawn in place as
 /// curl's meter; into a pipe nothing, or with `--progress` a plain line a second. Pure text
 /// here; `LineProgress` times it and `LineBuffer` writes it.
 public enum ProgressLine {

@@ -1,7 +1,7 @@
 import Foundation
 import TransferKit
 
-/// Resume data kept between runs (issue 5 "Interrupting keeps work"): one private file per
+/// Resume data kept between runs (interrupting keeps work): one private file per
 /// (URL, output directory) under `$XDG_STATE_HOME/transfertop/resume/`.
 public struct ResumeStore: Sendable {
     public var directory: String
@@ -15,7 +15,7 @@ public struct ResumeStore: Sendable {
 
     /// The key: SHA-256 of the *redacted* URL and the absolute output directory, so the same
     /// URL downloaded into two directories keeps two separate partial downloads, and no hash
-    /// of a password sits in a file name (issue 9).
+    /// of a password sits in a file name.
     public static func key(url: String, outputDirectory: String) -> String {
         SHA256.hex(Data((Redaction.redactURL(url) + "\n" + outputDirectory).utf8))
     }

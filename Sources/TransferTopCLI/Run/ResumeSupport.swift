@@ -1,7 +1,7 @@
 import Foundation
 import TransferKit
 
-/// The one place that turns saved resume data into a new download task (SPEC S8).
+/// The one place that turns saved resume data into a new download task.
 enum ResumeSupport {
     enum Outcome {
         case resumed(TransferDownloadTask)

@@ -1,7 +1,7 @@
 import Foundation
 
 extension SessionPlan {
-    /// Drops downloads of a URL already in this session (issue 9): two tasks writing one
+    /// Drops downloads of a URL already in this session: two tasks writing one
     /// destination would race for it, and a list that names a URL twice means it once. Keeps
     /// the first occurrence; returns how many were dropped. Uploads and data tasks are kept
     /// (sending something twice can be meant). `seen` goes on to the list read next
@@ -23,7 +23,7 @@ extension SessionPlan {
 }
 
 /// Which strings were seen before, by their hash values: a `Set<String>` of 1,000,000 URLs
-/// was half of a long list's time to its first request (issue 8: every probe of its buckets
+/// was half of a long list's time to its first request (every probe of its buckets
 /// compared whole strings). Integer keys compare in one instruction; strings are compared only
 /// when two hashes meet. Asked while each line's bytes are still in the cache (the list's
 /// reader asks as it goes), not in a second pass over a million scattered strings.

@@ -1,7 +1,7 @@
 import TransferKit
 
 extension RunPlan {
-    /// Every session sends a User-Agent (issue 15), as curl does: `-A TEXT`, or by default
+    /// Every session sends a User-Agent, as curl does: `-A TEXT`, or by default
     /// `transfertop/VERSION libcurl/X.Y.Z`; `-A ''` sends none. A session's own
     /// `User-Agent` header (`-H`, a job file's `headers`) wins. Set here, by the program,
     /// not in TransferKit: a library user's requests carry only the headers they give.

@@ -55,7 +55,7 @@ public struct SessionPlan: Sendable, Equatable {
     public var tasks: [TaskPlan] = []
     /// More downloads, after `tasks`: URLs of `--input-file`, already validated, kept as text
     /// and made into tasks only when they start (a URL value costs several times its text;
-    /// long lists, issue 8).
+    /// long lists).
     public var downloadURLs: [String] = []
 
     public init(name: String) { self.name = name }
@@ -165,7 +165,7 @@ extension SessionPlan {
 
 extension RunPlan {
     /// Every task's URL and every streamed list URL, in plan order: what a background
-    /// submission journals as its tasks (issue 12).
+    /// submission journals as its tasks.
     var urlStrings: [String] { sessions.flatMap { $0.tasks.map(\.url.absoluteString) + $0.downloadURLs } }
 }
 

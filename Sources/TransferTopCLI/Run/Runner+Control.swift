@@ -48,7 +48,7 @@ extension Runner {
 
     /// `R`: a new task continuing from the resume data held for `id`. Returns why not, if not.
     public func resumeFromResumeData(_ id: TaskID) -> String? {
-        // R twice is a no-op with a message (issue 9): a second task from the same resume data
+        // R twice is a no-op with a message: a second task from the same resume data
         // would write the same partial file (the file lock would stop it, but say why first).
         if let next = state.withLock({ $0.continuedAs[id] }) {
             return "task \(id) is already being continued as task \(next)"
@@ -88,7 +88,7 @@ extension Runner {
     public func taskSnapshots() -> [TaskSnapshot] {
         let live = snapshots().flatMap(\.tasks)
         // Retired tasks (line mode) are kept sorted in place: at the end of a long run there are
-        // no live ones and the array is returned without a copy (issue 8: peak memory).
+        // no live ones and the array is returned without a copy (peak memory).
         let retired = state.withLock { s -> [TaskSnapshot] in
             s.retired.sort { ($0.sessionID, $0.taskIdentifier) < ($1.sessionID, $1.taskIdentifier) }
             return s.retired
@@ -118,7 +118,7 @@ extension Runner {
         return (200..<300).contains(status)
     }
 
-    /// 0 when every task completed with a 2xx response, 1 otherwise (issue 5).
+    /// 0 when every task completed with a 2xx response, 1 otherwise.
     public func exitStatus(_ snapshots: [TaskSnapshot]? = nil) -> Int32 {
         let all = snapshots ?? taskSnapshots()
         return all.allSatisfy(succeeded) && notStartedCount == 0 ? 0 : 1

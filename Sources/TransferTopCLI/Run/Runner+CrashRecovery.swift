@@ -1,7 +1,7 @@
 import Foundation
 import TransferKit
 
-/// Downloads survive `kill -9` (issue 8): once a download's partial file exists, its
+/// Downloads survive `kill -9`: once a download's partial file exists, its
 /// `crashRecoveryResumeData` is saved in the resume store like Ctrl-C's resume data, so the
 /// same command continues it. The record says 0 bytes; `ResumeSupport.afterCrash` takes the
 /// partial file's length instead when the run starts.

@@ -1,7 +1,7 @@
 import Foundation
 import TransferKit
 
-/// Long URL lists stream (issue 8): a session gets at most `window` tasks at a time, more as
+/// Long URL lists stream: a session gets at most `window` tasks at a time, more as
 /// they complete, so a list of 1,000,000 URLs starts at once and holds a bounded number of
 /// task objects. In line mode a finished task is also let go of: the run keeps its final
 /// snapshot, without per-transaction metrics unless an export needs them.

@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 
 extension Runner {
-    /// What an interruption did, for the last line of the run (issue 9): it used to say "run
+    /// What an interruption did, for the last line of the run: it used to say "run
     /// again" even when every task had already succeeded.
     public func interruptionMessage() -> String? {
         guard wasInterrupted else { return nil }

@@ -1,8 +1,8 @@
 import Foundation
 import TransferKit
 
-/// Which URLs have saved resume data, read once per run from the store's directory listing
-/// (issue 8): a list of 100,000 URLs then costs no failed open and no failed unlink per URL
+/// Which URLs have saved resume data, read once per run from the store's directory listing:
+/// a list of 100,000 URLs then costs no failed open and no failed unlink per URL
 /// in the state directory. Records saved during the run are added as they are written.
 extension Runner {
     func hasResumeRecord(_ url: URL) -> Bool {

@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 import TransferModel
 
-/// A segmented upload inside a run (issue 14), so the monitor shows its segment tasks, its
+/// A segmented upload inside a run, so the monitor shows its segment tasks, its
 /// map and its keys like any session's: the run stays open while the upload is under way
 /// (between segments, during a back-off, no task may be live), and each segment's task is
 /// tracked as one of the run's.

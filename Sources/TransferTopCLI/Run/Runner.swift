@@ -3,8 +3,8 @@ import Synchronization
 import TransferKit
 
 /// Runs a plan in TransferKit sessions and keeps what the run produced: file placement,
-/// resume data, outcomes. Line mode and the monitor both drive a `Runner` (STYLE 13: one
-/// logic, two faces). Thread-safe: engine threads call in through the delegate and observer.
+/// resume data, outcomes. Line mode and the monitor both drive a `Runner` (one logic,
+/// two faces). Thread-safe: engine threads call in through the delegate and observer.
 public final class Runner: @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a lock); the rest is immutable after init.
     public let plan: RunPlan
@@ -16,7 +16,7 @@ public final class Runner: @unchecked Sendable {
     /// Called for every engine event (on engine threads: keep it quick). Boxed in a class: a
     /// closure stored directly as `Locked`'s generic value is reabstracted on the way into and
     /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
-    /// 10,000 events calling it overflowed the stack (issue 8).
+    /// 10,000 events calling it overflowed the stack.
     let sink = Locked<EventSink?>(nil)
     /// Cache problems already said (`takeNotices`).
     let reportedCacheProblems = Locked<Set<String>>([])
@@ -41,7 +41,7 @@ public final class Runner: @unchecked Sendable {
         var interrupted = false
         /// Tasks whose resume data was written to the store in this run.
         var resumeSaved: Set<TaskID> = []
-        // Streaming (issue 8, Runner+Feed.swift).
+        // Streaming (Runner+Feed.swift).
         var feeds: [Int: Feed] = [:]
         /// A whole background session was suspended: nothing more is fed until it resumes
         /// (`holdFeeding`); the group holds one entry for the waiting tasks meanwhile.
@@ -112,10 +112,10 @@ public final class Runner: @unchecked Sendable {
     @discardableResult
     public func makeSession(_ sp: SessionPlan) -> TransferSession {
         var configuration = sp.configuration
-        // Partial files beside their destination: finishing is a rename, never a copy (issue 8).
+        // Partial files beside their destination: finishing is a rename, never a copy.
         configuration.downloadDirectory = plan.outputDirectory
         // Completions and progress reach the run in batches of up to 10 ms, not one delegate
-        // queue wake-up per file (issue 8, DECISIONS 142); below a line's or a frame's notice.
+        // queue wake-up per file (DECISIONS 142); below a line's or a frame's notice.
         configuration.deliveryCoalescingInterval = Self.deliveryCoalescing
         // HAR entries and the monitor's detail pane show the headers as sent (Host, Range, …).
         configuration.recordsSentRequestHeaders = plan.har != nil || observability.recordsSentHeaders
@@ -193,8 +193,8 @@ public final class Runner: @unchecked Sendable {
             guard task.state == .running else { return }
             task.suspend()
             self?.notice("demo: suspended task \(task.taskIdentifier); resuming in \(Int(back)) s")
-            // The notice replaces "resuming in N s" once it is no longer true (issue 11: no
-            // stale demo messages).
+            // The notice replaces "resuming in N s" once it is no longer true (no stale
+            // messages).
             DispatchQueue.global().asyncAfter(deadline: .now() + back) { [weak self] in
                 guard task.state == .suspended else { return }
                 task.resume()
@@ -258,7 +258,7 @@ extension Runner {
 
     /// A finished download still in memory (at most 64 KiB): written once, under its final
     /// name (`OutputNaming.store`), where the temporary-file path costs a create, a rename and
-    /// a chmod in the output directory (issue 8). False leaves it to `downloadFinished`: with
+    /// a chmod in the output directory. False leaves it to `downloadFinished`: with
     /// `--replace`, or on a file system without unnamed files.
     func downloadBodyFinished(_ session: TransferSession, _ task: TransferDownloadTask, body: Data) -> Bool {
         guard task.response?.isSuccessful == true else { return true }  // not kept

@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 import TransferTopUI
 
-/// `transfertop -T FILE --segments N [--segment-size SIZE] URL` (issue 14): one file sent as
+/// `transfertop -T FILE --segments N [--segment-size SIZE] URL`: one file sent as
 /// segments in parallel by `SegmentedUpload`, with a line per stored or failed segment that
 /// carries the segment map (`#` stored, `>` in flight, `.` waiting, `!` to be retried, as
 /// aria2's piece map), the record of stored segments for a rerun (`SegmentLedger`), and

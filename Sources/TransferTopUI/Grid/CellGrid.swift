@@ -1,4 +1,4 @@
-/// An in-memory screen: views draw here, a backend flushes the difference (STYLE 9).
+/// An in-memory screen: views draw here, a backend flushes the difference.
 ///
 /// Every write is clipped to the grid, so a view never needs to know whether it fits; any
 /// size, including 0x0, is valid.

@@ -1,4 +1,4 @@
-/// What a cell *means*, never what colour it is (STYLE 12): widgets ask for a role and a theme
+/// What a cell *means*, never what colour it is: widgets ask for a role and a theme
 /// maps roles to colours, so a new theme never touches drawing code.
 ///
 /// The raw value is the key used in `.theme` files.

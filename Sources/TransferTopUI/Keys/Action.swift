@@ -1,4 +1,4 @@
-/// Every user action, named as in key-binding files (SPEC T4, STYLE 11).
+/// Every user action, named as in key-binding files.
 public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case selectUp = "select-up"
     case selectDown = "select-down"

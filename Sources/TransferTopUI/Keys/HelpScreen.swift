@@ -1,5 +1,5 @@
-/// The help screen, generated from the action table and the current bindings (STYLE 11),
-/// followed by the legend of state symbols and waterfall phases (issue 11).
+/// The help screen, generated from the action table and the current bindings,
+/// followed by the legend of state symbols and waterfall phases.
 public enum HelpScreen {
     /// Lines of spans: a title, then per group a heading and `keys  action  help` rows.
     public static func lines(bindings: KeyBindings, utf8: Bool = true, monochrome: Bool = false) -> [[Span]] {
@@ -16,7 +16,7 @@ public enum HelpScreen {
         return out + [[]] + legend(utf8: utf8, monochrome: monochrome) + [[]] + background
     }
 
-    /// What the keys do on the daemon's rows (issue 12, DECISIONS 127-128).
+    /// What the keys do on the daemon's rows (DECISIONS 127-128).
     static let background: [[Span]] = [
         [Span("Background sessions", .title), Span("   (ID NAME:N, session bg NAME: the daemon's live ones, while it runs)", .dim)],
         [Span("  s r d c X go to the daemon; its answer shows in the status line", .dim)],

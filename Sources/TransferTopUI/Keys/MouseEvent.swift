@@ -1,4 +1,4 @@
-/// A mouse event as the backend decodes it (issue 11): what happened and where, in screen
+/// A mouse event as the backend decodes it: what happened and where, in screen
 /// cells from the top left. The terminal part (mousemask, KEY_MOUSE, getmouse) stays in the
 /// CLI's curses screen; what an event means is `Reducer.handleMouse`, pure and testable.
 public struct MouseEvent: Sendable, Equatable {

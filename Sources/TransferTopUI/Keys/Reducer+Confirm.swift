@@ -1,6 +1,6 @@
 import TransferModel
 
-/// A destructive effect waiting for `y` (issue 11): cancel (`c`), cancel a session's tasks and
+/// A destructive effect waiting for `y`: cancel (`c`), cancel a session's tasks and
 /// invalidate it (`X`), and quit while tasks that cannot be resumed are running.
 public struct Confirmation: Sendable, Equatable {
     public var question: String

@@ -1,7 +1,7 @@
 import TransferModel
 
 /// The "update" of model-update-view: keys and actions in, a new model and maybe an effect
-/// out (STYLE 8). Pure; the app performs the effect.
+/// out. Pure; the app performs the effect.
 public enum Reducer {
     /// Routes a key: to the prompt being typed, to closing help, or through the bindings.
     public static func handleKey(_ model: MonitorModel, _ key: Key, bindings: KeyBindings = .defaults) -> (MonitorModel, Effect?) {

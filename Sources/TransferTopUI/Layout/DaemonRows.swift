@@ -1,6 +1,6 @@
 import TransferModel
 
-/// Background sessions of the daemon, shown beside the run's own (issue 12, DECISIONS 127).
+/// Background sessions of the daemon, shown beside the run's own (DECISIONS 127).
 ///
 /// The app turns the daemon's status into ordinary `SessionSnapshot`s whose ids start at
 /// `firstSessionID`: far above any session this process makes (its ids count from 1), so an

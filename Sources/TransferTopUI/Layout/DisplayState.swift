@@ -1,6 +1,6 @@
 import TransferModel
 
-/// A task's state as the monitor shows it, in the mission's words (issue 11): `queued`,
+/// A task's state as the monitor shows it, in the mission's words: `queued`,
 /// `running`, `suspended`, `canceling`, and `completed` split by its outcome (ok, an HTTP
 /// error status, a transfer error, or cancellation) so each outcome has its own colour.
 public enum DisplayState: String, Sendable, Equatable, CaseIterable {

@@ -9,7 +9,7 @@ extension MonitorModel {
 
     /// The task's cancel is still producing resume data: URLSession's cancel-with-resume-data
     /// hands the data over after the task completes, so by the snapshot alone the task looks
-    /// finished while the data is not there yet (issue 11: canceling was never visible).
+    /// finished while the data is not there yet (otherwise canceling is never visible).
     /// Such tasks are drawn as `canceling` until the data arrives, at most `resumeDataPatience`.
     mutating func holdCancelingWhileResumeDataIsMade() {
         guard !awaitingResumeData.isEmpty else { return }

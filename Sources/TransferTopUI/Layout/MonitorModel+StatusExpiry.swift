@@ -1,7 +1,7 @@
 import Foundation
 
 extension MonitorModel {
-    /// How long a status message stays (issue 11: stale messages stayed until esc).
+    /// How long a status message stays (a message that stayed until esc would be stale).
     public static let statusLifetime: TimeInterval = 8
 
     /// Clears the status message once it has been shown unchanged for `statusLifetime`;

@@ -23,7 +23,7 @@ public struct Prompt: Sendable, Equatable {
     }
 }
 
-/// Everything the screen shows, as one value: the "model" of model-update-view (STYLE 8).
+/// Everything the screen shows, as one value: the "model" of model-update-view.
 ///
 /// The app layer feeds it snapshots, events, size and time; keys go through `reduce`/`handleKey`;
 /// `ScreenRenderer.render` draws it. Nothing here reads a clock or the terminal.
@@ -38,7 +38,7 @@ public struct MonitorModel: Sendable {
     public var insecureConfiguration = false
     /// Per session, its tasks summed once per change of `sessions` (see `SessionTotals`).
     public private(set) var totals: [Int: SessionTotals] = [:]
-    /// Per session that carries a segmented upload (issue 14), each segment's state: drawn as
+    /// Per session that carries a segmented upload, each segment's state: drawn as
     /// the session row's map and in the detail pane of its tasks.
     public var segmentMaps: [Int: [SegmentScheduler.State]] = [:]
     /// The event log, oldest first, at most `maxEvents` long.

@@ -1,4 +1,4 @@
-/// Rows of the screen given to each pane; every pane is full width (SPEC T1).
+/// Rows of the screen given to each pane; every pane is full width.
 ///
 /// A pane's first row is its title rule. Panes are dropped as the terminal shrinks: the
 /// sessions pane and event log first, then the detail shrinks; below 40x10 nothing is laid
@@ -28,7 +28,7 @@ public struct ScreenLayout: Sendable, Equatable {
     public var visibleTaskRows: Int { Swift.max(0, tasks.height - 2) }
 
     /// `taskCount`: the rows the task table has to show; rows it would leave blank go to the
-    /// event log when there is one (issue 11: no wasted blank rows). `detailLines` and
+    /// event log when there is one (no wasted blank rows). `detailLines` and
     /// `eventCount`: the lines the detail pane and the event log have to show; neither pane is
     /// taller than its content (DECISIONS 60), the task table keeps what they leave.
     public init(width: Int, height: Int, detailShown: Bool, sessionCount: Int, taskCount: Int? = nil,

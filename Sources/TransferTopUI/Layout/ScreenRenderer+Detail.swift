@@ -68,7 +68,7 @@ extension ScreenRenderer {
     }
 
     /// `speed ▁▂▅█▇▆  peak 3.2 MiB/s, one block a second`: the task's own sparkline, the
-    /// same drawing as the sessions pane's (issue 11).
+    /// same drawing as the sessions pane's.
     static func speedHistoryLine(_ history: [Double], width: Int, utf8: Bool) -> [Span] {
         let peak = "  peak \(Units.speed(history.suffix(60).max() ?? 0)), one block a second"
         let room = Swift.min(TransferRates.historyLength, width - 6 - DisplayWidth.of(peak))
@@ -105,7 +105,7 @@ extension ScreenRenderer {
             spans.append(Span(", \(phase.label)", phase.role))
         }
         if state == .running {
-            // The row's numbers in words: the same speed and the same ETA format (issue 11).
+            // The row's numbers in words: the same speed and the same ETA format.
             spans.append(Span(", \(Units.speed(model.rates.speed(of: t.id))), ETA \(Units.eta(eta(t, model)))", .dim))
         }
         return spans

@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// Draws a whole `MonitorModel` into a `CellGrid`: the "view" of model-update-view (STYLE 8, 9).
+/// Draws a whole `MonitorModel` into a `CellGrid`: the "view" of model-update-view (9).
 ///
 /// Pure: the same model always gives the same grid. Only rows that are visible are laid out,
 /// so the cost does not grow with the number of tasks beyond a few linear counts.

@@ -2,7 +2,7 @@ import TransferModel
 
 /// What the header and the sessions pane sum over a session's tasks, made in one pass per
 /// frame (`MonitorModel.sessions` recomputes it when set): the header, each session row and
-/// the overall progress each walked all 10,000 tasks of a large session again (issue 8).
+/// the overall progress each walked all 10,000 tasks of a large session again.
 public struct SessionTotals: Sendable, Equatable {
     public var counts = StateCounts()
     /// Bytes done and expected over the tasks of known size, and what running or suspended

@@ -1,4 +1,4 @@
-/// The task table's columns and their widths for a terminal width (SPEC T1, issue 11).
+/// The task table's columns and their widths for a terminal width.
 ///
 /// The URL column takes what is left; when it would get too little, columns are dropped in
 /// `dropOrder`, then the bar shrinks to just the percentage. The order keeps the metrics at a

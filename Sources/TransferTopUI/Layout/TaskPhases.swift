@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// The table's metrics at a glance (issue 11): the DNS, connect, TLS and TTFB cells of a
+/// The table's metrics at a glance: the DNS, connect, TLS and TTFB cells of a
 /// task's last transaction, its live phase, and a one-row waterfall of all its hops.
 ///
 /// Everything comes from `Waterfall.hops`, the same segments the detail pane draws, so the

@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// The task table's order (issue 11): identifier order, or by a column. `o`/F6 cycles through
+/// The task table's order: identifier order, or by a column. `o`/F6 cycles through
 /// them; the selection follows its task, not its row.
 public enum TaskSort: String, Sendable, Equatable, CaseIterable {
     case none, state, progress, speed, ttfb, name

@@ -3,7 +3,7 @@ import TransferModel
 /// Speeds of every task, session and the whole monitor, from successive snapshots.
 ///
 /// The engine reports byte counts, not speeds; speed is the monitor's view of them over a
-/// sliding window (SPEC T2). Time is injected in seconds on any monotonic scale.
+/// sliding window. Time is injected in seconds on any monotonic scale.
 public struct TransferRates: Sendable, Equatable {
     public var window: Double
     public private(set) var tasks: [TaskID: SpeedMeter] = [:]
@@ -38,7 +38,7 @@ public struct TransferRates: Sendable, Equatable {
                 received += task.countOfBytesReceived
                 sent += task.countOfBytesSent
                 // A completed task moves no more bytes: its meter goes, and the 10,000 finished
-                // tasks of a long list cost no meter update per frame (issue 8).
+                // tasks of a long list cost no meter update per frame.
                 if task.state == .completed {
                     if tasks.removeValue(forKey: task.id) != nil { paused.remove(task.id) }
                     continue

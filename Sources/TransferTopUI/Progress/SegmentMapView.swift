@@ -1,6 +1,6 @@
 import TransferModel
 
-/// A segmented upload's map in the monitor (issue 14): `SegmentMap`'s cells, each run of equal
+/// A segmented upload's map in the monitor: `SegmentMap`'s cells, each run of equal
 /// cells in its state's colour (stored green, in flight as running, waiting dim, to be retried
 /// as suspended, failed as an error), so it reads without colour too.
 public enum SegmentMapView {

@@ -1,4 +1,4 @@
-/// A speed history as one row of block heights (issue 11): `▁▂▅█▇`, ASCII ` .:-=+*#`.
+/// A speed history as one row of block heights: `▁▂▅█▇`, ASCII ` .:-=+*#`.
 public enum Sparkline {
     static let blocks = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
     static let ascii = [" ", ".", ":", "-", "=", "+", "*", "#"]

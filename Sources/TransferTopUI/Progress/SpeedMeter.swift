@@ -1,11 +1,11 @@
 /// Speed as a moving average over a fixed window of (time, cumulative bytes) samples (SPEC
-/// T2, issue 11), as curl and aria2 do: the bytes counted since exactly `window` seconds ago
+/// T2), as curl and aria2 do: the bytes counted since exactly `window` seconds ago
 /// (interpolated between the samples around that moment) over the window's length. Counting
 /// from whichever sample happened to be first made both numerator and denominator jump with
 /// every chunk and the speed flip between two values frame after frame.
 ///
 /// Time is passed in (seconds on any monotonic scale), never read from a clock, so tests
-/// are exact (STYLE 7).
+/// are exact.
 public struct SpeedMeter: Sendable, Equatable {
     public var window: Double
     private var samples: [(time: Double, bytes: Int64)] = []

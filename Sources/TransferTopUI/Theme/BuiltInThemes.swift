@@ -26,7 +26,7 @@ keyHint = "#8be9fd bold"              # keys in the footer and the help screen
 error = "#ff5555 bold"                # errors: failed tasks' messages, theme errors
 logText = "#bfbfbf"                   # event log lines
 
-# Task states (SPEC S5, issue 11); failed = completed with an error or an HTTP 4xx/5xx
+# Task states; failed = completed with an error or an HTTP 4xx/5xx
 stateQueued = "#6272a4"               # running, but waiting for a connection (per-host limit)
 stateRunning = "#50fa7b bold"
 stateSuspended = "#f1fa8c"
@@ -41,7 +41,7 @@ barEmpty = "#44475a"
 barIndeterminate = "#bd93f9"          # the moving block when the size is unknown
 barError = "#ff5555"                  # the bar of a task that completed with an error or HTTP 4xx/5xx
 
-# Waterfall phases (SPEC T3)
+# Waterfall phases
 phaseQueued = "#6272a4"               # waiting for a free connection
 phaseDNS = "#8be9fd"
 phaseConnect = "#ffb86c"

@@ -1,4 +1,4 @@
-/// A colour theme: a style for every role (SPEC T5, STYLE 12).
+/// A colour theme: a style for every role.
 public struct Theme: Sendable, Equatable {
     public var name: String
     public var styles: [StyleRole: ThemeStyle]

@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// Pure translation of transaction metrics into waterfall segments (SPEC S9, T3).
+/// Pure translation of transaction metrics into waterfall segments.
 public enum Waterfall {
     /// The hops of a task on one shared time scale starting at the task's interval start.
     public static func hops(_ metrics: TaskMetrics, now: Date) -> [WaterfallHop] {
@@ -56,7 +56,7 @@ public enum Waterfall {
         let queueEnd = t.queueEndDate
         // A live hop past the request has no request end yet (libcurl reports it only at the
         // end): without one the request would grow to "now" and the wait for the first byte
-        // would be drawn as "req" (issue 11). The wait starts where the request started.
+        // would be drawn as "req". The wait starts where the request started.
         let past = t.currentPhase == .wait || t.currentPhase == .receive
         let requestEnd = t.requestEndDate ?? (past ? t.requestStartDate : nil)
         return [
