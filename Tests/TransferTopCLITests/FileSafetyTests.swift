@@ -226,6 +226,55 @@ import TransferKit
         for secret in ["hunter2", "s3cret", "example.org"] { #expect(!text.contains(secret)) }
         #expect((try FileManager.default.attributesOfItem(atPath: journal)[.posixPermissions] as? Int) == 0o600)
     }
+
+    static func lineCount(_ path: String) throws -> Int {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count
+    }
+
+    /// The same 600 URLs placed five times over (a nightly run of one list into a directory
+    /// emptied each time): the next read rewrites the journal with one line per URL, the
+    /// latest record of each, so its size follows the files and not the runs.
+    @Test func aJournalOfRepeatedRunsIsRewrittenWithOneLinePerFile() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let urls = (0..<600).map { "https://example.org/f\($0)" }
+        do {
+            let store = CompletionStore(directory: dir + "/complete")
+            for run in 1...5 {
+                let journal = CompletionStore.Journal(store: store, outputDirectory: "/o")
+                for url in urls { journal.append(.init(name: "f", size: Int64(run), entityTag: nil, lastModified: nil), url: url) }
+            }
+        }
+        let path = CompletionStore(directory: dir + "/complete").journal(outputDirectory: "/o")
+        #expect(try Self.lineCount(path) == 3000)
+        let next = CompletionStore(directory: dir + "/complete")
+        #expect(next.load(url: urls[7], outputDirectory: "/o")?.size == 5)
+        #expect(try Self.lineCount(path) == 600)
+        let after = CompletionStore(directory: dir + "/complete")
+        #expect(urls.allSatisfy { after.load(url: $0, outputDirectory: "/o")?.size == 5 })
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+    }
+
+    /// While a run has the journal open for appending, another run's read leaves it as it is
+    /// (a rename would lose what the first appends next); the first read after it closed
+    /// rewrites it, with the lines it appended meanwhile.
+    @Test func aJournalOpenForAppendingIsNotRewrittenUnderIt() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = CompletionStore(directory: dir + "/complete")
+        var appending: CompletionStore.Journal? = CompletionStore.Journal(store: store, outputDirectory: "/o")
+        for run in 1...3 {
+            for i in 0..<500 { appending?.append(.init(name: "f", size: Int64(run), entityTag: nil, lastModified: nil), url: "https://h/\(i)") }
+        }
+        let path = store.journal(outputDirectory: "/o")
+        #expect(CompletionStore(directory: dir + "/complete").load(url: "https://h/1", outputDirectory: "/o")?.size == 3)
+        #expect(try Self.lineCount(path) == 1500)
+        appending?.append(.init(name: "g", size: 9, entityTag: nil, lastModified: nil), url: "https://h/new")
+        appending = nil
+        let later = CompletionStore(directory: dir + "/complete")
+        #expect(later.load(url: "https://h/new", outputDirectory: "/o")?.size == 9)
+        #expect(try Self.lineCount(path) == 501)
+    }
 }
 
 @Suite struct DiskFullTests {

@@ -9,9 +9,16 @@ import TransferKit
 /// key is a hash of the redacted URL and the output directory; nothing else of the URL and no
 /// credential is stored. Appending a line costs one small write per finished download, where a
 /// file per download cost two inodes in the state directory (inode allocation
-/// dominated a run of thousands of small files). The journal is read once per run; a later line for a key wins; a
-/// line that does not parse (a torn write, an edit) is skipped, so the worst a damaged journal
-/// does is let a file be downloaded again.
+/// dominated a run of thousands of small files). The journal is read once per run; a later
+/// line for a key wins; a line that does not parse (a torn write, an edit) is skipped, so the
+/// worst a damaged journal does is let a file be downloaded again.
+///
+/// A journal read with more than twice as many lines as keys (and more than
+/// `compactionFloor`) is rewritten with one line per key, so the same list run every night
+/// costs the same every night: its size and its read time follow the files it placed, not the
+/// runs. Appenders hold a shared lock on `JOURNAL.lock` while their journal is open, and the
+/// rewrite takes it exclusively without waiting, so it never drops a line a running run
+/// appends: while one runs, the rewrite waits for a later read.
 public final class CompletionStore: @unchecked Sendable {
     // @unchecked: `indexes` is behind a lock; `directory` is immutable.
     public struct Record: Codable, Sendable, Equatable {
@@ -75,6 +82,8 @@ public final class CompletionStore: @unchecked Sendable {
         let outputDirectory: String
         let path: String
         private let fd = Locked<Int32>(-1)
+        /// The shared lock on the journal's lock file, held while `fd` is open.
+        private let lockFD = Locked<Int32>(-1)
 
         public init(store: CompletionStore, outputDirectory: String) {
             self.store = store
@@ -85,6 +94,8 @@ public final class CompletionStore: @unchecked Sendable {
         deinit {
             let fd = self.fd.withLock { $0 }
             if fd >= 0 { close(fd) }
+            let lock = lockFD.withLock { $0 }
+            if lock >= 0 { close(lock) }  // after the journal: a rewrite may start now
         }
 
         public func append(_ record: Record, url: String) {
@@ -107,12 +118,19 @@ public final class CompletionStore: @unchecked Sendable {
         }
 
         private func openJournal() -> Int32 {
-            let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW
-            let fd = open(path, flags, 0o600)
-            if fd >= 0 { return fd }
-            try? FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-            return open(path, flags, 0o600)
+            var lock = CompletionStore.openLock(path)
+            if lock < 0 {
+                try? FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true,
+                                                         attributes: [.posixPermissions: 0o700])
+                lock = CompletionStore.openLock(path)
+            }
+            // Shared, before the journal is opened: a rewrite (exclusive) cannot rename the
+            // journal between this open and the last append.
+            if lock >= 0 {
+                while flock(lock, LOCK_SH) != 0 && errno == EINTR {}
+                lockFD.withLock { $0 = lock }
+            }
+            return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         }
     }
 
@@ -121,9 +139,35 @@ public final class CompletionStore: @unchecked Sendable {
     func records(outputDirectory: String) -> [String: Record] {
         let path = journal(outputDirectory: outputDirectory)
         return indexes.withLock { indexes -> [String: Record] in
-            if indexes[path] == nil { indexes[path] = Self.read(path) }
-            return indexes[path]!
+            if let index = indexes[path] { return index }
+            let (index, lines) = Self.read(path)
+            if lines > max(Self.compactionFloor, 2 * index.count) { Self.compact(path) }
+            indexes[path] = index
+            return index
         }
+    }
+
+    /// Journals shorter than this are left as they are: a rewrite would cost more than reading.
+    static let compactionFloor = 1024
+
+    static func openLock(_ journal: String) -> Int32 {
+        open(journal + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    }
+
+    /// Rewrites `path` with one line per key (a private temporary file, then rename), unless a
+    /// run has the journal open for appending (it is then left for a later read). Read again
+    /// under the lock: lines appended since the caller's read are kept.
+    static func compact(_ path: String) {
+        let lock = openLock(path)
+        guard lock >= 0 else { return }
+        defer { close(lock) }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return }
+        let (index, _) = read(path)
+        var text = ""
+        for (key, record) in index { text += Line(key: key, record: record).json + "\n" }
+        let temp = path + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temp, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else { return }
+        if rename(temp, path) != 0 { unlink(temp) }
     }
 
     /// Whether the journal of `outputDirectory` holds any record.
@@ -133,14 +177,16 @@ public final class CompletionStore: @unchecked Sendable {
         records(outputDirectory: outputDirectory)[ResumeStore.key(url: url, outputDirectory: outputDirectory)]
     }
 
-    static func read(_ path: String) -> [String: Record] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+    /// The journal's records by key, and how many lines it has.
+    static func read(_ path: String) -> (index: [String: Record], lines: Int) {
+        guard let data = FileManager.default.contents(atPath: path) else { return ([:], 0) }
         var index: [String: Record] = [:]
         let decoder = JSONDecoder()
-        for line in data.split(separator: 0x0A) {
+        let lines = data.split(separator: 0x0A)
+        for line in lines {
             guard let entry = try? decoder.decode(Line.self, from: Data(line)) else { continue }
             index[entry.key] = entry.record
         }
-        return index
+        return (index, lines.count)
     }
 }
