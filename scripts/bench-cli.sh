@@ -6,8 +6,8 @@
 # climonitor runs the monitor (not --no-tui) in a tmux pane on BENCH_MONITOR_COUNT (default
 # 10,000) URLs in one session, presses a key every 150 ms, stays 2 s after the last download,
 # and reads the monitor's own timings (TRANSFERTOP_FRAME_LOG): median and p99 frame time
-# (snapshot + layout + terminal update) and key latency (key read to the end of the next frame,
-# so it includes the wait for the next 10 fps frame).
+# (snapshot + layout + terminal update) and key latency (key read to the end of the frame that
+# shows it: a key is drawn at once, not at the next 10 fps tick).
 # After every run the output directory is checked: the right number of files, the right total
 # size, the bulk file byte-exact (first run), and no partial file left (.ttpart, .aria2).
 

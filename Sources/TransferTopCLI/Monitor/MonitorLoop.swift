@@ -59,7 +59,21 @@ final class MonitorLoop {
             if let q = quitting, runner.isFinished || clock.now - q > .seconds(10) { break }
             let wait = max(Duration.zero, nextFrame - clock.now)
             let ms = Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
-            handle(screen.read(milliseconds: max(1, ms)))
+            let input = screen.read(milliseconds: max(1, ms))
+            if case .none = input {} else {
+                handle(input)
+                // A key's effect is drawn at once, as htop and btop do, not at the next tick:
+                // what else was typed meanwhile (a held key, a paste, the wheel) first, then
+                // one frame, and the frame clock starts again from it.
+                var more = screen.read(milliseconds: 0)
+                while more != .none {
+                    handle(more)
+                    more = screen.read(milliseconds: 0)
+                }
+                draw()
+                nextFrame = clock.now + frame
+                continue
+            }
             if clock.now >= nextFrame {
                 draw()
                 nextFrame = clock.now + frame
