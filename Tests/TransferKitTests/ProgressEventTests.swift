@@ -37,3 +37,39 @@ import Testing
         #expect(sums[upload.taskIdentifier]?.received == upload.countOfBytesReceived)
     }
 }
+
+/// The completion event says what the RESULT column says: a 404 is not "ok".
+@Suite struct CompletionEventTests {
+    final class Outcomes: TransferObserver, @unchecked Sendable {
+        let details = Locked<[Int: String]>([:])
+        func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
+            guard case .taskStateChanged(.completed) = event.kind, let id = event.taskIdentifier else { return }
+            details.withLock { $0[id] = event.detail }
+        }
+    }
+
+    @Test func theCompletionEventNamesAnHTTPErrorStatusAndATransferError() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.invalidateAndCancel() }
+        let outcomes = Outcomes()
+        session.addObserver(outcomes)
+        let ok = session.dataTask(with: url("\(server.httpBase)/bytes/10"))
+        let missing = session.dataTask(with: url("\(server.httpBase)/status/404"))
+        let refused = session.dataTask(with: url("http://127.0.0.1:9/nothing-listens"))
+        for t in [ok, missing, refused] { t.resume() }
+        try await waitUntil("three completion events") { outcomes.details.withLock { $0.count } == 3 }
+        let details = outcomes.details.withLock { $0 }
+        #expect(details[ok.taskIdentifier] == "ok")
+        #expect(details[missing.taskIdentifier] == "HTTP 404")
+        #expect(details[refused.taskIdentifier] == "error: cannotConnectToHost")
+    }
+
+    @Test(arguments: [
+        (nil, nil, "ok"), (nil, 200, "ok"), (nil, 304, "ok"), (nil, 404, "HTTP 404"), (nil, 503, "HTTP 503"),
+        (TransferError.Code.cancelled, 200, "cancelled"), (.timedOut, nil, "error: timedOut"), (.timedOut, 500, "error: timedOut"),
+    ] as [(TransferError.Code?, Int?, String)])
+    func outcomeText(_ code: TransferError.Code?, _ status: Int?, _ text: String) {
+        #expect(TaskOutcome.text(error: code.map { TransferError($0, "x") }, statusCode: status) == text)
+    }
+}

@@ -46,7 +46,7 @@ extension TransferSession {
                     if held >= 0 { FileIdentity.unlinkIfSame(file.path, as: held) } else { unlink(file.path) }
                 }
                 if held >= 0 { close(held) }  // releases the partial file's lock, now it is placed
-                emit(.taskStateChanged(.completed), task: task, detail: error.map { "\($0.code)" } ?? "ok")
+                emit(.taskStateChanged(.completed), task: task, detail: TaskOutcome.text(error: error, statusCode: response?.statusCode))
                 delivered?()
                 taskDidFinish(task)
             }
