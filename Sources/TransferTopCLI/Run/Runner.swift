@@ -147,7 +147,7 @@ public final class Runner: @unchecked Sendable {
             if inWindow { $0.fed.insert(id) }
         }
         task.resume()
-        scheduleScript(tp, task)
+        scheduleScript(tp, task, id: id)
         return task
     }
 
@@ -186,19 +186,20 @@ public final class Runner: @unchecked Sendable {
     }
 
     /// The demo's self-driving suspend/resume.
-    func scheduleScript(_ tp: TaskPlan, _ task: TransferTask) {
+    /// Its notices name the task as the monitor does (`3.1`: session and task).
+    func scheduleScript(_ tp: TaskPlan, _ task: TransferTask, id: TaskID) {
         guard let after = tp.suspendAfter else { return }
         let back = tp.resumeAfter ?? 2
         DispatchQueue.global().asyncAfter(deadline: .now() + after) { [weak self] in
             guard task.state == .running else { return }
             task.suspend()
-            self?.notice("demo: suspended task \(task.taskIdentifier); resuming in \(Int(back)) s")
+            self?.notice("demo: suspended task \(id); resuming in \(Int(back)) s")
             // The notice replaces "resuming in N s" once it is no longer true (no stale
             // messages).
             DispatchQueue.global().asyncAfter(deadline: .now() + back) { [weak self] in
                 guard task.state == .suspended else { return }
                 task.resume()
-                self?.notice("demo: resumed task \(task.taskIdentifier)")
+                self?.notice("demo: resumed task \(id)")
             }
         }
     }
