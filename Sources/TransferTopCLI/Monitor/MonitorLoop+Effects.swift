@@ -70,8 +70,11 @@ extension MonitorLoop {
         plan.tasks = []
         plan.name = "session-\(runner.sessions.count + 1)"
         let s = runner.makeSession(plan)
+        // The sessions pane takes the focus, on the new session: `n` then adds to it, as the
+        // message says, not to the selected task's session.
         model.selectedSession = s.sessionID
-        model.statusMessage = "session \(s.sessionID) (\(plan.name)) created; press n to add a task"
+        model.focus = .sessions
+        model.statusMessage = "session \(s.sessionID) (\(plan.name)) created; press n to add a task to it"
     }
 
     /// `e`: the CSV goes next to the downloads, with a time-stamped name shown in the status line.
