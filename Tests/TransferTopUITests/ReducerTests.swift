@@ -72,6 +72,15 @@ import TransferModel
         let (a, e) = Reducer.reduce(m, .finishAndInvalidate)
         #expect(e == nil)
         #expect(a.statusMessage == "session 2 is already finishing its tasks; press X to cancel them")
+        // Session 1 has a suspended task: finishing waits for it, and says so.
+        #expect(Reducer.finishingMessage(m.sessions[0])
+                == "session 1: finishing its tasks, then invalidating; 1 suspended task(s) keep it open until resumed (r) or cancelled (c)")
+        #expect(Reducer.finishingMessage(m.sessions[1]) == "session 2: finishing its tasks, then invalidating")
+        var held = m
+        held.sessions[0].state = .invalidating
+        held.selectedTask = running
+        #expect(Reducer.reduce(held, .finishAndInvalidate).0.statusMessage
+                == "session 1 is already finishing its tasks; 1 suspended task(s) keep it open until resumed (r) or cancelled (c); press X to cancel them")
         #expect(Reducer.reduce(m, .invalidateAndCancel).1 == .invalidateAndCancel(sessionID: 2))
         m.selectedTask = cancelled
         #expect(Reducer.reduce(m, .invalidateAndCancel).0.statusMessage == "session 3 is already invalidated")

@@ -21,7 +21,7 @@ extension MonitorLoop {
             model.statusMessage = runner.resumeFromResumeData(id) ?? "task \(id): continuing from resume data as a new task"
         case .finishAndInvalidate(let sid):
             withSession(sid) { $0.finishTasksAndInvalidate() }
-            model.statusMessage = "session \(sid): finishing its tasks, then invalidating"
+            model.statusMessage = model.session(sid).map(Reducer.finishingMessage) ?? "session \(sid): finishing its tasks, then invalidating"
         case .invalidateAndCancel(let sid):
             withSession(sid) { session in
                 let wasInvalidating = session.state == .invalidating

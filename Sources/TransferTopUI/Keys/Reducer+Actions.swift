@@ -99,13 +99,27 @@ extension Reducer {
             m.statusMessage = "session \(s.id) is already invalidated"
             return (m, nil)
         case (.finishAndInvalidate, .invalidating):
-            m.statusMessage = "session \(s.id) is already finishing its tasks; press X to cancel them"
+            m.statusMessage = "session \(s.id) is already finishing its tasks" + Self.heldBySuspended(s)
+                + "; press X to cancel them"
             return (m, nil)
         case (.finishAndInvalidate, _):
             return (m, .finishAndInvalidate(sessionID: s.id))
         default:
             return (m, .invalidateAndCancel(sessionID: s.id))
         }
+    }
+
+    /// What `f` says once it acted: a suspended task never completes by itself, so a session
+    /// that finishes its tasks first (as URLSession's `finishTasksAndInvalidate`) waits for it
+    /// until it is resumed or cancelled; the message says so instead of waiting in silence.
+    public static func finishingMessage(_ s: SessionSnapshot) -> String {
+        "session \(s.id): finishing its tasks, then invalidating" + heldBySuspended(s)
+    }
+
+    static func heldBySuspended(_ s: SessionSnapshot) -> String {
+        let suspended = s.tasks.filter { $0.state == .suspended }.count
+        guard suspended > 0 else { return "" }
+        return "; \(suspended) suspended task(s) keep it open until resumed (r) or cancelled (c)"
     }
 
     /// Typing into the filter (live) or a new task's URL. Enter commits, Esc abandons.
