@@ -126,12 +126,15 @@ import TransferKit
     }
 
     @Test(arguments: [
-        (3, 3, 0, "interrupted after every task had finished: nothing to continue"),
-        (3, 1, 2, "interrupted: 2 download(s) kept resume data: run the same command again to continue them"),
-        (3, 1, 0, "interrupted: 2 task(s) did not finish and kept nothing; a rerun starts them again"),
+        (3, 3, 0, 0, 0, "interrupted after every task had finished: nothing to continue"),
+        (3, 1, 2, 0, 0, "interrupted: 2 download(s) kept resume data: run the same command again to continue them"),
+        (3, 1, 0, 2, 0, "interrupted: 2 task(s) did not finish and kept nothing; a rerun starts them again"),
+        (6, 1, 3, 0, 2, "interrupted: 3 download(s) kept resume data: run the same command again to continue them; "
+            + "2 task(s) had already failed (see their errors)"),
     ])
-    func interruptionSaysWhatHappened(_ total: Int, _ ok: Int, _ kept: Int, _ text: String) {
-        #expect(InterruptionSummary.message(total: total, succeeded: ok, keptResumeData: kept, hasStore: true) == text)
+    func interruptionSaysWhatHappened(_ total: Int, _ ok: Int, _ kept: Int, _ stopped: Int, _ failed: Int, _ text: String) {
+        #expect(InterruptionSummary.message(total: total, succeeded: ok, keptResumeData: kept, stoppedWithoutResumeData: stopped,
+                                            failedBefore: failed, hasStore: true) == text)
     }
 }
 

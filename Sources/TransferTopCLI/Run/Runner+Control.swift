@@ -6,10 +6,12 @@ extension Runner {
     /// (saved before `wait()` returns, so a rerun continues them).
     public func interrupt() {
         let tasks = state.withLock { s -> [TransferTask] in
-            let unfinished = s.tasks.filter { !s.finished.contains($0.key) }.map(\.value)
+            // A task whose completion is still on its way to the delegate ended by itself.
+            let unfinished = s.tasks.filter { !s.finished.contains($0.key) && $0.value.state != .completed }
             // `q` after everything finished is a normal exit, not an interruption to report.
             if !unfinished.isEmpty { s.interrupted = true }
-            return unfinished
+            s.stoppedByInterruption.formUnion(unfinished.keys)
+            return unfinished.map(\.value)
         }
         // Decision 105: a segmented upload first, so the segments cancelled below come back to
         // an upload that starts no more (it would start the waiting ones, and a cancelled
@@ -118,10 +120,10 @@ extension Runner {
         return (200..<300).contains(status)
     }
 
-    /// 0 when every task completed with a 2xx response, 1 otherwise.
+    /// 0 when every task completed with a 2xx response, 1 otherwise. A task continued with `R`
+    /// counts as its continuation does.
     public func exitStatus(_ snapshots: [TaskSnapshot]? = nil) -> Int32 {
-        let all = snapshots ?? taskSnapshots()
-        return all.allSatisfy(succeeded) && notStartedCount == 0 ? 0 : 1
+        outcomeSnapshots(snapshots).allSatisfy(succeeded) && notStartedCount == 0 ? 0 : 1
     }
 
     /// Writes `--csv` and `--har` from the final snapshots, and the `-c` cookie jar; returns

@@ -39,6 +39,8 @@ public final class Runner: @unchecked Sendable {
         var continuedAs: [TaskID: TaskID] = [:]
         var notices: [String] = []
         var interrupted = false
+        /// The tasks an interruption found unfinished and stopped.
+        var stoppedByInterruption: Set<TaskID> = []
         /// Tasks whose resume data was written to the store in this run.
         var resumeSaved: Set<TaskID> = []
         // Streaming (Runner+Feed.swift).
