@@ -49,6 +49,19 @@ import Testing
         #expect(ProgressBar.spans(fraction: nil, width: 8, utf8: true, frame: 2).map(\.role) == [.barEmpty, .barIndeterminate, .barEmpty])
     }
 
+    /// A failed transfer's bar reads as failed without colour: the part it reached shaded,
+    /// nothing when its size was unknown (a DNS failure drew a full bar, like a success).
+    @Test func failedBars() {
+        func text(_ f: Double?, _ utf8: Bool = true) -> String { ProgressBar.failed(fraction: f, width: 8, utf8: utf8).map(\.text).joined() }
+        #expect(text(nil) == "········")
+        #expect(text(0.5) == "▒▒▒▒····")
+        #expect(text(0.3, false) == "xx------")
+        #expect(text(1) == "▒▒▒▒▒▒▒▒")
+        #expect(text(.nan) == "········")
+        #expect(ProgressBar.failed(fraction: 0.5, width: 8, utf8: true).map(\.role) == [.barError, .barEmpty])
+        #expect(ProgressBar.failed(fraction: 0.5, width: 0, utf8: true).isEmpty)
+    }
+
     @Test func percentages() {
         #expect(ProgressBar.percent(0) == "  0%")
         #expect(ProgressBar.percent(0.5) == " 50%")

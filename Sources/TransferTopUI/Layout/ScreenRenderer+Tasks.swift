@@ -94,7 +94,12 @@ extension ScreenRenderer {
             return [Span(httpOutcome(code, width: barWidth > 0 ? barWidth + 5 : 4), .barError)]
         }
         var fraction = ProgressBar.fraction(done: done, expected: expected)
-        // An unknown size that completed (well or badly) is a full bar; an error's is red.
+        if state == .failed {
+            let percent = fraction.map { ProgressBar.percent($0) } ?? "   -"
+            return ProgressBar.failed(fraction: fraction, width: barWidth, utf8: model.utf8)
+                + [Span((barWidth > 0 ? " " : "") + percent, .barError)]
+        }
+        // An unknown size that completed is a full bar.
         let sizeUnknownAndOver = fraction == nil && (state == .completed || state.isError)
         if sizeUnknownAndOver { fraction = 1 }
         // Only a running task of unknown size animates; a stopped or queued one shows an empty bar.

@@ -23,6 +23,16 @@ public enum ProgressBar {
         return [Span(repeated("█", full) + part, .barFill), Span(repeated(empty, rest), .barEmpty)]
     }
 
+    /// A transfer that failed: the part it reached in a shaded glyph (`▒`, ASCII `x`) that
+    /// reads as "not done" without colour, whole cells only, and nothing at all when its size
+    /// was unknown (a full bar would read as a success).
+    public static func failed(fraction: Double?, width: Int, utf8: Bool) -> [Span] {
+        guard width > 0 else { return [] }
+        let f = Swift.min(1, Swift.max(0, fraction.flatMap { $0.isFinite ? $0 : nil } ?? 0))
+        let reached = Int(f * Double(width))
+        return [Span(repeated(utf8 ? "▒" : "x", reached), .barError), Span(repeated(utf8 ? "·" : "-", width - reached), .barEmpty)]
+    }
+
     /// A block a quarter of the bar wide that bounces between the ends, one column per frame.
     private static func indeterminate(width: Int, utf8: Bool, frame: Int) -> [Span] {
         let block = Swift.max(1, width / 4)
