@@ -51,6 +51,17 @@ extension CellGrid {
         return x
     }
 
+    /// Writes spans as `write` does, but when they do not fit before the right edge the last
+    /// columns show `ellipsis`: a cut message says it was cut. Returns the column after the last.
+    @discardableResult
+    public mutating func writeFitted(_ spans: [Span], column: Int, row: Int, ellipsis: String) -> Int {
+        let total = spans.reduce(0) { $0 + DisplayWidth.of($1.text) }
+        guard column + total > width else { return write(spans, column: column, row: row) }
+        let room = Swift.max(0, width - column - DisplayWidth.of(ellipsis))
+        let x = write(spans, column: column, row: row, limit: column + room)
+        return write(ellipsis, column: x, row: row, role: spans.last?.role ?? .text)
+    }
+
     /// Fills a rectangle with one grapheme in one role (clipped).
     public mutating func fill(_ grapheme: String = " ", role: StyleRole, column: Int, row: Int,
                               width w: Int, height h: Int) {

@@ -1,18 +1,23 @@
 extension ScreenRenderer {
     /// The prompt being typed, else the status message, else the filter in use.
     static func drawStatus(_ grid: inout CellGrid, _ model: MonitorModel, row: Int, list: TaskList) {
+        let cut = ellipsis(utf8: model.utf8)
         if let prompt = model.prompt {
             let label = promptLabel(prompt.purpose)
             let x = grid.write(label, column: 0, row: row, role: .keyHint)
             grid.write(prompt.text + (model.utf8 ? "▏" : "_"), column: x, row: row, role: .statusLine)
         } else if let c = model.confirmation {
-            grid.write(c.question, column: 0, row: row, role: .error)
+            grid.writeFitted([Span(c.question, .error)], column: 0, row: row, ellipsis: cut)
         } else if let message = model.statusMessage {
-            grid.write(message, column: 0, row: row, role: .statusLine)
+            grid.writeFitted([Span(message, .statusLine)], column: 0, row: row, ellipsis: cut)
         } else if !model.filter.isEmpty {
-            grid.write("filter \"\(model.filter)\": \(Units.count(list.count, "task")) (/ to change)", column: 0, row: row, role: .dim)
+            grid.writeFitted([Span("filter \"\(model.filter)\": \(Units.count(list.count, "task")) (/ to change)", .dim)],
+                             column: 0, row: row, ellipsis: cut)
         }
     }
+
+    /// What ends a line cut at the screen's edge.
+    static func ellipsis(utf8: Bool) -> String { utf8 ? "…" : "..." }
 
     static func promptLabel(_ purpose: Prompt.Purpose) -> String {
         switch purpose {
@@ -62,7 +67,7 @@ extension ScreenRenderer {
         let lines = HelpScreen.lines(bindings: bindings, utf8: utf8, monochrome: monochrome).dropFirst(scroll)
         let more = lines.count > rows.count
         for (i, line) in lines.prefix(more ? rows.count - 1 : rows.count).enumerated() {
-            grid.write(line, column: 1, row: rows.lowerBound + i)
+            grid.writeFitted(line, column: 1, row: rows.lowerBound + i, ellipsis: ellipsis(utf8: utf8))
         }
         if more { grid.write((utf8 ? "↓" : "v") + " more: down/pgdn scroll", column: 1, row: rows.upperBound - 1, role: .dim) }
     }
