@@ -194,6 +194,33 @@ if [[ " $CLI_CASES " == *" climonitor "* ]]; then
         log "tmux missing: climonitor skipped"
     fi
 fi
+# clirerun: the same list of COUNT files run BENCH_RERUNS (20) times into one output directory
+# path, with one state directory kept across the runs, as a nightly job would: the first and the
+# last run's wall time, and the state directory's size after each run. The directory is renamed
+# away between runs (not deleted: ext4's slow inode allocation after deletions would charge
+# the later runs).
+RERUNS=${BENCH_RERUNS:-20}
+RERUN_RESULTS="$WORK/rerun.txt"
+: > "$RERUN_RESULTS"
+if [[ " $CLI_CASES " == *" clirerun "* ]]; then
+    rerun_dir="$WORK/cliout/rerun" rerun_state="$WORK/rerun-state"
+    rm -rf "$rerun_state"
+    make_lists "$COUNT" "$rerun_dir"
+    for i in $(seq "$RERUNS"); do
+        [ -d "$rerun_dir" ] && mv "$rerun_dir" "$WORK/cliout/rerun-done-$i"
+        mkdir -p "$rerun_dir"; sync
+        status=ok
+        XDG_STATE_HOME="$rerun_state" /usr/bin/time -f '%e %U %S' -o "$WORK/rerun-time.txt" \
+            "$TT" --no-tui --max-connections-per-host 6 -o "$rerun_dir" -i "$LIST" > /dev/null 2> "$WORK/rerun-stderr.txt" || status=FAIL
+        [ "$(find "$rerun_dir" -maxdepth 1 -type f ! -name '.*' | wc -l)" = "$COUNT" ] || status=FAIL
+        [ "$status" = FAIL ] && { FAILURES=$((FAILURES + 1)); log "FAIL rerun $i"; head -3 "$WORK/rerun-stderr.txt" >&2 || true; }
+        read -r wall u s < "$WORK/rerun-time.txt"
+        state_kib=$(du -sk "$rerun_state" | cut -f1)
+        journal_lines=$(cat "$rerun_state"/transfertop/complete/*.jsonl 2> /dev/null | wc -l)
+        echo "$i $wall $state_kib $journal_lines $status" >> "$RERUN_RESULTS"
+        log "$(printf 'rerun %2d of %d: wall %6ss  state %6s KiB  journal %6s lines  %s' "$i" "$RERUNS" "$wall" "$state_kib" "$journal_lines" "$status")"
+    done
+fi
 [[ " $CLI_CASES " == *" cliphases "* ]] && . "$ROOT/scripts/bench-phases.sh"
 # "median p99" of column 3 of the lines of kind $1 (frame or key), optionally only frames
 # that showed at least $2 tasks.
@@ -230,6 +257,12 @@ cli_table() {
                         (w > 0 ? sprintf("%.2fx", cw / w) : "-"), f }'
             done
         done < <(cli_points)
+        if [ -s "$RERUN_RESULTS" ]; then
+            echo
+            echo "| rerun: $COUNT URLs, the same command $RERUNS times, one state directory | first run s | last run s | last / first | state after the last, KiB | journal lines |"
+            echo "|---|---:|---:|---:|---:|---:|"
+            awk 'NR == 1 { f = $2 } { l = $2; k = $3; j = $4 } END { printf "| transfertop --no-tui -i LIST | %.2f | %.2f | %.2f | %d | %d |\n", f, l, (f > 0 ? l / f : 0), k, j }' "$RERUN_RESULTS"
+        fi
         if [ -s "$MONITOR_RESULTS" ]; then
             echo
             echo "| monitor, $MONITOR_COUNT tasks in one session (tmux 160x50, 10 fps) | median ms | p99 ms |"
@@ -237,7 +270,7 @@ cli_table() {
             local m p
             read -r m p < <(monitor_stats frame); echo "| frame time, all frames | $m | $p |"
             read -r m p < <(monitor_stats frame "$MONITOR_COUNT"); echo "| frame time, all $MONITOR_COUNT tasks listed | $m | $p |"
-            read -r m p < <(monitor_stats key); echo "| key latency (to the end of the next frame) | $m | $p |"
+            read -r m p < <(monitor_stats key); echo "| key latency (key read to the end of the frame that shows it) | $m | $p |"
         fi
     } > "$table"
     [[ " $CLI_CASES " == *" cliphases "* ]] && phases_table "$table"
@@ -260,6 +293,7 @@ cli_table() {
         echo "- server: nginx on loopback, HTTP/1.1, sendfile; $RUNS run(s) per point, clients alternating"
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
         [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
+        [ -s "$RERUN_RESULTS" ] && echo "- clirerun = clismall's list, the same command $RERUNS times into one output directory path (renamed away between runs), one state directory kept"
         echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
         echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); cliupseg = the same file to the tests' loopback server (transferbench serve): curl -T and transfertop -T to /echo, transfertop --segments $SEG_N (8 MiB segments, Content-Range + Content-Digest, checked by the server) to /segments/; clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
