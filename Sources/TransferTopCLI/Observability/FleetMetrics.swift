@@ -1,6 +1,5 @@
 import Foundation
 import Prometheus
-import Synchronization
 import TransferKit
 
 /// What `--prometheus` serves at /metrics: tasks by state, bytes moved, outcomes,
@@ -13,7 +12,7 @@ public final class FleetMetrics: Sendable {
     /// `transfertop_tasks{state}` gauges. Events of one task come from different threads (the
     /// delegate queue delivers completion, a key press emits `suspended`), so one that arrives
     /// after completion is dropped rather than counted back into a live state.
-    private let states = Mutex<(live: [TaskID: TaskState], completed: Set<TaskID>)>(([:], []))
+    private let states = Locked<(live: [TaskID: TaskState], completed: Set<TaskID>)>(([:], []))
     private let stateGauges: [TaskState: Gauge]
     private let received: Counter
     private let sent: Counter
