@@ -21,19 +21,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
-        // Property-based tests (issue 9: random input never crashes a parser).
+        // Property-based tests (random input never crashes a parser).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        // Job files, themes and key bindings are TOML 1.0 (issue 15): toml++ through TOMLKit.
+        // Job files, themes and key bindings are TOML 1.0: toml++ through TOMLKit.
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // Tests read our CSV exports back with an RFC 4180 reader we did not write.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
-        // `--prometheus`: /metrics in the Prometheus text format (issue 15).
+        // `--prometheus`: /metrics in the Prometheus text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // Diagnostics: `--log-file`, `--log-level`, `--trace` (issue 15).
+        // Diagnostics: `--log-file`, `--log-level`, `--trace`.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // The command line: parsing, help, completions, man page (issue 15).
+        // The command line: parsing, help, completions, man page.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // The background-session journal (issue 12): SQLite in WAL mode through GRDB.
+        // The background-session journal: SQLite in WAL mode through GRDB.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -44,10 +44,13 @@ let package = Package(
         .systemLibrary(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]),
-        // Pure value types and logic: states, metrics, errors, exports, resume data. No I/O.
+        // Value types and logic: states, metrics, errors, exports, resume data. No file or
+        // network I/O; it links CCurl for SHA-256 and MD5 (OpenSSL's), and StatePaths reads
+        // the environment.
         .target(name: "TransferModel", dependencies: ["CCurl"]),
-        // The daemon's wire, Foundation only: socket paths, the daemon lock, JSON lines, the
-        // library's requests, starting the daemon on demand. TransferKit and the CLI share it.
+        // The daemon's wire, on Foundation and TransferModel: socket paths, the daemon lock,
+        // JSON lines, the library's requests, starting the daemon on demand. TransferKit and
+        // the CLI share it.
         .target(name: "BackgroundWire", dependencies: ["TransferModel"]),
         // The engine: sessions, tasks and the libcurl transfer thread.
         .target(name: "TransferKit", dependencies: ["TransferModel", "BackgroundWire", "CCurl"]),
