@@ -109,6 +109,7 @@ final class MonitorLoop {
         model.now = Date()
         model.frame += 1
         model.resumeDataAvailable = runner.resumeDataTaskIDs  // before apply: it ends "canceling"
+        model.superseded = runner.supersededTaskIDs  // before apply: the totals leave them out
         // The daemon's rows after the run's own: its latest picture, never a round trip here.
         let background = daemon?.snapshots(now: model.now) ?? []
         model.daemonGone = daemon?.isGone ?? false

@@ -48,6 +48,9 @@ extension Runner {
 
     public var resumeDataTaskIDs: Set<TaskID> { state.withLock { Set($0.heldResumeData.keys) } }
 
+    /// Tasks continued by another with `R`.
+    public var supersededTaskIDs: Set<TaskID> { state.withLock { Set($0.continuedAs.keys) } }
+
     /// `R`: a new task continuing from the resume data held for `id`. Returns why not, if not.
     public func resumeFromResumeData(_ id: TaskID) -> String? {
         // R twice is a no-op with a message: a second task from the same resume data

@@ -31,7 +31,9 @@ public struct MonitorModel: Sendable {
     /// Set once per frame by `apply`; every assignment sums the tasks again (`totals`), so
     /// change it on a copy and assign once (see `holdCancelingWhileResumeDataIsMade`).
     public var sessions: [SessionSnapshot] = [] {
-        didSet { totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks)) }, uniquingKeysWith: { a, _ in a }) }
+        didSet {
+            totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks, superseded: superseded)) }, uniquingKeysWith: { a, _ in a })
+        }
     }
     /// The run was started with `-k`: the header says TLS is not verified from the first
     /// frame, before any hop has completed (DECISIONS 110).
@@ -91,6 +93,9 @@ public struct MonitorModel: Sendable {
     public var detailScroll = 0
     /// Tasks whose resume data the app holds (after `d`), so `R` knows it can continue them.
     public var resumeDataAvailable: Set<TaskID> = []
+    /// Tasks continued by another (`R`): their bytes are the continuation's, counted once.
+    /// Set before `apply`, which sums the totals with it.
+    public var superseded: Set<TaskID> = []
     /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
     /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
     public var awaitingResumeData: [TaskID: Date?] = [:]

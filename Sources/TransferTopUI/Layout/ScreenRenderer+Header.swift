@@ -39,17 +39,32 @@ extension ScreenRenderer {
         return pieces
     }
 
-    /// `12.0 MiB/48.0 MiB 25% ETA 1m05s`: every task of known size together, the ETA at the
-    /// aggregate speed (the same moving average as the per-task speeds); empty when no task
-    /// has a known size.
+    /// `12.0 MiB/48.0 MiB 25% ETA 1m05s`: every task of known size together. The ETA is when
+    /// the last of them should end: the slowest running task's own ETA, or all that remains at
+    /// the aggregate speed when that is later (the same moving averages as the per-task
+    /// speeds); empty when no task has a known size.
     static func overall(_ model: MonitorModel) -> String {
         let all = SessionTotals(summing: model.totals.values)
         let (done, total, remaining) = (all.done, all.total, all.remaining)
         guard total > 0 else { return "" }
         let speed = model.rates.down.bytesPerSecond + model.rates.up.bytesPerSecond
-        let eta = remaining == 0 ? "" : " ETA " + Units.eta(speed > 0 ? Double(remaining) / speed : nil)
+        let aggregate = speed > 0 ? Double(remaining) / speed : nil
+        let eta = remaining == 0 ? "" : " ETA " + Units.eta(slowestTaskETA(model).map { Swift.max($0, aggregate ?? 0) } ?? aggregate)
         let percent = ProgressBar.percent(Double(done) / Double(total)).trimmingCharacters(in: .whitespaces)
         return "\(Units.bytes(done))/\(Units.bytes(total)) \(percent)\(eta)"
+    }
+
+    /// The latest end among running tasks of known size at their own speeds (a task a tenth as
+    /// fast as the rest sets the header's ETA, as it will set when the run ends).
+    static func slowestTaskETA(_ model: MonitorModel) -> Double? {
+        var latest: Double?
+        for session in model.sessions {
+            for t in session.tasks where t.state == .running {
+                guard let e = eta(t, model) else { continue }
+                latest = Swift.max(latest ?? 0, e)
+            }
+        }
+        return latest
     }
 
     static func frameTime(_ ms: Double) -> String {

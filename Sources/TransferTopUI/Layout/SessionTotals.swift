@@ -6,7 +6,9 @@ import TransferModel
 public struct SessionTotals: Sendable, Equatable {
     public var counts = StateCounts()
     /// Bytes done and expected over the tasks of known size, and what running or suspended
-    /// ones still have to move (for the overall ETA).
+    /// ones still have to move (for the overall ETA). A task that ended without success counts
+    /// what it moved, not the rest it never will (the header reaches 100 % once everything
+    /// ended); a task continued by another counts nothing (its continuation counts its bytes).
     public var done: Int64 = 0
     public var total: Int64 = 0
     public var remaining: Int64 = 0
@@ -16,14 +18,16 @@ public struct SessionTotals: Sendable, Equatable {
 
     public init() {}
 
-    public init(_ tasks: [TaskSnapshot]) {
+    public init(_ tasks: [TaskSnapshot], superseded: Set<TaskID> = []) {
         counts = StateCounts(tasks)
         for t in tasks {
             if t.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) { unverifiedTLS += 1 }
+            if !superseded.isEmpty, superseded.contains(t.id) { continue }
             let (d, e) = TransferRates.progress(t)
             guard e > 0 else { continue }
-            done += Swift.min(d, e)
-            total += e
+            let moved = Swift.min(d, e)
+            done += moved
+            total += t.state == .completed && t.error != nil ? moved : e
             if t.state == .running || t.state == .suspended { remaining += Swift.max(0, e - d) }
         }
     }
