@@ -29,6 +29,8 @@ import TransferModel
         runner.start()
         let first = TaskID(session: runner.sessions[0].sessionID, task: 1)
         try await server.waitForGate(gate)
+        // The response head and the bytes before the gate at the client: resume data needs them.
+        try await waitFor("100,000 bytes at the client") { runner.task(first)?.countOfBytesReceived == 100_000 }
         runner.cancelKeepingResumeData(try #require(runner.task(first)))
         try await waitFor("resume data") { runner.hasResumeData(first) }
         server.openGate(gate)
@@ -56,6 +58,8 @@ import TransferModel
         runner.start()
         let missing = TaskID(session: runner.sessions[0].sessionID, task: 1)
         try await server.waitForGate(gate)
+        let held = TaskID(session: runner.sessions[0].sessionID, task: 2)
+        try await waitFor("100,000 bytes at the client") { runner.task(held)?.countOfBytesReceived == 100_000 }
         try await waitFor("the 404") { runner.task(missing)?.state == .completed }
         runner.interrupt()
         await offPool { runner.wait() }
