@@ -100,6 +100,26 @@ import Testing
         #expect(try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8).contains("\"ok\":\"1\""))
     }
 
+    /// A line that is not UTF-8 is skipped like any other bad line, by number; the lines
+    /// around it are still sent (the whole file used to be unreadable).
+    @Test func aLineThatIsNotUTF8IsSkippedAndTheOthersKept() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/jar.txt"
+        let lines = ["127.0.0.1\tFALSE\t/\tFALSE\t0\tfirst\t1\n", "127.0.0.1\tFALSE\t/\tFALSE\t0\tbad\t", "\n",
+                     "127.0.0.1\tFALSE\t/\tFALSE\t0\tlast\t3\n"]
+        let bytes = Data(lines[0].utf8) + Data(lines[1].utf8) + Data([0xFF, 0xFE]) + Data(lines[2].utf8) + Data(lines[3].utf8)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let r = try await Run.binary(["--no-tui", "-b", file, "-o", dir + "/a", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("skipped 1 unreadable line of cookie file '\(file)' (line 2)"), "\(r.stdout)")
+        let sent = try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8)
+        #expect(sent.contains("\"first\":\"1\"") && sent.contains("\"last\":\"3\""), "\(sent)")
+        #expect(!sent.contains("bad"), "\(sent)")
+    }
+
     /// DECISIONS 109: a `-b FILE`'s cookies are the run's own. They are sent, written by `-c`
     /// with what the servers set in the run, and never reach the persistent store, so a later
     /// run without `-b` does not send them (curl writes them nowhere without `-c`).
