@@ -103,3 +103,41 @@ import Testing
         #expect(r.stderr.contains(message.replacingOccurrences(of: "{fifo}", with: rig.fifo)), "\(r.stderr)")
     }
 }
+
+/// The monitor in a tmux pane: one SIGTERM ends it, with the terminal restored and the
+/// summary printed, while a task is blocked where no cancel reaches (a `file:` URL naming a
+/// FIFO without a writer).
+@Suite(.enabled(if: Tmux.available)) struct BlockedMonitorSignalTests {
+    /// The process whose command line holds `argument` (the FIFO's unique path).
+    static func pid(withArgument argument: String) -> pid_t? {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in all {
+            guard let pid = pid_t(entry),
+                  let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            let args = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if args.first?.hasSuffix("/transfertop") == true, args.contains(where: { $0.contains(argument) }) { return pid }
+        }
+        return nil
+    }
+
+    @Test func theMonitorEndsAtTheFirstSIGTERM() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let fifo = rig.dir + "/fifo"
+        guard mkfifo(fifo, 0o600) == 0 else { throw TestFailure("mkfifo: \(String(cString: strerror(errno)))") }
+        let command = "cd \(rig.dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(rig.dir)/state XDG_CONFIG_HOME=\(rig.dir)/config "
+            + "\(rig.binary) -o \(rig.dir)/out 'file://\(fifo)'; echo TT-EXITED $?; sleep 60"
+        try await rig.tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+        try await waitFor("the monitor to start") { Self.pid(withArgument: fifo) != nil }
+        let pid = try #require(Self.pid(withArgument: fifo))
+        try await waitFor("the monitor to block opening the FIFO") { BlockedInputSignalTests.isBlockedOpeningAFIFO(pid) }
+        _ = try await rig.tmux.waitFor { Tmux.row($0, "1.1") != nil }
+        kill(pid, SIGTERM)
+        let screen = try await rig.tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 1"), "\(screen)")
+        #expect(screen.contains("a task did not stop after the cancel; ending without it"), "\(screen)")
+        #expect(screen.contains("1 task: 0 succeeded"), "\(screen)")
+        #expect(try await rig.tmux.run(["display-message", "-p", "-t", "t", "#{alternate_on}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+}

@@ -17,6 +17,9 @@ final class MonitorLoop {
     let clock = ContinuousClock()
     let start: ContinuousClock.Instant
     var quitting: ContinuousClock.Instant?
+    /// How long a quit waits for the tasks to stop: `q` waits longer, a signal as long as line
+    /// mode does (`InterruptDeadline`), since `timeout` and systemd send SIGTERM only once.
+    var quitGrace: Duration = .seconds(10)
     var dirty = true
     /// Frame and key timings for the benchmark (`TRANSFERTOP_FRAME_LOG`), usually nil.
     let frameLog: FrameLog?
@@ -55,8 +58,11 @@ final class MonitorLoop {
         let frame = Duration.milliseconds(1000 / max(1, options.fps))
         var nextFrame = clock.now
         while true {
-            if signals.raised.exchange(0, ordering: .relaxed) != 0 { beginQuit("interrupted") }
-            if let q = quitting, runner.isFinished || clock.now - q > .seconds(10) { break }
+            if signals.raised.exchange(0, ordering: .relaxed) != 0 {
+                beginQuit("interrupted")
+                quitGrace = .seconds(InterruptDeadline.grace)
+            }
+            if let q = quitting, runner.isFinished || clock.now - q > quitGrace { break }
             let wait = max(Duration.zero, nextFrame - clock.now)
             let ms = Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
             handle(screen.read(milliseconds: max(1, ms)))
