@@ -93,6 +93,7 @@ enum Preparation {
         try Preflight.checkDistinctPaths(o)
         let out = try outputDirectory(o.outputDirectory)
         try Preflight.checkUpload(o.upload)
+        try Preflight.checkStreamedUpload(o)
         try Preflight.checkForm(o.form)
         try Preflight.checkCACertificate(o.caCertificate)
         try Preflight.checkNetrc(o.netrc)

@@ -219,6 +219,8 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["http://127.0.0.1:0/x"], fragment: "port 0 in"),
         BadInput(args: ["-i", "{dir}/ports.txt"], files: ["ports.txt": BadInput.text("\(url)\nhttp://127.0.0.1:65536/y\n")],
                  fragment: "line 2: port 65536 in"),
+        // A FIFO or device upload is read once, as -T - is.
+        BadInput(args: ["-T", "/dev/zero", url, url + "2"], fragment: "--upload '/dev/zero' is a device: it is read once, so give exactly one URL"),
         // A segmented upload needs a regular file of known size.
         BadInput(args: ["--segments", "2", "-T", "/dev/zero", url], fragment: "--segments needs a regular file of known size; '/dev/zero' is not one"),
         // --netrc-file: a syntax libcurl would refuse at every request is a usage error now.

@@ -17,6 +17,14 @@ enum Preflight {
         if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
     }
 
+    /// A FIFO, device or socket given to `-T` is read once, as a stream (as `-T -`): one URL.
+    static func checkStreamedUpload(_ o: Options) throws(UsageError) {
+        guard let path = o.upload, path != "-", let kind = FileKind.notRegular(path), kind != FileKind.directory else { return }
+        if o.urls.count != 1 || !o.inputFiles.isEmpty {
+            throw UsageError("--upload '\(SafeQuote.quote(path))' is \(kind): it is read once, so give exactly one URL")
+        }
+    }
+
     /// `--cert` and `--key` must be readable PEM files (libcurl's own message would only say
     /// "could not load PEM client certificate", after the connection was made).
     static func checkClientCertificate(_ c: ClientCertificate?) throws(UsageError) {
