@@ -19,7 +19,7 @@ enum Preflight {
 
     /// A FIFO, device or socket given to `-T` is read once, as a stream (as `-T -`): one URL.
     static func checkStreamedUpload(_ o: Options) throws(UsageError) {
-        guard let path = o.upload, path != "-", let kind = FileKind.notRegular(path), kind != FileKind.directory else { return }
+        guard let path = o.upload, path != "-", FileKind.isStream(path), let kind = FileKind.of(path) else { return }
         if o.urls.count != 1 || !o.inputFiles.isEmpty {
             throw UsageError("--upload '\(SafeQuote.quote(path))' is \(kind): it is read once, so give exactly one URL")
         }
@@ -53,7 +53,7 @@ enum Preflight {
             }
             // Each session reads the file when it starts: a FIFO would block it, or be empty
             // for the second. A device such as /dev/null reads at once.
-            if let kind = FileKind.notRegular(path), kind == FileKind.fifo || kind == FileKind.socket {
+            if let kind = FileKind.of(path), kind == .fifo || kind == .socket {
                 throw UsageError("cookie file '\(SafeQuote.quote(path))' is \(kind); -b reads a regular file")
             }
         }
@@ -71,7 +71,7 @@ enum Preflight {
     static func checkForm(_ fields: [FormField]) throws(UsageError) {
         for path in fields.compactMap(\.path) {
             try checkUpload(path)
-            if let kind = FileKind.notRegular(path) {
+            if let kind = FileKind.of(path), kind != .regular {
                 throw UsageError("--form file '\(SafeQuote.quote(path))' is \(kind); a form sends regular files (their length goes first)")
             }
         }
@@ -95,7 +95,7 @@ enum Preflight {
     /// A file read here and again when connections are made (`--cacert`, `--cert`, `--key`)
     /// must be a regular file: a FIFO would block this check, then the transfer.
     static func requireRegular(_ path: String, _ option: String) throws(UsageError) {
-        guard let kind = FileKind.notRegular(path), kind != FileKind.directory else { return }
+        guard let kind = FileKind.of(path), kind != .regular, kind != .directory else { return }
         throw UsageError("\(option) file '\(SafeQuote.quote(path))' is \(kind), not a regular file")
     }
 

@@ -1,30 +1,40 @@
 import Foundation
 
-/// What kind of thing a path names, by stat (which never blocks, where an open of a FIFO does).
-enum FileKind {
-    static let fifo = "a FIFO", socket = "a socket", device = "a device", directory = "a directory"
+/// What kind of thing a path names, by stat (which never blocks, where an open of a FIFO with
+/// no writer does).
+enum FileKind: Equatable, CustomStringConvertible {
+    case regular, directory, fifo, socket, device
 
-    /// nil for a regular file or a path that does not exist; else what it is, for a message.
-    static func notRegular(_ path: String) -> String? {
+    /// nil when nothing is at `path` (or it cannot be stat'ed).
+    static func of(_ path: String) -> FileKind? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         switch st.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFIFO: return fifo
-        case S_IFSOCK: return socket
-        case S_IFDIR: return directory
-        default: return device
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFIFO: return .fifo
+        case S_IFSOCK: return .socket
+        default: return .device
         }
     }
-}
 
-/// What kind of thing an upload path names.
-enum UploadSource {
-    /// Whether `path` exists and is not a regular file or a directory (a FIFO, a device, a
-    /// socket): it has no size to send up front and its open or read may block, so it is sent
-    /// as a stream.
+    /// Whether an upload of it is sent as a stream: it has no size to send up front, and its
+    /// open or reads may block, so it is read on a thread of its own.
     static func isStream(_ path: String) -> Bool {
-        guard let kind = FileKind.notRegular(path) else { return false }
-        return kind != FileKind.directory
+        switch of(path) {
+        case .fifo?, .socket?, .device?: return true
+        default: return false
+        }
+    }
+
+    /// For messages: "'x' is a FIFO".
+    var description: String {
+        switch self {
+        case .regular: return "a regular file"
+        case .directory: return "a directory"
+        case .fifo: return "a FIFO"
+        case .socket: return "a socket"
+        case .device: return "a device"
+        }
     }
 }

@@ -184,7 +184,7 @@ public final class Runner: @unchecked Sendable {
             }
             // RunDelegate gives standard input, or the pipe: read on a thread of its own, so a
             // FIFO without a writer never blocks the transfer thread.
-            if tp.file == "-" || tp.file.map(UploadSource.isStream) == true { return session.uploadTask(withStreamedRequest: request) }
+            if tp.file == "-" || tp.file.map(FileKind.isStream) == true { return session.uploadTask(withStreamedRequest: request) }
             return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: tp.file ?? "/dev/null"))
         }
     }
