@@ -155,6 +155,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--background", "a/b", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not 'a/b'"),
         BadInput(args: ["--background", "..", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not '..'"),
         BadInput(args: ["--background", "q", "--upload", "-", url], fragment: "--background cannot read --upload -"),
+        BadInput(args: ["--background", "q", "--upload", "/dev/zero", url], fragment: "--background cannot read --upload '/dev/zero': it is a device"),
         // attach takes the monitor's options only (DECISIONS 127).
         BadInput(args: ["attach", "m", "-o", "{dir}"], fragment: "'attach' takes no transfer options, only --no-tui, --theme, --fps and --yes"),
         BadInput(args: ["attach", "m", "--fps", "0"], fragment: "--fps"),

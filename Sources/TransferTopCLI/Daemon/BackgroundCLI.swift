@@ -121,6 +121,9 @@ enum BackgroundCLI {
         var options = given
         do {
             if options.upload == "-" { throw UsageError("--background cannot read --upload - (standard input ends with this command)") }
+            if let up = options.upload, up != "-", FileKind.isStream(up), let kind = FileKind.of(up) {
+                throw UsageError("--background cannot read --upload '\(SafeQuote.quote(up))': it is \(kind), read once by this command")
+            }
             if options.segments != nil { throw UsageError("--background does not take --segments yet (run the segmented upload here)") }
             if options.job != nil { throw UsageError("--background does not take --job yet (give the URLs or -i FILE)") }
             if options.prometheus != nil { throw UsageError("--background does not take --prometheus (the daemon serves no metrics port)") }
