@@ -51,7 +51,7 @@ public struct DaemonPaths: Sendable, Equatable {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw DaemonError("cannot create '\(SafeQuote.quote(path))': \(error.localizedDescription)")
+            throw DaemonError("cannot create '\(SafeQuote.quote(path))': \(SafeQuote.quote(DirectoryProblem.reason(creating: path, error), limit: 200))")
         }
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {

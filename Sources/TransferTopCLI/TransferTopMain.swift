@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -89,8 +90,10 @@ public enum TransferTopMain {
 /// error before any transfer starts).
 enum Preparation {
     static func plan(_ o: Options) throws -> RunPlan {
+        try Preflight.checkDistinctPaths(o)
         let out = try outputDirectory(o.outputDirectory)
         try Preflight.checkUpload(o.upload)
+        try Preflight.checkStreamedUpload(o)
         try Preflight.checkForm(o.form)
         try Preflight.checkCACertificate(o.caCertificate)
         try Preflight.checkNetrc(o.netrc)
@@ -146,9 +149,11 @@ enum Preparation {
         var urls: [String] = []
         for file in o.inputFiles {
             let shown = SafeQuote.quote(file)
-            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
-            guard let data, let text = String(data: data, encoding: .utf8) else { throw UsageError("cannot read input file '\(shown)'") }
+            let text = try TextFile.read(file, "input file")
+            let before = urls.count + repeats
             urls += try InputFile.parseURLs(in: text, file: shown, seen: &seen, repeats: &repeats)
+            // An empty list is most often a generator that failed: said, not run as nothing.
+            if urls.count + repeats == before { throw UsageError("input file '\(shown)' lists no URLs") }
         }
         return urls
     }
@@ -161,7 +166,7 @@ enum Preparation {
         var isDir: ObjCBool = false
         if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
             do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-                throw UsageError("cannot create output directory '\(raw)': \(error.localizedDescription)")
+                throw UsageError("cannot create output directory '\(raw)': \(DirectoryProblem.reason(creating: path, error))")
             }
         } else if !isDir.boolValue {
             throw UsageError("output directory '\(raw)' is not a directory")

@@ -40,6 +40,26 @@ import Testing
         #expect(SafeQuote.quote(String(repeating: "x", count: 100), limit: 10) == "xxxxxxxxxx…")
     }
 
+    /// Text from servers and files, escaped before it reaches a terminal: C0 (a tab only where
+    /// the caller keeps it), DEL, C1 and bidi overrides become visible escapes, so an ESC or
+    /// OSC sequence arrives as plain characters; everything else is kept.
+    @Test(arguments: [
+        ("plain ascii/x?y=1", false, "plain ascii/x?y=1"),
+        ("café ü 本 😀", false, "café ü 本 😀"),
+        ("\u{1B}[2J\u{1B}]0;pwned\u{07}", false, "\\x1B[2J\\x1B]0;pwned\\x07"),
+        ("a\tb", false, "a\\x09b"),
+        ("a\tb", true, "a\tb"),
+        ("a\r\nb\u{0}", true, "a\\x0D\\x0Ab\\x00"),
+        ("del\u{7F}", false, "del\\x7F"),
+        ("c1\u{9B}31m\u{85}", false, "c1\\x9B31m\\x85"),
+        ("evil\u{202E}txt.exe", false, "evil\\u{202E}txt.exe"),
+        ("", false, ""),
+    ] as [(String, Bool, String)])
+    func terminalTextIsEscaped(_ text: String, _ tabs: Bool, _ expected: String) {
+        #expect(TerminalText.safe(text, keepingTabs: tabs) == expected)
+        #expect(TerminalText.hasControlCharacters(text) == (text != TerminalText.safe(text)))
+    }
+
     @Test(arguments: [
         ("http://h/a%20b/ü.txt", "http://h/a%20b/%C3%BC.txt"),
         ("http://h/caf%C3%A9", "http://h/caf%C3%A9"),

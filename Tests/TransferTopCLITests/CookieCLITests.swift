@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// Issue 13 (S11) in the CLI: `-c FILE` writes the run's cookies at the end (Netscape format,
+/// Issue 13 in the CLI: `-c FILE` writes the run's cookies at the end (Netscape format,
 /// 0600) so that curl reads them; `-b FILE` sends them in the next run; `-b NAME=VALUE` sends
 /// a cookie string. The loopback server's `/cookies/set?K=V` sets cookies, `/cookies` echoes
 /// the Cookie header it got.
@@ -98,6 +98,26 @@ import Testing
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("skipped 1 unreadable line of cookie file"), "\(r.stdout)")
         #expect(try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8).contains("\"ok\":\"1\""))
+    }
+
+    /// A line that is not UTF-8 is skipped like any other bad line, by number; the lines
+    /// around it are still sent (the whole file used to be unreadable).
+    @Test func aLineThatIsNotUTF8IsSkippedAndTheOthersKept() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/jar.txt"
+        let lines = ["127.0.0.1\tFALSE\t/\tFALSE\t0\tfirst\t1\n", "127.0.0.1\tFALSE\t/\tFALSE\t0\tbad\t", "\n",
+                     "127.0.0.1\tFALSE\t/\tFALSE\t0\tlast\t3\n"]
+        let bytes = Data(lines[0].utf8) + Data(lines[1].utf8) + Data([0xFF, 0xFE]) + Data(lines[2].utf8) + Data(lines[3].utf8)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let r = try await Run.binary(["--no-tui", "-b", file, "-o", dir + "/a", "\(server.httpBase)/cookies"], environment: persistentEnv(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("skipped 1 unreadable line of cookie file '\(file)' (line 2)"), "\(r.stdout)")
+        let sent = try String(contentsOfFile: dir + "/a/cookies", encoding: .utf8)
+        #expect(sent.contains("\"first\":\"1\"") && sent.contains("\"last\":\"3\""), "\(sent)")
+        #expect(!sent.contains("bad"), "\(sent)")
     }
 
     /// DECISIONS 109: a `-b FILE`'s cookies are the run's own. They are sent, written by `-c`

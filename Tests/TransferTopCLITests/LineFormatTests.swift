@@ -20,6 +20,22 @@ import TransferKit
         #expect(LineFormat.line(task(1, .running, status: nil, bytes: 0), at: Date(), color: true).contains("\u{1B}[36m"))
     }
 
+    /// Text a server or a file supplied (a session name from an older job file, an error
+    /// message, a file name) is printed with its control characters escaped, in the line and
+    /// in the summary; the colour codes are ours and stay.
+    @Test func serverAndFileTextIsEscapedInLinesAndSummary() {
+        var t = task(1, .completed, status: nil, bytes: 0, error: TransferError(.badServerResponse, "bad \u{1B}]0;pwned\u{07}"),
+                     out: "/o/\u{1B}[2Jf")
+        t.sessionName = "s\u{9B}31m"
+        let line = LineFormat.line(t, at: Date(), color: true)
+        #expect(line.contains(" s\\x9B31m 1.1 ") && line.contains("error: bad \\x1B]0;pwned\\x07") && line.hasSuffix("-> /o/\\x1B[2Jf"), "\(line)")
+        #expect(!line.unicodeScalars.contains { $0 == "\u{07}" || $0 == "\u{9B}" })
+        #expect(line.contains("\u{1B}[31m"), "the state's own colour")
+        let summary = LineFormat.summary([t]) { _ in false }
+        #expect(summary.contains("s\\x9B31m") && summary.contains("/o/\\x1B[2Jf"), "\(summary)")
+        #expect(!summary.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" })
+    }
+
     @Test func summaryTable() {
         let tasks = [task(1, .completed, status: 200, bytes: 10, out: "/o/f1"),
                      task(2, .completed, status: 404, bytes: 11),

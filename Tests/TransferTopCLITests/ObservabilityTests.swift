@@ -63,6 +63,22 @@ import TransferKit
     }
 
     /// The monitor owns the screen: logging there needs a file (checked before any transfer).
+    /// A response header holding escape sequences (OSC retitle, clear screen) reaches the
+    /// `--trace` lines on stderr escaped, never as raw ESC or BEL.
+    @Test func traceEscapesControlCharactersFromTheServer() async throws {
+        let server = try RawResponseServer(response: Array(
+            "HTTP/1.1 200 OK\r\nX-Evil: \u{1B}]0;pwned\u{07}\u{1B}[2Jx\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
+        defer { server.stop() }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "--trace", "http://127.0.0.1:\(server.port)/f"],
+                                     environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("< X-Evil: \\x1B]0;pwned\\x07\\x1B[2Jx"), "\(r.stderr)")
+        #expect(!r.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" })
+        #expect(!r.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" })
+    }
+
     @Test func theMonitorNeedsALogFile() throws {
         var o = Options()
         o.trace = true

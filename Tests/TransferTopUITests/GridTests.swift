@@ -54,6 +54,12 @@ import Testing
         #expect(g.render() == "a?[2Jb")
     }
 
+    @Test func bidiOverridesAndC1ControlsNeverReachTheTerminal() {
+        var g = CellGrid(width: 12, height: 1)
+        g.write("a\u{202E}txt\u{9B}2Jb", column: 0, row: 0)
+        #expect(g.render() == "a?txt?2Jb")
+    }
+
     @Test func diffReportsRunsOfChangedCells() {
         let a = CellGrid(width: 10, height: 2)
         var b = a

@@ -146,12 +146,14 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
         change { jar in accepted.reduce(false) { jar.set($1, now: now) || $0 } }
     }
 
-    /// Reads a `-b FILE` (cookies.txt, or Set-Cookie lines standing for `origin`). Returns how
-    /// many lines were skipped, nil when the file could not be read.
-    public func importFile(_ file: String, origin: URL? = nil) -> Int? {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+    /// Reads a `-b FILE` (cookies.txt, or Set-Cookie lines standing for `origin`). Returns the
+    /// numbers of the lines skipped, nil when the file could not be read.
+    public func importFile(_ file: String, origin: URL? = nil) -> [Int]? {
+        guard let handle = FileHandle(forReadingAtPath: file) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() ?? Data() else { return nil }
         var incoming = CookieJar()
-        let skipped = incoming.merge(fileText: text, now: Self.now, origin: origin)
+        let skipped = incoming.merge(fileData: data, now: Self.now, origin: origin)
         change { jar in incoming.all.reduce(false) { jar.set($1, now: Self.now) || $0 } }
         return skipped
     }

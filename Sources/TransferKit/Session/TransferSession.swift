@@ -71,7 +71,9 @@ public final class TransferSession: @unchecked Sendable {
         for file in configuration.cookieFiles {
             switch own.importFile(file) {
             case nil: problems.append("cannot read cookie file '\(SafeQuote.quote(file))'")
-            case let n? where n > 0: problems.append("skipped \(n) unreadable line\(n == 1 ? "" : "s") of cookie file '\(SafeQuote.quote(file))'")
+            case let lines? where !lines.isEmpty:
+                let shown = lines.prefix(10).map(String.init).joined(separator: ", ") + (lines.count > 10 ? ", …" : "")
+                problems.append("skipped \(lines.count) unreadable line\(lines.count == 1 ? "" : "s") of cookie file '\(SafeQuote.quote(file))' (line\(lines.count == 1 ? "" : "s") \(shown))")
             default: break
             }
         }

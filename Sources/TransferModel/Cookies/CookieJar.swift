@@ -101,21 +101,43 @@ public struct CookieJar: Sendable, Equatable {
     public mutating func merge(fileText: String, now: Double, origin: URL? = nil) -> Int {
         var skipped = 0
         for raw in fileText.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
-            var line = Substring(raw)
-            if line.lowercased().hasPrefix("set-cookie:") {
-                let value = String(line.dropFirst(11))
-                // Without the URL it came from, its own Domain attribute stands for it (as libcurl
-                // reads such files): no Domain, no cookie.
-                let from = origin ?? Self.domainAttribute(value).flatMap { URL(string: "https://\($0)/") }
-                if let from, let c = CookieRules.parse(setCookie: value, from: from, now: now) { set(c, now: now) } else { skipped += 1 }
-                continue
-            }
-            var httpOnly = false
-            if line.hasPrefix("#HttpOnly_") { httpOnly = true; line = line.dropFirst(10) } else if line.hasPrefix("#") || line.allSatisfy(\.isWhitespace) { continue }
-            guard let c = Self.parseNetscapeLine(line, httpOnly: httpOnly, now: now) else { skipped += 1; continue }
-            if !c.isExpired(now: now) { set(c, now: now) }
+            if !merge(line: Substring(raw), now: now, origin: origin) { skipped += 1 }
         }
         return skipped
+    }
+
+    /// The same for a file's bytes, line by line: a line that is not UTF-8 is skipped like any
+    /// line not understood, and the others are kept. Returns the 1-based numbers of the
+    /// skipped lines (for a warning that names them).
+    public mutating func merge(fileData: some Collection<UInt8>, now: Double, origin: URL? = nil) -> [Int] {
+        var skipped: [Int] = []
+        for (i, bytes) in fileData.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else { skipped.append(i + 1); continue }
+            var line = Substring(text)
+            if line.last == "\r" { line = line.dropLast() }
+            if line.isEmpty { continue }
+            if !merge(line: line, now: now, origin: origin) { skipped.append(i + 1) }
+        }
+        return skipped
+    }
+
+    /// One line of a cookie file; false when it was not understood.
+    mutating func merge(line given: Substring, now: Double, origin: URL?) -> Bool {
+        var line = given
+        if line.lowercased().hasPrefix("set-cookie:") {
+            let value = String(line.dropFirst(11))
+            // Without the URL it came from, its own Domain attribute stands for it (as libcurl
+            // reads such files): no Domain, no cookie.
+            let from = origin ?? Self.domainAttribute(value).flatMap { URL(string: "https://\($0)/") }
+            guard let from, let c = CookieRules.parse(setCookie: value, from: from, now: now) else { return false }
+            set(c, now: now)
+            return true
+        }
+        var httpOnly = false
+        if line.hasPrefix("#HttpOnly_") { httpOnly = true; line = line.dropFirst(10) } else if line.hasPrefix("#") || line.allSatisfy(\.isWhitespace) { return true }
+        guard let c = Self.parseNetscapeLine(line, httpOnly: httpOnly, now: now) else { return false }
+        if !c.isExpired(now: now) { set(c, now: now) }
+        return true
     }
 
     static func domainAttribute(_ setCookie: String) -> String? {

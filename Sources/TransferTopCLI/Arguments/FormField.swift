@@ -17,12 +17,15 @@ public enum FormField: Sendable, Equatable, Codable {
             throw UsageError("bad --form '\(SafeQuote.quote(text, limit: 30))' (expected NAME=VALUE, NAME=@FILE or NAME=<FILE)")
         }
         let name = String(text[..<eq])
+        try refuseLineBreaks(name, "the field name", in: text)
         let rest = text[text.index(after: eq)...]
         guard let marker = rest.first, marker == "@" || marker == "<" else { return .value(name: name, String(rest)) }
         var (path, options) = try splitPath(rest.dropFirst(), in: text)
         guard !path.isEmpty else { throw UsageError("bad --form '\(SafeQuote.quote(text, limit: 30))': no file name after \(marker)") }
         let type = options.removeValue(forKey: "type")
         let filename = options.removeValue(forKey: "filename")
+        if let type { try refuseLineBreaks(type, "type=", in: text) }
+        if let filename { try refuseLineBreaks(filename, "filename=", in: text) }
         if let unknown = options.keys.sorted().first {
             throw UsageError("bad --form '\(SafeQuote.quote(text, limit: 30))': unknown option '\(SafeQuote.quote(unknown))' (type= and filename= are known)")
         }
@@ -31,6 +34,13 @@ public enum FormField: Sendable, Equatable, Codable {
             return .contents(name: name, path: path, type: type)
         }
         return .file(name: name, path: path, type: type, filename: filename)
+    }
+
+    /// The name, `type=` and `filename=` go into the part's header lines: CR, LF or NUL in
+    /// one would end a line early and add a header of the user's text (as `-H` refuses).
+    private static func refuseLineBreaks(_ value: String, _ what: String, in whole: String) throws(UsageError) {
+        guard value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else { return }
+        throw UsageError("bad --form '\(SafeQuote.quote(whole, limit: 60))': \(what) contains CR, LF or NUL")
     }
 
     /// The path (quoted or up to the first `;`) and the `key=value` options after it.

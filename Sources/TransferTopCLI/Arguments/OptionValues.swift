@@ -68,9 +68,13 @@ enum OptionValues {
         return kind
     }
 
-    /// `-A`: a User-Agent value that may be sent (no CR, LF or NUL); empty sends none, as curl.
+    /// `-A`: a User-Agent value that may be sent (no CR, LF or NUL, and no other control
+    /// character: servers log it and show it); empty sends none, as curl.
     static func userAgent(_ v: String) throws(UsageError) -> String {
         if let problem = HeaderValidation.problem(HTTPHeader("User-Agent", v)) { throw UsageError("bad --user-agent: \(problem)") }
+        if TerminalText.hasControlCharacters(v) {
+            throw UsageError("bad --user-agent '\(SafeQuote.quote(v, limit: 40))': it contains a control character")
+        }
         return v
     }
 

@@ -14,6 +14,9 @@ extension Options {
     /// daemon that receives, so a client of its own making cannot slip one past.
     func checkBackgroundSubmission() throws(UsageError) {
         if upload == "-" { throw UsageError("--background cannot read --upload - (standard input ends with this command)") }
+        if let up = upload, up != "-", FileKind.isStream(up), let kind = FileKind.of(up) {
+            throw UsageError("--background cannot read --upload '\(SafeQuote.quote(up))': it is \(kind), read once by this command")
+        }
         if segments != nil { throw UsageError("--background does not take --segments yet (run the segmented upload here)") }
         if job != nil { throw UsageError("--background does not take --job yet (give the URLs or -i FILE)") }
         if prometheus != nil { throw UsageError("--background does not take --prometheus (the daemon serves no metrics port)") }

@@ -17,14 +17,11 @@ enum Preflight {
         if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
     }
 
-    /// `--netrc-file` must be a readable file (libcurl would otherwise ignore it silently and
-    /// send no credentials).
-    static func checkNetrc(_ netrc: NetrcUse?) throws(UsageError) {
-        guard let path = netrc?.file else { return }
-        var isDir: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) || isDir.boolValue
-            || !FileManager.default.isReadableFile(atPath: path) {
-            throw UsageError("cannot read netrc file '\(SafeQuote.quote(path))'")
+    /// A FIFO, device or socket given to `-T` is read once, as a stream (as `-T -`): one URL.
+    static func checkStreamedUpload(_ o: Options) throws(UsageError) {
+        guard let path = o.upload, path != "-", FileKind.isStream(path), let kind = FileKind.of(path) else { return }
+        if o.urls.count != 1 || !o.inputFiles.isEmpty {
+            throw UsageError("--upload '\(SafeQuote.quote(path))' is \(kind): it is read once, so give exactly one URL")
         }
     }
 
@@ -33,6 +30,7 @@ enum Preflight {
     static func checkClientCertificate(_ c: ClientCertificate?) throws(UsageError) {
         guard let c else { return }
         for (path, option, marker) in [(c.file, "--cert", "-----BEGIN CERTIFICATE-----")] + (c.key.map { [($0, "--key", "PRIVATE KEY-----")] } ?? []) {
+            try requireRegular(path, option)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
                   let data = FileManager.default.contents(atPath: path) else {
@@ -53,6 +51,11 @@ enum Preflight {
             if !fm.fileExists(atPath: path, isDirectory: &isDir) || isDir.boolValue || !fm.isReadableFile(atPath: path) {
                 throw UsageError("cannot read cookie file '\(SafeQuote.quote(path))' (a value without '=' is a file name)")
             }
+            // Each session reads the file when it starts: a FIFO would block it, or be empty
+            // for the second. A device such as /dev/null reads at once.
+            if let kind = FileKind.of(path), kind == .fifo || kind == .socket {
+                throw UsageError("cookie file '\(SafeQuote.quote(path))' is \(kind); -b reads a regular file")
+            }
         }
         guard let jar else { return }
         var isDir: ObjCBool = false
@@ -63,9 +66,15 @@ enum Preflight {
         if !fm.isWritableFile(atPath: dir) { throw UsageError("cannot write the cookie jar '\(SafeQuote.quote(jar))': its directory is not writable") }
     }
 
-    /// Every `--form` file must be a readable regular file too.
+    /// Every `--form` file must be a readable regular file too: a form is sent with its
+    /// length, taken from the file's size (a FIFO or device has none, and would block).
     static func checkForm(_ fields: [FormField]) throws(UsageError) {
-        for path in fields.compactMap(\.path) { try checkUpload(path) }
+        for path in fields.compactMap(\.path) {
+            try checkUpload(path)
+            if let kind = FileKind.of(path), kind != .regular {
+                throw UsageError("--form file '\(SafeQuote.quote(path))' is \(kind); a form sends regular files (their length goes first)")
+            }
+        }
     }
 
     /// `--cacert` must hold at least one PEM certificate; libcurl would otherwise fail every
@@ -73,6 +82,7 @@ enum Preflight {
     static func checkCACertificate(_ path: String?) throws(UsageError) {
         guard let path else { return }
         let shown = SafeQuote.quote(path)
+        try requireRegular(path, "--cacert")
         guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("cannot read CA file '\(shown)'")
         }
@@ -80,6 +90,13 @@ enum Preflight {
         if data.range(of: marker) == nil {
             throw UsageError("CA file '\(shown)' holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)")
         }
+    }
+
+    /// A file read here and again when connections are made (`--cacert`, `--cert`, `--key`)
+    /// must be a regular file: a FIFO would block this check, then the transfer.
+    static func requireRegular(_ path: String, _ option: String) throws(UsageError) {
+        guard let kind = FileKind.of(path), kind != .regular, kind != .directory else { return }
+        throw UsageError("\(option) file '\(SafeQuote.quote(path))' is \(kind), not a regular file")
     }
 
     /// `--csv` / `--har`: the parent directory is writable, the file does not exist (unless

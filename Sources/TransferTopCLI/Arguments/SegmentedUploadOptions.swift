@@ -37,8 +37,15 @@ enum SegmentedUploadOptions {
     /// named). A file that cannot be read here is left to the upload, which says why.
     static func checkSize(_ upload: String, segmentSize: Int64) throws(UsageError) {
         var st = stat()
-        guard stat(upload, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
+        guard stat(upload, &st) == 0 else { return }
         let shown = SafeQuote.quote(upload)
+        let type = st.st_mode & S_IFMT
+        // Segments are cut by offset and a failed one is read again: a device, FIFO or socket
+        // has no size to cut and cannot be read twice. (A directory is refused with the uploads.)
+        if type != S_IFREG && type != S_IFDIR {
+            throw UsageError("--segments needs a regular file of known size; '\(shown)' is not one (send it without --segments)")
+        }
+        guard type == S_IFREG else { return }
         if st.st_size == 0 {
             throw UsageError("--segments: '\(shown)' is empty; there is nothing to send in segments (send it without --segments)")
         }

@@ -26,6 +26,11 @@ enum URLCheck {
             throw UsageError("unsupported scheme '\(SafeQuote.quote(schemeName, limit: 16))' in '\(shown)' (use \(URLScheme.supportedList))")
         }
         guard !scheme.needsHost || url.host?.isEmpty == false else { throw UsageError("not a URL: '\(shown)'") }
+        // Foundation parses any run of digits as a port; libcurl refuses one past 65535 only
+        // when the task starts, and port 0 names no server.
+        if let port = url.port, !(1...65535).contains(port) {
+            throw UsageError("port \(port) in '\(shown)' is not from 1 to 65535")
+        }
         // A data: URL carries its body: a malformed one is a usage error now, not a failed task.
         if scheme == .data {
             do { _ = try DataURL.parse(url.absoluteString) } catch { throw UsageError(error.description) }

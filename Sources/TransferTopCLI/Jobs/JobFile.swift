@@ -2,7 +2,7 @@ import Foundation
 import TransferKit
 import TransferTopUI
 
-/// An error in a job file, naming file, line and field (SPEC T9).
+/// An error in a job file, naming file, line and field.
 public struct JobFileError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String
     public var line: Int
@@ -17,8 +17,7 @@ public struct JobFileError: Error, Sendable, Equatable, CustomStringConvertible 
 /// tables; toml++ (through TOMLKit) parses, this reads the fields and names the line of a bad one.
 public enum JobFile {
     public static func load(_ path: String, outputDirectory: String, defaults: Options = Options()) throws -> RunPlan {
-        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read job file '\(path)'") }
-        guard let text = String(data: data, encoding: .utf8) else { throw UsageError("job file '\(path)' is not UTF-8") }
+        let text = try TextFile.read(path, "job file")
         let base = (path as NSString).deletingLastPathComponent
         let sessions: [SessionPlan]
         do {
@@ -102,7 +101,12 @@ struct JobReader {
             let value = table[key]!
             let fail = { (m: String) in self.fail(path + "." + key, key, m) }
             switch (key, value) {
-            case ("name", .string(let v)): s.name = v
+            case ("name", .string(let v)):
+                // Line mode and the monitor print the name: no terminal control sequences.
+                guard !TerminalText.hasControlCharacters(v) else {
+                    throw fail("must not contain control characters, not \"\(SafeQuote.quote(v, limit: 30))\"")
+                }
+                s.name = v
             case ("kind", .string(let v)):
                 guard let k = Options.SessionChoice(rawValue: v) else { throw fail("must be \"default\" or \"ephemeral\", not \"\(SafeQuote.quote(v, limit: 20))\"") }
                 s.kind = k

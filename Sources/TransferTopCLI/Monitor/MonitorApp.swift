@@ -11,6 +11,7 @@ public enum MonitorApp {
     public static func run(_ runner: Runner, options: Options, environment: [String: String],
                            stayUntilQuit: Bool, daemon: DaemonFeed? = nil) async -> Int32 {
         let status = await loop(runner, options: options, environment: environment, daemon: daemon, attached: nil)
+        if !runner.isFinished { Output.shared.error("transfertop: no task stopped for a while after the cancel; ending without the ones left") }
         // After the terminal is back: the summary, for the scrollback.
         Output.shared.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
         if let text = runner.interruptionMessage() { Output.shared.line(text) }

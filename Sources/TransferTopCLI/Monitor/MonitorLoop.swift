@@ -16,7 +16,13 @@ final class MonitorLoop {
     let screen: CursesScreen
     let clock = ContinuousClock()
     let start: ContinuousClock.Instant
+    /// When the quit began, or the last task stopped since: the grace counts from there.
     var quitting: ContinuousClock.Instant?
+    /// How many tasks had stopped at `quitting`.
+    var quitStopped = 0
+    /// How long a quit waits with no task stopping: `q` waits longer, a signal as long as line
+    /// mode does (`InterruptDeadline`), since `timeout` and systemd send SIGTERM only once.
+    var quitGrace: Duration = .seconds(10)
     var dirty = true
     /// Frame and key timings for the benchmark (`TRANSFERTOP_FRAME_LOG`), usually nil.
     let frameLog: FrameLog?
@@ -55,8 +61,15 @@ final class MonitorLoop {
         let frame = Duration.milliseconds(1000 / max(1, options.fps))
         var nextFrame = clock.now
         while true {
-            if signals.raised.exchange(0, ordering: .relaxed) != 0 { beginQuit("interrupted") }
-            if let q = quitting, runner.isFinished || clock.now - q > .seconds(10) { break }
+            if signals.raised.exchange(0, ordering: .relaxed) != 0 {
+                beginQuit("interrupted")
+                quitGrace = .seconds(InterruptDeadline.grace)
+            }
+            if quitting != nil, runner.finishedCount != quitStopped {
+                quitStopped = runner.finishedCount
+                quitting = clock.now
+            }
+            if let q = quitting, runner.isFinished || clock.now - q > quitGrace { break }
             let wait = max(Duration.zero, nextFrame - clock.now)
             let ms = Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
             let input = screen.read(milliseconds: max(1, ms))
@@ -134,6 +147,7 @@ final class MonitorLoop {
     func beginQuit(_ why: String) {
         guard quitting == nil else { return }
         quitting = clock.now
+        quitStopped = runner.finishedCount
         // Background sessions are the daemon's: quitting only detaches from them.
         let detach = model.sessions.contains { model.isDaemonSession($0.id) } ? " (background tasks go on in the daemon)" : ""
         model.statusMessage = model.attachedSession != nil && runner.taskSnapshots().isEmpty

@@ -59,7 +59,9 @@ struct LogFileHandler: LogHandler {
         if let extra = event.metadata { all.merge(extra) { $1 } }
         let fields = all.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         let text = "\(ExportTimestamp.iso8601(Date())) \(event.level) \(label): \(event.message)\(fields)"
-        destination.write(Redaction.redactText(text))
+        // Header values and notes come from servers; the log is read on a terminal (and in
+        // line mode is stderr): their control characters are escaped, tabs kept.
+        destination.write(TerminalText.safe(Redaction.redactText(text), keepingTabs: true))
     }
 }
 

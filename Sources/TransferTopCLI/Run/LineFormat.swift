@@ -9,16 +9,17 @@ public enum LineFormat {
         let state = DisplayState(t)
         // Appended into one string sized once: two lines per URL of a long list, where an
         // array of fields joined was a tenth of the delegate queue's time.
-        let url = Redaction.redactURL(t.currentURL)
+        // Server- and file-supplied text is escaped (TerminalText); the colour codes are ours.
+        let url = TerminalText.safe(Redaction.redactURL(t.currentURL))
         var line = timestamp(date)
         line.reserveCapacity(64 + t.sessionName.utf8.count + url.utf8.count + (t.outputPath?.utf8.count ?? 0))
-        for field in [t.sessionName, t.id.description, paint(DisplayState.text(t), state, color), url,
+        for field in [TerminalText.safe(t.sessionName), t.id.description, paint(DisplayState.text(t), state, color), url,
                       Units.bytes(TransferRates.progressBytes(t)), t.statusCode.map(String.init) ?? "-"] {
             line += " "
             line += field
         }
-        if let e = t.error, state != .cancelled { line += " error: " + Redaction.redactText(e.message) }
-        if let out = t.outputPath { line += " -> " + out }
+        if let e = t.error, state != .cancelled { line += " error: " + TerminalText.safe(Redaction.redactText(e.message)) }
+        if let out = t.outputPath { line += " -> " + TerminalText.safe(out) }
         return line
     }
 
@@ -101,8 +102,8 @@ public enum LineFormat {
 
     static func row(_ t: TaskSnapshot) -> [String] {
         let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
-        return [t.id.description, t.sessionName, DisplayState.text(t), t.statusCode.map(String.init) ?? "-",
+        return [t.id.description, TerminalText.safe(t.sessionName), DisplayState.text(t), t.statusCode.map(String.init) ?? "-",
                 Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-",
-                t.outputPath ?? Redaction.redactURL(t.currentURL)]
+                TerminalText.safe(t.outputPath ?? Redaction.redactURL(t.currentURL))]
     }
 }

@@ -17,15 +17,21 @@ public enum LineMode {
         let meter = LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
             .map { LineProgress(mode: $0, runner: runner, lines: lines) }
         runner.setEventSink(stateAndProgressOnly: true, sink(runner, color: color, progress: meter) { lines.line($0) })
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let deadline = InterruptDeadline { endedContinuation.finish() }
         let signals = SignalWatcher { signo in
             meter?.stop()
             lines.clearStatus()
             out.line("transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data")
             runner.interrupt()
+            deadline.arm(stopped: { runner.finishedCount }) {
+                out.error("transfertop: no task stopped for \(Int(InterruptDeadline.grace)) s after the cancel; ending without the ones left")
+            }
         }
         runner.start()
-        for n in runner.takeNotices() { out.line("note: \(n)") }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in runner.whenFinished { c.resume() } }
+        for n in runner.takeNotices() { out.line("note: " + TerminalText.safe(n)) }
+        runner.whenFinished { deadline.finish() }
+        for await _ in ended {}
         signals.cancel()
         meter?.stop()
         lines.close()
@@ -56,13 +62,13 @@ public enum LineMode {
             guard case .taskStateChanged = event.kind, let id = event.taskIdentifier,
                   let task = runner.task(TaskID(session: session.sessionID, task: id)) else { return }
             write(LineFormat.line(task.snapshot(), at: event.date, color: color))
-            for n in runner.takeNotices() { write("note: \(n)") }
+            for n in runner.takeNotices() { write("note: " + TerminalText.safe(n)) }
         }
     }
 
     /// After the run: notices, the summary table, the exports, the exit status.
     static func finish(_ runner: Runner, out: Output) -> Int32 {
-        for n in runner.takeNotices() { out.line("note: \(n)") }
+        for n in runner.takeNotices() { out.line("note: " + TerminalText.safe(n)) }
         out.line("")
         let all = runner.taskSnapshots()
         // Streamed in 64 KiB writes: a 100,000-row table is never one string.

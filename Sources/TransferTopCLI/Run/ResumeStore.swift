@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -23,8 +24,12 @@ public struct ResumeStore: Sendable {
     func path(_ key: String) -> String { directory + "/" + key + ".resume" }
 
     public func save(_ data: Data, url: String, outputDirectory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CLIError("cannot create the state directory '\(directory)': \(DirectoryProblem.reason(creating: directory, error))")
+        }
         let final = path(Self.key(url: url, outputDirectory: outputDirectory))
         let temp = final + ".\(getpid()).tmp"
         // Credentials never reach the disk: the next run takes them from its command line.

@@ -34,6 +34,8 @@ public final class Runner: @unchecked Sendable {
         var placementErrors: [TaskID: String] = [:]
         /// `--upload -` gave standard input to a task already.
         var standardInputTaken = false
+        /// Uploads from a FIFO, device or socket whose stream was given (once each).
+        var streamsTaken: Set<TaskID> = []
         var heldResumeData: [TaskID: Data] = [:]
         /// Tasks continued with `R`, and the task that continues each.
         var continuedAs: [TaskID: TaskID] = [:]
@@ -182,7 +184,9 @@ public final class Runner: @unchecked Sendable {
                     return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: gone ?? tp.form.compactMap(\.path).first ?? "/dev/null"))
                 }
             }
-            if tp.file == "-" { return session.uploadTask(withStreamedRequest: request) }  // RunDelegate gives stdin
+            // RunDelegate gives standard input, or the pipe: read on a thread of its own, so a
+            // FIFO without a writer never blocks the transfer thread.
+            if tp.file == "-" || tp.file.map(FileKind.isStream) == true { return session.uploadTask(withStreamedRequest: request) }
             return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: tp.file ?? "/dev/null"))
         }
     }
@@ -336,15 +340,20 @@ final class RunDelegate: TransferDownloadDelegate, TransferDataDelegate, @unchec
         runner.downloadBodyFinished(session, downloadTask, body: body)
     }
 
-    /// `--upload -`: standard input, once (a 307 that must resend it fails the task, as there
-    /// is no second copy of a pipe).
+    /// `--upload -` (standard input) or a FIFO, device or socket: read once (a 307 that must
+    /// resend it fails the task, as there is no second copy of a pipe).
     func session(_ session: TransferSession, task: TransferTask,
                  needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
-        let first = runner.state.withLock { s -> Bool in
-            defer { s.standardInputTaken = true }
-            return !s.standardInputTaken
+        let id = TaskID(session: session.sessionID, task: task.taskIdentifier)
+        let path = runner.state.withLock { s -> String? in
+            let file = s.plans[id]?.file ?? "-"
+            if file == "-" {
+                defer { s.standardInputTaken = true }
+                return s.standardInputTaken ? nil : "/dev/stdin"
+            }
+            return s.streamsTaken.insert(id).inserted ? file : nil
         }
-        completionHandler(first ? InputStream(fileAtPath: "/dev/stdin") : nil)
+        completionHandler(path.flatMap { InputStream(fileAtPath: $0) })
     }
 
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {

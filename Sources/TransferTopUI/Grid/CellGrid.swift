@@ -1,3 +1,5 @@
+import TransferModel
+
 /// An in-memory screen: views draw here, a backend flushes the difference.
 ///
 /// Every write is clipped to the grid, so a view never needs to know whether it fits; any
@@ -92,10 +94,10 @@ extension CellGrid {
         }
     }
 
-    /// A raw control byte (from a URL or a header) must never reach the terminal.
+    /// A raw control byte (from a URL or a header) must never reach the terminal, nor a bidi
+    /// override that would reorder what follows it on the row (`UnicodeSafety`).
     private func isControl(_ character: Character) -> Bool {
-        guard let v = character.unicodeScalars.first?.value else { return false }
-        return v < 0x20 || (0x7F..<0xA0).contains(v)
+        character.unicodeScalars.contains(where: UnicodeSafety.isUnsafe)
     }
 
     /// Before overwriting a cell, blanks the other half of any wide grapheme it belongs to,

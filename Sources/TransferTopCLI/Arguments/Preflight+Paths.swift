@@ -1,0 +1,27 @@
+import Foundation
+import TransferKit
+
+extension Preflight {
+    /// No two outputs of a run (`--csv`, `--har`, `-c`, `--log-file`, `-o`) are one path, and
+    /// none is a file the run reads: one would overwrite the other after the transfers, or
+    /// the run would replace its own input. `-b` and `-c` may name one file (curl's idiom).
+    static func checkDistinctPaths(_ o: Options) throws(UsageError) {
+        let outputs: [(String, String?)] = [("--csv", o.csv), ("--har", o.har), ("--cookie-jar", o.cookieJar),
+                                            ("--log-file", o.logFile), ("--output-dir", o.outputDirectory)]
+        var inputs: [(String, String?)] = [("--upload", o.upload), ("--job", o.job), ("--netrc-file", o.netrc?.file),
+                                           ("--cacert", o.caCertificate)]
+        inputs += o.inputFiles.map { ("--input-file", $0) } + o.form.compactMap(\.path).map { ("--form", $0) }
+        let named = outputs.compactMap { option, path in path.map { (option, $0, canonical($0)) } }
+        let read = inputs.compactMap { option, path in path.flatMap { $0 == "-" ? nil : (option, $0, canonical($0)) } }
+        for (i, a) in named.enumerated() {
+            for b in named[(i + 1)...] + read where a.2 == b.2 {
+                throw UsageError("\(a.0) '\(SafeQuote.quote(a.1))' and \(b.0) '\(SafeQuote.quote(b.1))' name the same file")
+            }
+        }
+    }
+
+    /// The absolute path with `.`, `..` and symbolic links of the parts that exist resolved.
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: absolutePath(path)).resolvingSymlinksInPath().path
+    }
+}
