@@ -29,6 +29,12 @@ import Testing
             #expect((attributes?[.size] as? Int ?? 0) > 0, "\(file) missing or empty")
         }
         #expect(FileManager.default.isExecutableFile(atPath: dir + "/prefix/bin/transfertop"))
+        // Installed stripped: smaller than the binary it was built as, and it still runs (the
+        // completion scripts above came from it).
+        let built = try FileManager.default.attributesOfItem(atPath: binary)[.size] as? Int ?? 0
+        let installed = try FileManager.default.attributesOfItem(atPath: dir + "/prefix/bin/transfertop")[.size] as? Int ?? 0
+        #expect(installed > 0 && installed < built, "installed \(installed) bytes, built \(built)")
+        #expect(r.stdout.contains("installed transfertop "), "\(r.stdout)")
         #expect(try String(contentsOfFile: share + "zsh/site-functions/_transfertop", encoding: .utf8).hasPrefix("#compdef transfertop"))
         // The daemon's user unit runs the installed binary.
         let unit = try String(contentsOfFile: dir + "/prefix/lib/systemd/user/transfertop.service", encoding: .utf8)
