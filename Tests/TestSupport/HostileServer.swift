@@ -23,18 +23,39 @@ public final class HostileServer: @unchecked Sendable {
         public var repeatCount: Int
         public var tail: [UInt8]
         public var holdsOpen: Bool
+        /// Held after `head` until the test opens it.
+        public var gate: Gate?
 
-        public init(_ head: [UInt8], repeating unit: [UInt8] = [], count: Int = 0, tail: [UInt8] = [], holdsOpen: Bool = false) {
+        public init(_ head: [UInt8], repeating unit: [UInt8] = [], count: Int = 0, tail: [UInt8] = [],
+                    holdsOpen: Bool = false, gate: Gate? = nil) {
             self.head = head
             self.unit = unit
             self.repeatCount = count
             self.tail = tail
             self.holdsOpen = holdsOpen
+            self.gate = gate
         }
 
         public init(_ text: String, holdsOpen: Bool = false) {
             self.init(Array(text.utf8), holdsOpen: holdsOpen)
         }
+    }
+
+    /// A point in a reply where the server waits for the test: the test waits for a
+    /// response to arrive there, acts, then opens it (one response per gate).
+    public final class Gate: @unchecked Sendable {
+        // @unchecked: two semaphores, safe from any thread.
+        let arrived = DispatchSemaphore(value: 0)
+        let opened = DispatchSemaphore(value: 0)
+
+        public init() {}
+
+        public func waitForArrival() async throws {
+            let came = await offPool { [arrived] in arrived.wait(timeout: .now() + eventDeadline) == .success }
+            if !came { throw HostileServerError(what: "no response reached the gate within \(eventDeadline) s") }
+        }
+
+        public func open() { opened.signal() }
     }
 
     public let port: Int
@@ -114,6 +135,10 @@ public final class HostileServer: @unchecked Sendable {
             lock.withLock { paths.append(path) }
             let reply = routes[path] ?? Reply("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             guard send(fd, reply.head) else { return }
+            if let gate = reply.gate {
+                gate.arrived.signal()
+                gate.opened.wait()
+            }
             for _ in 0..<max(reply.repeatCount, 0) { guard send(fd, reply.unit) else { return } }
             guard send(fd, reply.tail) else { return }
             if !reply.holdsOpen { return }
