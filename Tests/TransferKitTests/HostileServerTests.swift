@@ -13,7 +13,36 @@ import Testing
         "/announced-big": .init("HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\nConnection: close\r\n\r\n0123456789"),
         "/loop-3": .init("HTTP/1.1 302 Found\r\nLocation: /loop-3\r\nContent-Length: 0\r\n\r\n"),
         "/loop-0": .init("HTTP/1.1 302 Found\r\nLocation: /loop-0\r\nContent-Length: 0\r\n\r\n"),
+        // Every request, ranged or not, gets the first half of the file as a 206.
+        "/wrong-range": .init("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9/20\r\nContent-Length: 10\r\nETag: \"e\"\r\n\r\n0123456789"),
     ]
+
+    /// A resume answered with the wrong Content-Range: that hop's record says so and the
+    /// download starts again from zero; the plain GET's 206 then fails the task, naming it.
+    /// The partial file is never extended with the wrong bytes.
+    @Test func aResumeAnsweredWithTheWrongRangeIsNamed() async throws {
+        let server = try Self.server.get()
+        let directory = try privateDirectory("wrong-range")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let partial = directory + "/.wrong-range.ttpart"
+        try Data("ABCDEFGHIJ".utf8).write(to: URL(fileURLWithPath: partial))
+        let resume = ResumeData(url: server.base + "/wrong-range", method: "GET", requestHeaders: [], entityTag: "\"e\"",
+                                lastModified: nil, bytesReceived: 10, expectedTotal: 20, partialFilePath: partial, createdAt: Date(),
+                                sessionKindName: "ephemeral", originalTaskIdentifier: 1).encoded()
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig { $0.downloadDirectory = directory }, delegate: rec)
+        defer { session.finishTasksAndInvalidate() }
+        session.downloadTask(withResumeData: resume).resume()
+        try await rec.waitForCompletion()
+        let error = try #require(rec.error)
+        #expect(error.code == .badServerResponse && error.message.contains("206 Partial Content to a request without Range"),
+                "\(error)")
+        let hops = try #require(rec.state.withLock { $0.metrics }).transactionMetrics
+        #expect(hops.count == 2)
+        #expect(hops.first?.errorDescription?.contains("starts at byte 0, not at byte 10 where the partial file ends") == true,
+                "\(hops.map(\.errorDescription))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
 
     static let codes: [String: TransferError.Code] = [
         "/short-body": .networkConnectionLost, "/short-chunked": .networkConnectionLost,

@@ -62,3 +62,21 @@ import Testing
         #expect(!CurlErrorMapping.isResumable(ServerFault.badChunkedEncoding.code))
     }
 }
+
+/// What a refused answer to a range request says about it.
+@Suite struct RestartReasonTests {
+    @Test(arguments: [
+        (ResumeResponseDecision.RestartReason.wrongStart(expected: 10, actual: 0), "starts at byte 0, not at byte 10"),
+        (.totalChanged(expected: 20, actual: 30), "a total of 30 bytes, not the 20"),
+        (.contentRangeMissing, "206 has no Content-Range"),
+        (.contentRangeMalformed("bytes x-y/z\r\n"), "malformed Content-Range 'bytes x-y/z\\x0D\\x0A'"),
+        (.contentEncoded("gzip"), "content-encoded (gzip)"),
+        (.validatorChanged("ETag \"a\" became \"b\""), "the resource changed since the partial file"),
+        (.notSatisfiable("416 total 5 is not the offset 10"), "the server's 416 total 5"),
+        (.rangeIgnored, "ignored the range"),
+    ] as [(ResumeResponseDecision.RestartReason, String)])
+    func namesWhatTheServerGotWrong(_ reason: ResumeResponseDecision.RestartReason, _ words: String) {
+        #expect(reason.message.contains(words), "\(reason.message)")
+        #expect(reason.message.hasSuffix("; started again from byte 0"))
+    }
+}

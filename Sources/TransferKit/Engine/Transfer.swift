@@ -61,6 +61,8 @@ final class Transfer {
     /// The errno of a failed write to the download file (0: none), for the advice the
     /// failure ends with.
     var writeErrno: Int32 = 0
+    /// Why the current hop's answer to a range request was refused (`restartFromZeroPending`).
+    var restartReason: String?
 
     // Flow control (A2): suspend is a state machine, not one call.
     var wantPaused = false
