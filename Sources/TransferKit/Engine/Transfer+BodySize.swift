@@ -7,14 +7,9 @@ import TransferModel
 /// transfer's `sinkFailure`, so the body callback refuses the next bytes and the task fails
 /// with it; the error is not resumable, so a download's partial file is removed.
 extension Transfer {
-    var bodySizeLimit: BodySizeLimit {
-        BodySizeLimit(maximum: engine.configuration.maximumContentLength, ratio: engine.configuration.maximumDecodedRatio)
-    }
-
     /// The final response's head: a Content-Length over the maximum fails before any byte.
     func checkAnnouncedSize(_ response: TransferResponse) {
-        guard sinkFailure == nil, !alreadyComplete, engine.configuration.maximumContentLength != nil,
-              !response.isContentDecoded else { return }
+        guard sinkFailure == nil, !alreadyComplete, bodySizeLimit.maximum != nil, !response.isContentDecoded else { return }
         fail(bodySizeLimit.check(announced: response.expectedContentLength, alreadyStored: resumeOffset))
     }
 

@@ -58,6 +58,10 @@ final class Transfer {
     var smallBody = Data()
     static let smallBodyLimit = 64 * 1024
     var sinkFailure: TransferError?
+    /// The configuration's size limits, read once: the body callback checks them for every
+    /// chunk (Transfer+BodySize).
+    lazy var bodySizeLimit = BodySizeLimit(maximum: engine.configuration.maximumContentLength,
+                                           ratio: engine.configuration.maximumDecodedRatio)
     /// The errno of a failed write to the download file (0: none), for the advice the
     /// failure ends with.
     var writeErrno: Int32 = 0
