@@ -10,7 +10,11 @@ import Testing
     @Test(arguments: [
         (1, "Unsupported HTTP version in response", headOpen, ServerFault.notHTTP1StatusLine),
         (1, "Unsupported HTTP version (3.5) in response", headOpen, .notHTTP1StatusLine),
+        (1, "Unsupported response code in HTTP response", headOpen, .notHTTP1StatusLine),
         (1, "Received HTTP/0.9 when not allowed", headOpen, .http09),
+        (8, "Invalid Content-Length: value", headOpen, .invalidContentLength),
+        (8, "Header without colon", headOpen, .malformedHeaderLine),
+        (8, "Nul byte in header", headOpen, .malformedHeaderLine),
         (27, "", headOpen, .headerLineTooLong),
         (56, "Too large response headers: 307212 > 307200", headOpen, .headTooLarge),
         (56, "Too large response headers: 307223 > 307200", .init(headComplete: false, informationalHeads: 3), .headTooLarge),
@@ -32,6 +36,7 @@ import Testing
         (27, "", bodyStarted),
         (56, "Connection reset by peer", bodyStarted),
         (56, "", headOpen),
+        (8, "Lookup of credentials failed", headOpen),
         (7, "Failed to connect to 127.0.0.1 port 9: Connection refused", headOpen),
         (28, "Operation timed out", headOpen),
         (60, "SSL certificate problem: self-signed certificate", headOpen),
@@ -41,7 +46,9 @@ import Testing
     }
 
     @Test(arguments: [
-        (ServerFault.notHTTP1StatusLine, TransferError.Code.badServerResponse, "unsupported HTTP version"),
+        (ServerFault.notHTTP1StatusLine, TransferError.Code.badServerResponse, "status line is malformed"),
+        (.invalidContentLength, .badServerResponse, "invalid Content-Length"),
+        (.malformedHeaderLine, .badServerResponse, "malformed header line"),
         (.http09, .badServerResponse, "HTTP/0.9"),
         (.headerLineTooLong, .badServerResponse, "header line over 100 KB"),
         (.headTooLarge, .badServerResponse, "too large response headers"),

@@ -3,13 +3,15 @@
 ///
 /// libcurl 7.88 reports several server faults under codes that mean something else to a
 /// user: a status line that is not HTTP/1.x comes back as CURLE_UNSUPPORTED_PROTOCOL (the
-/// code for an unknown URL scheme), a header line over its 100 KB line buffer as
+/// code for an unknown URL scheme), a bad header as CURLE_WEIRD_SERVER_REPLY, a header line over its 100 KB line buffer as
 /// CURLE_OUT_OF_MEMORY, an endless head or bad chunk framing as CURLE_RECV_ERROR. The error
 /// buffer's text tells them apart (curl/curl lib/http.c and lib/http_chunks.c at 7.88.1);
 /// the texts matched here are those of that version, measured against a raw-TCP server.
 public enum ServerFault: Sendable, Equatable {
     case notHTTP1StatusLine
     case http09
+    case invalidContentLength
+    case malformedHeaderLine
     case headerLineTooLong
     case headTooLarge
     case informationalFlood(count: Int)
@@ -39,7 +41,13 @@ public enum ServerFault: Sendable, Equatable {
         switch curlCode {
         case 1:  // CURLE_UNSUPPORTED_PROTOCOL
             if curlText.contains("HTTP/0.9") { return .http09 }
-            if curlText.contains("Unsupported HTTP version") { return .notHTTP1StatusLine }
+            if curlText.contains("Unsupported HTTP version") || curlText.contains("Unsupported response code") {
+                return .notHTTP1StatusLine
+            }
+            return nil
+        case 8:  // CURLE_WEIRD_SERVER_REPLY
+            if curlText.contains("Content-Length") { return .invalidContentLength }
+            if curlText.contains("Header without colon") || curlText.contains("Nul byte in header") { return .malformedHeaderLine }
             return nil
         case 27 where !observed.headComplete:  // CURLE_OUT_OF_MEMORY: the header line buffer is full
             return .headerLineTooLong
@@ -67,7 +75,7 @@ public enum ServerFault: Sendable, Equatable {
         switch self {
         case .bodyShorterThanDeclared: return .networkConnectionLost
         case .publicKeyNotPinned: return .serverCertificateUntrusted
-        case .emptyReply, .notHTTP1StatusLine, .http09, .headerLineTooLong, .headTooLarge,
+        case .emptyReply, .notHTTP1StatusLine, .http09, .invalidContentLength, .malformedHeaderLine, .headerLineTooLong, .headTooLarge,
              .informationalFlood, .badChunkedEncoding:
             return .badServerResponse
         }
@@ -77,7 +85,11 @@ public enum ServerFault: Sendable, Equatable {
     public var message: String {
         switch self {
         case .notHTTP1StatusLine:
-            return "the server's status line is malformed or not HTTP/1.x (unsupported HTTP version in response)"
+            return "the server's status line is malformed (not HTTP/1.x followed by a three-digit status code)"
+        case .invalidContentLength:
+            return "the server sent an invalid Content-Length (not a non-negative number)"
+        case .malformedHeaderLine:
+            return "the server sent a malformed header line (no colon, or a NUL byte)"
         case .http09:
             return "the server answered without an HTTP status line (an HTTP/0.9 or non-HTTP reply, refused)"
         case .headerLineTooLong:
