@@ -29,6 +29,10 @@ import Testing
         (BodySizeLimit(maximum: nil, ratio: 1000), 100 * mib, 200_000, true, .within),
         (BodySizeLimit(maximum: nil, ratio: 1000), 2048 * mib, 2 * mib, true, .bomb(decoded: 2048 * mib, wire: 2 * mib, ratio: 1000)),
         (BodySizeLimit(maximum: nil, ratio: 1000), 11 * mib, 0, true, .bomb(decoded: 11 * mib, wire: 0, ratio: 1000)),
+        // The default: repetitive logs (about 170:1) pass, a gzip -9 bomb (1,028:1) does not.
+        (BodySizeLimit(maximum: nil, ratio: BodySizeLimit.defaultRatio), 100 * mib, 100 * mib / 170, true, .within),
+        (BodySizeLimit(maximum: nil, ratio: BodySizeLimit.defaultRatio), 100 * mib, 100 * mib / 1028, true,
+         .bomb(decoded: 100 * mib, wire: 100 * mib / 1028, ratio: 500)),
         // No ratio (an explicit maximum was given): a bomb is bounded by the maximum only.
         (BodySizeLimit(maximum: nil, ratio: nil), 2048 * mib, 2 * mib, true, .within),
         (BodySizeLimit(maximum: 4096 * mib, ratio: nil), 2048 * mib, 2 * mib, true, .within),

@@ -120,7 +120,7 @@ import TransferKit
             return try RunPlan.from(o, urls: [URL(string: "http://a/")!], outputDirectory: "/tmp").sessions[0].configuration
         }
         let plain = try configuration([])
-        #expect(plain.httpMaximumRedirects == 16 && plain.maximumContentLength == nil && plain.maximumDecodedRatio == 1000)
+        #expect(plain.httpMaximumRedirects == 16 && plain.maximumContentLength == nil && plain.maximumDecodedRatio == 500)
         #expect(try configuration(["--max-redirs", "-1"]).httpMaximumRedirects == nil)
         #expect(try configuration(["--max-redirs", "0"]).httpMaximumRedirects == 0)
         let bounded = try configuration(["--max-filesize", "2G"])

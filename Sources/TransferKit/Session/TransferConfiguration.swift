@@ -81,7 +81,7 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// to more than `BodySizeLimit.allowance` (10 MiB) bytes, it fails with
     /// `.dataLengthExceedsMaximum` when its decoded size is more than this many times the
     /// bytes that came over the wire. nil turns the guard off (as a caller who sets
-    /// `maximumContentLength` to bound the size itself may). Default 1,000.
+    /// `maximumContentLength` to bound the size itself may). Default 500.
     public var maximumDecodedRatio: Int? = BodySizeLimit.defaultRatio
     /// Prefer HTTP/2 over TLS when the server offers it (ALPN).
     public var allowsHTTP2 = true

@@ -44,7 +44,7 @@ struct TransferOptions: ParsableArguments {
     @Flag(help: "Ask for gzip, deflate, br or zstd and save the decoded body. Without it, as curl, none is asked for and a body is saved as it came (a server that compresses anyway gives compressed bytes).")
     var compressed = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse a body over SIZE bytes (K, M or G; 0: no limit), as curl: checked against Content-Length and the bytes saved (decoded ones with --compressed). Given, it replaces the decompression-bomb guard of --compressed (decoded over 1000 times the bytes received, past 10 MiB).", valueName: "SIZE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse a body over SIZE bytes (K, M or G; 0: no limit), as curl: checked against Content-Length and the bytes saved (decoded ones with --compressed). Given, it replaces the decompression-bomb guard of --compressed (decoded over 500 times the bytes received, past 10 MiB).", valueName: "SIZE"))
     var maxFilesize: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Follow at most N redirects (default: 16; 0: none; -1: no limit).", valueName: "N"))
