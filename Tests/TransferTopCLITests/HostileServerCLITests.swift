@@ -66,6 +66,26 @@ import TransferKit
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").isEmpty)
     }
 
+    /// The bomb of the report: gzip -9 of 256 MiB of zeros (GNU gzip, 1,028:1), decoded with
+    /// --compressed, stops a few MiB past the guard's 10 MiB allowance, not at its end.
+    @Test func aGzipBombStopsSoonAfterTenMiB() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let made = try await ToolRun.run("/bin/sh", ["-c", "head -c 268435456 /dev/zero | gzip -9 -n > '\(dir)/bomb.gz'"])
+        #expect(made.status == 0, "\(made.output)")
+        let body = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/bomb.gz")))
+        let head = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\n\r\n"
+        let server = try HostileServer(["/bomb.gz": .init(Array(head.utf8) + body)])
+        defer { server.stop() }
+        let r = try await Run.binary(["--no-tui", "--compressed", "-o", dir + "/out", server.base + "/bomb.gz"],
+                                     environment: ["XDG_STATE_HOME": dir + "/state"])
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        let decoded = r.stdout.firstMatch(of: /decoded to (\d+) bytes/).flatMap { Int($0.1) }
+        // One 16 KiB read of this body decodes to 16 MiB: the guard sees it within two.
+        #expect(decoded.map { $0 > 10 << 20 && $0 < 48 << 20 } == true, "\(r.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").isEmpty)
+    }
+
     @Test func maxFilesizeRefusesAnAnnouncedLengthBeforeTheBody() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
