@@ -3,10 +3,12 @@
 ///
 /// libcurl 7.88 reports several server faults under codes that mean something else to a
 /// user: a status line that is not HTTP/1.x comes back as CURLE_UNSUPPORTED_PROTOCOL (the
-/// code for an unknown URL scheme), a bad header as CURLE_WEIRD_SERVER_REPLY, a header line over its 100 KB line buffer as
-/// CURLE_OUT_OF_MEMORY, an endless head or bad chunk framing as CURLE_RECV_ERROR. The error
-/// buffer's text tells them apart (curl/curl lib/http.c and lib/http_chunks.c at 7.88.1);
-/// the texts matched here are those of that version, measured against a raw-TCP server.
+/// code for an unknown URL scheme), a bad header as CURLE_WEIRD_SERVER_REPLY, a header line
+/// over its 100 KB line buffer as CURLE_OUT_OF_MEMORY, an endless head or bad chunk framing
+/// as CURLE_RECV_ERROR. The error buffer's text tells them apart. The texts matched here are
+/// those of Debian 12's libcurl 7.88, as the hostile-server tests see them
+/// (Tests/TestSupport/HostileCases.swift); another version's texts fall back to the code
+/// table (`CurlErrorMapping`), never to wrong words.
 public enum ServerFault: Sendable, Equatable {
     case notHTTP1StatusLine
     case http09
