@@ -127,9 +127,11 @@ import TransferModel
         #expect(RedirectPolicy.evaluate(base, status: 200, location: "/y") == .final)
         #expect(RedirectPolicy.evaluate(base, status: 302, location: nil) == .final)
         #expect(RedirectPolicy.evaluate(base, status: 304, location: "/y") == .final)
-        if case .invalid = RedirectPolicy.evaluate(base, status: 302, location: "ftp://a.test/f") {} else {
-            Issue.record("ftp redirect should be invalid")
-        }
+        #expect(RedirectPolicy.evaluate(base, status: 302, location: "ftp://a.test/f") == .refusedScheme("ftp"))
+        #expect(RedirectPolicy.evaluate(base, status: 301, location: "file:///etc/passwd") == .refusedScheme("file"))
+        #expect(RedirectPolicy.evaluate(base, status: 307, location: "data:,hi") == .refusedScheme("data"))
+        #expect(RedirectPolicy.evaluate(base, status: 302, location: "FTPS://a.test/f") == .refusedScheme("ftps"))
+        #expect(RedirectPolicy.evaluate(base, status: 302, location: "http:///nohost") == .invalid("redirect to a Location without a host"))
     }
 }
 

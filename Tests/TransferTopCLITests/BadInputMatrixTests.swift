@@ -46,6 +46,8 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--fps", "1e3", url], fragment: "--fps must be a whole number"),
         BadInput(args: ["--fps", "-1", url], fragment: "--fps must be a whole number"),
         BadInput(args: ["--max-connections-per-host", "99999999999999999999999", url], fragment: "--max-connections-per-host must be"),
+        BadInput(args: ["--max-redirs", "-2", url], fragment: "--max-redirs must be a whole number from -1 to"),
+        BadInput(args: ["--max-filesize", "1e9", url], fragment: "--max-filesize must be a size from"),
         BadInput(args: ["--job", "{dir}/j.toml"],
                  files: ["j.toml": BadInput.text("[[session]]\nrequest_timeout = 1e26\n[[session.task]]\nurl = \"\(url)\"\n")],
                  fragment: "j.toml:2: field 'request_timeout': must be a number of seconds"),

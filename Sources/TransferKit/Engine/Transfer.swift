@@ -28,6 +28,8 @@ final class Transfer {
     var statusCode = 0
     var responseHeaders: [HTTPHeader] = []
     var headComplete = false
+    /// 1xx heads of this hop: a server that floods them is named as such (`ServerFault`).
+    var informationalHeads = 0
     var response: TransferResponse?
     /// A 3xx we may follow: its body is kept aside (small) in case the delegate refuses.
     var isRedirectHop = false
@@ -56,6 +58,15 @@ final class Transfer {
     var smallBody = Data()
     static let smallBodyLimit = 64 * 1024
     var sinkFailure: TransferError?
+    /// The configuration's size limits, read once: the body callback checks them for every
+    /// chunk (Transfer+BodySize).
+    lazy var bodySizeLimit = BodySizeLimit(maximum: engine.configuration.maximumContentLength,
+                                           ratio: engine.configuration.maximumDecodedRatio)
+    /// The errno of a failed write to the download file (0: none), for the advice the
+    /// failure ends with.
+    var writeErrno: Int32 = 0
+    /// Why the current hop's answer to a range request was refused (`restartFromZeroPending`).
+    var restartReason: String?
 
     // Flow control: suspend is a state machine, not one call.
     var wantPaused = false
@@ -210,6 +221,7 @@ final class Transfer {
         statusCode = 0
         responseHeaders = []
         headComplete = false
+        informationalHeads = 0
         response = nil
         isRedirectHop = false
         redirectBody = Data()

@@ -91,6 +91,7 @@ extension Transfer {
         }
         if isStatusLine {
             statusCode = Self.parseStatus(bytes: body)
+            if statusCode >= 100 && statusCode < 200 { informationalHeads += 1 }
             responseHeaders = []
             headComplete = false
         } else if body.isEmpty {
@@ -184,6 +185,7 @@ extension Transfer {
             if redirectBody.count < 64 * 1024 { redirectBody.append(contentsOf: bytes) }
             return bytes.count
         }
+        if !admitsBody(bytes.count) { return 0 }
         if awaitingDisposition {
             if held.count > 16 * 1024 * 1024 {
                 pausedForDisposition = true
@@ -211,14 +213,23 @@ extension Transfer {
         return bytes.count
     }
 
-    /// What went wrong writing the download, in one line: the file, how much is in it, and
-    /// what to do (a full disk is the usual cause; the partial file is kept for resuming).
+    /// What went wrong writing the download, in one line: the file and how much is in it.
+    /// What to do is added when the task ends (`writeAdvice`), once it is known whether the
+    /// partial file is kept.
     static func writeFailure(_ code: Int32, path: String?, written: Int64) -> TransferError {
         let reason = String(cString: strerror(code))
         let place = path.map { " \($0)" } ?? ""
-        let advice = code == ENOSPC || code == EDQUOT || code == EFBIG
-            ? "; free some space (or raise the limit) and run again to continue from there" : ""
-        return TransferError(.cannotWriteToFile, "cannot write\(place): \(reason) after \(written) bytes\(advice)")
+        return TransferError(.cannotWriteToFile, "cannot write\(place): \(reason) after \(written) bytes")
+    }
+
+    /// What to do after a failed write: with resume data, run again to continue; without
+    /// (a decoded body, or a response that cannot be resumed) the partial file is removed,
+    /// so a run again starts over. Only for a full disk or a size limit.
+    static func writeAdvice(_ code: Int32, resumable: Bool) -> String {
+        guard code == ENOSPC || code == EDQUOT || code == EFBIG else { return "" }
+        return resumable
+            ? "; free some space (or raise the limit) and run again to continue from there"
+            : "; the partial file was removed (this download cannot be continued: decoded, or not resumable); free some space and run again to start over"
     }
 
     /// Writes every byte or records why it could not (disk full, file gone).
@@ -237,6 +248,7 @@ extension Transfer {
             let n = Foundation.write(fileDescriptor, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
+                writeErrno = errno
                 sinkFailure = Self.writeFailure(errno, path: fileURL?.path, written: fileOffset)
                 return false
             }

@@ -60,6 +60,7 @@ extension TransferEngine {
         let writeFailed = e.code == .cannotWriteToFile && t.fileURL != nil
         if t.task.kind == .download, CurlErrorMapping.isResumable(e.code) || writeFailed {
             e.resumeData = makeResumeData(t)
+            if writeFailed { e.message += Transfer.writeAdvice(t.writeErrno, resumable: e.resumeData != nil) }
             finish(t, error: e, keepPartialFile: e.resumeData != nil)
             return
         }
@@ -67,18 +68,20 @@ extension TransferEngine {
     }
 
     func transferError(_ t: Transfer, code: CURLcode) -> TransferError {
-        let mapped = CurlErrorMapping.code(forCurlCode: Int32(code.rawValue))
         let detail = t.easy.errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : t.easy.errorText
-        return TransferError(mapped, mapped.summary, curlCode: Int32(code.rawValue), curlMessage: detail,
+        let observed = ServerFault.Observed(headComplete: t.headComplete, informationalHeads: t.informationalHeads)
+        let fault = t.scheme.isHTTP
+            ? ServerFault.classify(curlCode: Int32(code.rawValue), curlText: t.easy.errorText, observed: observed) : nil
+        let mapped = fault?.code ?? CurlErrorMapping.code(forCurlCode: Int32(code.rawValue))
+        return TransferError(mapped, fault?.message ?? mapped.summary, curlCode: Int32(code.rawValue), curlMessage: detail,
                              failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
 
     // MARK: redirects: one hop at a time, under the delegate's control
 
     func redirect(_ t: Transfer, to proposed: TransferRequest) {
-        guard t.redirects < RedirectPolicy.maximumRedirects else {
-            finish(t, error: TransferError(.httpTooManyRedirects,
-                                           "more than \(RedirectPolicy.maximumRedirects) redirects (a redirect loop?)",
+        if let limit = configuration.httpMaximumRedirects, t.redirects >= limit {
+            finish(t, error: TransferError(.httpTooManyRedirects, RedirectPolicy.tooMany(limit: limit),
                                            failingURL: Redaction.redactURL(t.request.url.absoluteString)))
             return
         }

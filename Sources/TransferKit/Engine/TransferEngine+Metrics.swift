@@ -7,7 +7,10 @@ extension TransferEngine {
     func recordTransaction(_ t: Transfer, code: CURLcode, doneAt: UInt64) {
         let e = t.easy
         let dates = MetricsTranslation.phaseDates(timingFacts(t, until: doneAt))
-        let failure = code == CURLE_OK ? nil : transferError(t, code: code).message
+        // A hop aborted for a restart from zero failed because of the server's answer, not
+        // because of the write libcurl reports (the body callback refused its bytes).
+        let failure = t.restartFromZeroPending ? t.restartReason
+            : code == CURLE_OK ? nil : transferError(t, code: code).message
         updateTransaction(t) { m in
             m.apply(dates)
             m.statusCode = t.statusCode > 0 ? t.statusCode : nil

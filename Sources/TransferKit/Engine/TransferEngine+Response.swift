@@ -40,6 +40,10 @@ extension TransferEngine {
             t.pendingRedirect = proposed
             return
         }
+        if case .refusedScheme(let scheme) = outcome {
+            t.sinkFailure = TransferError(.unsupportedURL, RedirectPolicy.refusal(scheme: scheme),
+                                          failingURL: Redaction.redactURL(t.request.url.absoluteString))
+        }
         acceptFinalResponse(t, response)
     }
 
@@ -53,6 +57,7 @@ extension TransferEngine {
             response = applyResumeDecision(t, r, response)
             t.response = response
         }
+        t.checkAnnouncedSize(response)
         let resumable = t.task.kind == .download && currentResumability(t).isResumable
         let length = t.alreadyComplete ? 0 : response.expectedContentLength
         t.task.core.withLock { c in

@@ -108,8 +108,9 @@ extension TransferEngine {
             truncateToZero(t)
             reportResume(t, offset: 0, expected: response.expectedContentLength)
             return response
-        case .restartFromZero:
+        case .restartFromZero(let reason):
             t.restartFromZeroPending = true
+            t.restartReason = reason.message
             return response
         case .alreadyComplete(let total):
             t.alreadyComplete = true

@@ -43,6 +43,11 @@ extension TransferEngine {
 
     /// libcurl's receive buffer per handle (its default is 16 KiB): 512 KiB per write callback.
     static let receiveBufferSize = 512 * 1024
+    /// The receive buffer of a body decoded under the bomb guard: libcurl's default. The guard
+    /// compares decoded bytes with bytes read, and bytes read but not yet decoded (up to one
+    /// buffer) put off its verdict by up to the buffer times the ratio; the decoder hands
+    /// its output over in 16 KiB pieces whatever the buffer.
+    static let guardedReceiveBufferSize = 16 * 1024
 
     private func configureBasics(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         try e.set(CURLOPT_URL, t.curlURL)
@@ -52,7 +57,9 @@ extension TransferEngine {
         try e.set(CURLOPT_FOLLOWLOCATION, false)
         // Only this hop's own protocol: a URL cannot be made to reach another one.
         try e.set(CURLOPT_PROTOCOLS_STR, t.scheme.curlProtocol)
-        try e.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
+        let decodes = t.scheme.isHTTP && decodesContent(t)
+        let guarded = decodes && configuration.maximumDecodedRatio != nil
+        try e.set(CURLOPT_BUFFERSIZE, guarded ? Self.guardedReceiveBufferSize : Self.receiveBufferSize)
         try e.set(CURLOPT_HTTP_VERSION, configuration.allowsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
         // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
         // 7.88 makes a second request wait for the first connection to finish and reuses it,
@@ -71,7 +78,7 @@ extension TransferEngine {
         try e.set(CURLOPT_RESOLVER_START_DATA, pointer: t.opaque)
         try check(tk_easy_setopt_sockopt_cb(e.raw, TransferCallbacks.sockopt))
         try e.set(CURLOPT_SOCKOPTDATA, pointer: t.opaque)
-        if t.scheme.isHTTP, decodesContent(t) { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
+        if decodes { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
     }
 
     private func configureMethodAndBody(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {

@@ -69,6 +69,20 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// `Accept-Encoding` unless the request sets one, and the body as it came (curl's default;
     /// the CLI without `--compressed`).
     public var httpAcceptsContentEncoding = true
+    /// Redirects a task follows before it fails with `.httpTooManyRedirects` (curl's
+    /// `--max-redirs`): 0 follows none, nil follows any number. Default 16, URLSession's.
+    public var httpMaximumRedirects: Int? = RedirectPolicy.maximumRedirects
+    /// The most body bytes a task takes, counted as stored (decoded when content coding is
+    /// decoded; curl's `--max-filesize`). A response announcing more with Content-Length
+    /// fails before its body, and one whose body grows past it fails when it does, with
+    /// `.dataLengthExceedsMaximum`; a download's partial file is removed. nil: no limit.
+    public var maximumContentLength: Int64? = nil
+    /// A guard against decompression bombs, on decoded bodies only: once a body has decoded
+    /// to more than `BodySizeLimit.allowance` (10 MiB) bytes, it fails with
+    /// `.dataLengthExceedsMaximum` when its decoded size is more than this many times the
+    /// bytes that came over the wire. nil turns the guard off (as a caller who sets
+    /// `maximumContentLength` to bound the size itself may). Default 500.
+    public var maximumDecodedRatio: Int? = BodySizeLimit.defaultRatio
     /// Prefer HTTP/2 over TLS when the server offers it (ALPN).
     public var allowsHTTP2 = true
     public var tlsMinimumSupportedProtocolVersion: TLSVersion = .v1_2

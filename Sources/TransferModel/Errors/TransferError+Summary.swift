@@ -17,6 +17,7 @@ extension TransferError.Code {
         case .userAuthenticationRequired: return "authentication is required (or the login was refused)"
         case .cannotDecodeContentData: return "the response body could not be decoded"
         case .cannotParseResponse: return "the response could not be parsed"
+        case .dataLengthExceedsMaximum: return "the body is larger than the maximum allowed"
         case .fileDoesNotExist: return "the file does not exist"
         case .fileIsDirectory: return "the URL names a directory, not a file"
         case .noPermissionsToReadFile: return "the file cannot be read (permission denied)"

@@ -22,6 +22,9 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case cannotDecodeContentData = -1016
         case requestBodyStreamExhausted = -1021
         case cannotParseResponse = -1017
+        /// The body is larger than the configuration allows, or decodes to a size that makes
+        /// it a decompression bomb (`TransferConfiguration.maximumContentLength`).
+        case dataLengthExceedsMaximum = -1103
         case fileDoesNotExist = -1100
         case fileIsDirectory = -1101
         case noPermissionsToReadFile = -1102

@@ -25,9 +25,23 @@ public enum RedirectPolicy {
         /// Not a redirect: the response is final.
         case final
         case follow(Request)
-        /// A redirect status whose Location is missing, unparsable or of a scheme we cannot
-        /// follow.
+        /// A redirect status whose Location is unparsable or names no host.
         case invalid(String)
+        /// A redirect to a scheme other than http and https (`file:`, `ftp:`, `data:`, …):
+        /// refused, as curl's default redirect protocols refuse them, so a server cannot
+        /// point a download at a local file or another protocol. The task fails naming it.
+        case refusedScheme(String)
+    }
+
+    /// Why a task stopped at its redirect limit (`limit` redirects were followed).
+    public static func tooMany(limit: Int) -> String {
+        limit == 0 ? "the server redirected and no redirect may be followed (the limit is 0)"
+            : "more than \(limit) redirects (a redirect loop?)"
+    }
+
+    /// Why a redirect to `scheme` was refused, as the failed task says it.
+    public static func refusal(scheme: String) -> String {
+        "the server redirected to a '\(scheme):' URL, which is refused (only http and https redirects are followed)"
     }
 
     /// `trustedCredentials`: credential headers may follow to another origin (never https → http).
@@ -37,12 +51,11 @@ public enum RedirectPolicy {
         guard let location, !location.isEmpty else { return .final }  // no Location: not followable
         // Encoded once: a raw UTF-8 Location with `%XX` escapes must not have them escaped again.
         guard let target = URL(string: URLText.encodeOnce(location), relativeTo: request.url)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), target.host != nil else {
+              let scheme = target.scheme?.lowercased() else {
             return .invalid("redirect to an unparsable Location")
         }
-        guard scheme == "http" || scheme == "https" else {
-            return .invalid("redirect to an unsupported scheme '\(scheme)'")
-        }
+        guard scheme == "http" || scheme == "https" else { return .refusedScheme(SafeQuote.quote(scheme, limit: 16)) }
+        guard target.host != nil else { return .invalid("redirect to a Location without a host") }
         var next = request
         next.url = target
         if changesToGET(method: request.method, status: status) {

@@ -25,6 +25,29 @@ public enum ResumeResponseDecision: Sendable, Equatable {
         case notSatisfiable(String)
 
         public var bodyIsFullRepresentation: Bool { self == .rangeIgnored }
+
+        /// What the server's answer to the range request got wrong, for the hop's record.
+        public var message: String {
+            let restart = "; started again from byte 0"
+            switch self {
+            case .rangeIgnored:
+                return "the server ignored the range and sent the whole resource" + restart
+            case .contentRangeMissing:
+                return "the server's 206 has no Content-Range" + restart
+            case .contentRangeMalformed(let raw):
+                return "the server's 206 has a malformed Content-Range '\(SafeQuote.quote(raw, limit: 60))'" + restart
+            case .wrongStart(let expected, let actual):
+                return "the server's 206 starts at byte \(actual), not at byte \(expected) where the partial file ends (wrong Content-Range)" + restart
+            case .totalChanged(let expected, let actual):
+                return "the server's 206 gives a total of \(actual) bytes, not the \(expected) the partial file was part of (wrong Content-Range)" + restart
+            case .validatorChanged(let why):
+                return "the resource changed since the partial file (\(why))" + restart
+            case .contentEncoded(let coding):
+                return "the server's 206 is content-encoded (\(coding)) and cannot extend the partial file" + restart
+            case .notSatisfiable(let why):
+                return "the server's \(why)" + restart
+            }
+        }
     }
 
     public static func decide(_ r: ResumeData, status: Int, headers: [HTTPHeader]) -> ResumeResponseDecision {

@@ -52,6 +52,10 @@ public struct Options: Sendable, Equatable, Codable {
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and save the decoded body (curl's flag).
     public var compressed = false
+    /// `--max-filesize`: nil when not given, 0 for no limit (`SessionPlan.maxFileSize`).
+    public var maxFileSize: Int64? = nil
+    /// `--max-redirs`: -1 follows any number.
+    public var maxRedirects = 16
     /// `--[no-]content-disposition`: name downloads after the server's proposed name.
     public var contentDisposition = true
     /// `--force`: `--csv`/`--har` may replace an existing file.

@@ -44,6 +44,12 @@ struct TransferOptions: ParsableArguments {
     @Flag(help: "Ask for gzip, deflate, br or zstd and save the decoded body. Without it, as curl, none is asked for and a body is saved as it came (a server that compresses anyway gives compressed bytes).")
     var compressed = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse a body over SIZE bytes (K, M or G; 0: no limit), as curl: checked against Content-Length and the bytes saved (decoded ones with --compressed). Given, it replaces the decompression-bomb guard of --compressed (decoded over 500 times the bytes received, past 10 MiB).", valueName: "SIZE"))
+    var maxFilesize: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Follow at most N redirects (default: 16; 0: none; -1: no limit).", valueName: "N"))
+    var maxRedirs: String?
+
     @Flag(inversion: .prefixedNo, help: "Name a download after the server's Content-Disposition file name (made safe) when it sends one, as aria2 does; otherwise after the URL.")
     var contentDisposition = true
 
@@ -191,6 +197,8 @@ struct TransferOptions: ParsableArguments {
         }
         if let v = netrcFile { o.netrc = NetrcUse(file: try OptionValues.nonEmpty(v, "--netrc-file")) } else if netrc { o.netrc = NetrcUse() }
         o.compressed = compressed
+        if let v = maxFilesize { o.maxFileSize = try OptionValues.byteSize(v, "--max-filesize", range: 0...(1 << 60)) }
+        if let v = maxRedirs { o.maxRedirects = try OptionValues.integer(v, "--max-redirs", range: -1...Int(Int32.max)) }
         o.contentDisposition = contentDisposition
         if let v = cacert { o.caCertificate = try OptionValues.nonEmpty(v, "--cacert") }
         if let v = pinnedpubkey { o.pinnedPublicKeys = try OptionValues.pins(v) }

@@ -46,6 +46,12 @@ public struct SessionPlan: Sendable, Equatable {
     public var locationTrusted = false
     /// `--compressed`: ask for content codings and decode (TransferKit's default; not curl's).
     public var compressed = false
+    /// `--max-filesize`: the most bytes a body may have (0: no limit). Given at all, it
+    /// replaces the decompression-bomb ratio guard: the user chose the bound, as curl's and
+    /// wget's users do with their size limits.
+    public var maxFileSize: Int64? = nil
+    /// `--max-redirs`: -1 follows any number.
+    public var maxRedirects = RedirectPolicy.maximumRedirects
     /// `-u` (asked for before the run when the password was not given), its scheme, `--netrc`.
     public var credential: TransferCredential? = nil
     public var httpAuthentication: HTTPAuthentication = .basic
@@ -74,6 +80,11 @@ public struct SessionPlan: Sendable, Equatable {
         c.clientKeyPassword = clientCertificate?.password
         c.redirectsKeepCredentials = locationTrusted
         c.httpAcceptsContentEncoding = compressed
+        c.httpMaximumRedirects = maxRedirects < 0 ? nil : maxRedirects
+        if let maxFileSize {
+            c.maximumContentLength = maxFileSize > 0 ? maxFileSize : nil
+            c.maximumDecodedRatio = nil
+        }
         c.credential = credential
         c.httpAuthentication = httpAuthentication
         c.netrc = netrc
@@ -121,6 +132,8 @@ extension RunPlan {
         s.cachePolicy = o.cachePolicy
         s.locationTrusted = o.locationTrusted
         s.compressed = o.compressed
+        s.maxFileSize = o.maxFileSize
+        s.maxRedirects = o.maxRedirects
         s.applySecurity(o, credential: try o.user?.credential())
         s.tasks = urls.map { url in
             if !o.form.isEmpty {
