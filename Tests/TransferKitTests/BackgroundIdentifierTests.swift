@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Issue 12: two live sessions of one process with one background identifier are an error
+/// Two live sessions of one process with one background identifier are an error
 /// (Apple leaves it undefined); the identifier is free again once the first is invalidated.
 @Suite struct BackgroundIdentifierTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("bgident-\(UUID().uuidString)").path

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Issue 8: with `downloadDirectory` set, a download's bytes live in a hidden `.NAME.ttpart`
+/// With `downloadDirectory` set, a download's bytes live in a hidden `.NAME.ttpart`
 /// beside their destination (finishing is a rename), created only once body bytes arrive.
 @Suite struct DownloadDirectoryTests {
     /// Where didFinishDownloadingTo pointed, and what the file held then.
@@ -111,7 +111,7 @@ import Testing
         }
     }
 
-    /// Issue 8: a body that never left memory is offered whole and, when taken, no file is
+    /// A body that never left memory is offered whole and, when taken, no file is
     /// ever made for it; a body too big for memory still arrives as a file.
     @Test func aSmallBodyIsOfferedWholeAndNoFileIsMade() async throws {
         let server = try await TestServer.get()

@@ -6,7 +6,7 @@ import LoopbackServer
 import Testing
 import TransferKit
 
-/// Issue 17's proof: an httpbin-style matrix through the URLSession face, each row with the
+/// An httpbin-style matrix through the URLSession face, each row with the
 /// behaviour Apple's URLSession shows for it.
 @Suite struct HTTPBinMatrixTests {
     func session() -> TransferURLSession { TransferURLSession(transferConfiguration: ephemeralConfig()) }

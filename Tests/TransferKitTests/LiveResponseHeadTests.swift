@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 @testable import TransferKit
 
-/// Issue 11: the monitor's detail pane shows a running task's response headers, so the live
+/// The monitor's detail pane shows a running task's response headers, so the live
 /// transaction record has the head (status and headers) as soon as it arrived, not only when
 /// the hop ends.
 @Suite struct LiveResponseHeadTests {

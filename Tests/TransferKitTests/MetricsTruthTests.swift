@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 @testable import TransferKit
 
-/// Issue 16: a phase measures the network, not TransferKit's own work. The yardstick is the
+/// A phase measures the network, not TransferKit's own work. The yardstick is the
 /// curl CLI, which runs one transfer in a process of its own and reports `-w` timings from the
 /// same libcurl; docs/metrics.md maps each column to its `-w` variable.
 @Suite(.serialized) struct MetricsTruthTests {

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Issue 14: a multipart/form-data body built from strings, bytes and files, streamed, with
+/// A multipart/form-data body built from strings, bytes and files, streamed, with
 /// its length known up front; parsed back by the loopback server's `/form` route.
 @Suite struct MultipartUploadTests {
     struct Report: Decodable {

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Issue 9: credentials stay with their origin across redirects; header lines that could
+/// Credentials stay with their origin across redirects; header lines that could
 /// smuggle a second header or request are refused with a typed error. Real loopback server.
 @Suite struct RequestSafetyTests {
     /// The request the server saw for `/headers` after following `start`.

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Issue 14: a file sent as Content-Range segments in parallel, reassembled by the loopback
+/// A file sent as Content-Range segments in parallel, reassembled by the loopback
 /// server's `PUT /segments/NAME` route, which checks each segment's range and digest, counts
 /// the segments in flight and injects faults on a segment's first attempt.
 @Suite struct SegmentedUploadTests {

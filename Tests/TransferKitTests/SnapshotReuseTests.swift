@@ -4,7 +4,7 @@ import Testing
 @testable import TransferKit
 import TransferModel
 
-/// Issue 8: a task hands out its last snapshot again while nothing in it changed (the monitor
+/// A task hands out its last snapshot again while nothing in it changed (the monitor
 /// snapshots 10,000 tasks per frame), and a new one as soon as anything it shows changes.
 @Suite struct SnapshotReuseTests {
     @Test func anUnchangedTaskGivesTheSameSnapshotAndAChangedOneANewOne() async throws {

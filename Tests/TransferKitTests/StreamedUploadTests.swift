@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 
-/// Issue 14: uploads whose body comes from a stream the delegate gives (URLSession's
+/// Uploads whose body comes from a stream the delegate gives (URLSession's
 /// `uploadTask(withStreamedRequest:)` and `needNewBodyStream`), sent as it arrives.
 @Suite struct StreamedUploadTests {
     /// Gives each `needNewBodyStream` the next stream of `streams` (nil when they run out) and

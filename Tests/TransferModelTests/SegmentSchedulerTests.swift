@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TransferModel
 
-/// Issue 14: the order of a segmented upload, as a pure function of what the caller reports.
+/// The order of a segmented upload, as a pure function of what the caller reports.
 @Suite struct SegmentSchedulerTests {
     /// Starts everything that may start at `now`.
     private func startAll(_ s: inout SegmentScheduler, now: Double = 0) -> [Int] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TransferModel
 
-/// Issue 9's pure rules, by tables: header lines, numbers, quoting, URL encoding, and which
+/// Pure rules, by tables: header lines, numbers, quoting, URL encoding, and which
 /// redirect hops may carry credentials.
 @Suite struct ValidationTests {
     @Test(arguments: [

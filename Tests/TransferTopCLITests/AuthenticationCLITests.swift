@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// Issue 13 (S12) in the CLI: `-u`, `--basic`/`--digest`/`--anyauth`, `--netrc-file`, against
+/// In the CLI: `-u`, `--basic`/`--digest`/`--anyauth`, `--netrc-file`, against
 /// the loopback server's `/auth/basic|digest/USER/PASS` (RFC 7617 / RFC 7616 MD5, qop=auth).
 /// Credentials go only to the URL's own origin, and never into output, CSV or HAR.
 @Suite struct AuthenticationCLITests {

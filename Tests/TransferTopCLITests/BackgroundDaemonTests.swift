@@ -6,7 +6,7 @@ import Testing
 import TransferModel
 @testable import TransferTopCLI
 
-/// Issue 12 with real processes: `transfertop --background`, `status`, `wait`, `attach`,
+/// With real processes: `transfertop --background`, `status`, `wait`, `attach`,
 /// `control` and `daemon`, each a process of its own, the daemon started on demand in the
 /// rig's private XDG directories and killed at the end of each test.
 @Suite(.serialized) struct BackgroundDaemonTests {

@@ -7,7 +7,7 @@ import TransferModel
 import Testing
 @testable import TransferTopCLI
 
-/// Issue 12's library half with real processes: `transferbench background` is an app using a
+/// Library background sessions with real processes: `transferbench background` is an app using a
 /// TransferKit background session; it is killed with SIGKILL and started again, and the daemon
 /// (started on demand by the library from the `transfertop` beside it) carries the downloads.
 @Suite(.serialized) struct BackgroundLibraryTests {

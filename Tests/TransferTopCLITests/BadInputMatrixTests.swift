@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TransferTopCLI
 
-/// Issue 9's proof for bad input: every row runs the real binary and must end with the exit
+/// Bad input: every row runs the real binary and must end with the exit
 /// status and message it names, never a crash, never an echoed secret. Add a row with every
 /// new option. `{dir}` in arguments, files and environment is the row's private directory.
 struct BadInput: Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@ import Testing
 @testable import TransferTopCLI
 import TransferKit
 
-/// Issue 17 in the CLI: content coding as curl (raw bytes unless `--compressed`) and download
+/// In the CLI: content coding as curl (raw bytes unless `--compressed`) and download
 /// names from Content-Disposition as aria2 (unless `--no-content-disposition`).
 @Suite struct ContentCLITests {
     func query(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }

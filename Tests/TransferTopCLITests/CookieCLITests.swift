@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// Issue 13 in the CLI: `-c FILE` writes the run's cookies at the end (Netscape format,
+/// In the CLI: `-c FILE` writes the run's cookies at the end (Netscape format,
 /// 0600) so that curl reads them; `-b FILE` sends them in the next run; `-b NAME=VALUE` sends
 /// a cookie string. The loopback server's `/cookies/set?K=V` sets cookies, `/cookies` echoes
 /// the Cookie header it got.

@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferTopCLI
 
-/// Issue 9: `-H` and job-file credential headers stay with their origin across redirects,
+/// `-H` and job-file credential headers stay with their origin across redirects,
 /// through the real binary; `--location-trusted` opts in (but never from https to http).
 @Suite struct CredentialRedirectTests {
     func redirect(_ server: LoopbackServer, from base: String, to target: String) -> String {

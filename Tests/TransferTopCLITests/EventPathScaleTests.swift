@@ -4,7 +4,7 @@ import Testing
 @testable import TransferKit
 @testable import TransferTopCLI
 
-/// Issue 8: the CLI's event path does constant work per event at a fixed stack depth, and a
+/// The CLI's event path does constant work per event at a fixed stack depth, and a
 /// long list streams through the Runner holding only its window. Not timed: these must simply
 /// complete, without a crash.
 @Suite(.serialized) struct EventPathScaleTests {

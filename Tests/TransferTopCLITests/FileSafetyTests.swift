@@ -6,7 +6,7 @@ import Testing
 @testable import TransferTopCLI
 import TransferKit
 
-/// Issue 9, files and outputs, end to end through the binary against the loopback server.
+/// Files and outputs, end to end through the binary against the loopback server.
 /// Each test has its own output, state and config directories.
 @Suite struct FileSafetyTests {
     struct Dirs {
@@ -138,7 +138,7 @@ import TransferKit
     }
 }
 
-/// Issue 9: a rerun of a finished command, with and without `--clobber` / `--no-clobber`.
+/// A rerun of a finished command, with and without `--clobber` / `--no-clobber`.
 @Suite struct RerunTests {
     @Test func rerunSkipsCompleteFilesAndDownloadsChangedOnes() async throws {
         let server = try await LoopbackServer.start()

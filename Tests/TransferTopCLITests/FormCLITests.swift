@@ -5,7 +5,7 @@ import Testing
 @testable import TransferTopCLI
 import TransferKit
 
-/// Issue 14 in the CLI: `-F/--form` as curl's, checked by the loopback server's streaming
+/// In the CLI: `-F/--form` as curl's, checked by the loopback server's streaming
 /// multipart parser (`/form`), and bad fields as usage errors before any request.
 @Suite struct FormCLITests {
     struct Report: Decodable {

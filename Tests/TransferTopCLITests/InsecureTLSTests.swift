@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// Issue 13 (trust): `-k/--insecure` exists, as curl's, but is never silent: every
+/// Trust: `-k/--insecure` exists, as curl's, but is never silent: every
 /// transaction made with it is `tls_verified=false` in CSV and `_tlsVerified: false` in HAR,
 /// and without it the same self-signed server is refused.
 @Suite struct InsecureTLSTests {

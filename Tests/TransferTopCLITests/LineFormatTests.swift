@@ -58,7 +58,7 @@ import TransferKit
         #expect(try URLCheck.checkURL(URLCheck.withDefaultScheme("127.0.0.1:8080/a")).absoluteString == "http://127.0.0.1:8080/a")
     }
 
-    /// Issue 11: no escape codes into pipes, with NO_COLOR, or on TERM=dumb (or no TERM).
+    /// No escape codes into pipes, with NO_COLOR, or on TERM=dumb (or no TERM).
     @Test func colourOnlyOnColourTerminals() {
         #expect(LineMode.usesColor(isTerminal: true, environment: ["TERM": "xterm"]))
         #expect(!LineMode.usesColor(isTerminal: false, environment: ["TERM": "xterm"]))

@@ -5,7 +5,7 @@ import Testing
 import TransferKit
 import TransferTopUI
 
-/// Issue 9: random text thrown at every numeric option and at the job, theme and key parsers
+/// Random text thrown at every numeric option and at the job, theme and key parsers
 /// and the resume-data decoder. Errors are fine; a crash (an integer trap, a force unwrap) is
 /// the failure, and it takes the test process down with it.
 @Suite struct NoCrashPropertyTests {

@@ -5,7 +5,7 @@ import Testing
 @testable import TransferTopCLI
 import TransferKit
 
-/// Issue 15: `--log-file`, `--log-level`, `--trace` (swift-log) and `--prometheus` (/metrics),
+/// `--log-file`, `--log-level`, `--trace` (swift-log) and `--prometheus` (/metrics),
 /// through the real binary against the loopback server.
 @Suite struct ObservabilityTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

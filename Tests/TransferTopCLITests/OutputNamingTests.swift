@@ -68,7 +68,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: src.path))
     }
 
-    /// Issue 8: a body held in memory is written once, straight under a free name: never over
+    /// A body held in memory is written once, straight under a free name: never over
     /// an existing file, with the mode a new file gets (umask), and nothing else left behind.
     @Test func storeWritesOnceUnderAFreeName() throws {
         let dir = NSTemporaryDirectory() + "tt-store-\(UUID().uuidString)"

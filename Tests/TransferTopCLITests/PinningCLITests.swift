@@ -3,7 +3,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// Issue 13 (S12, trust): `--pinnedpubkey` adds a public-key pin to verification, never
+/// Trust: `--pinnedpubkey` adds a public-key pin to verification, never
 /// replaces it. The pin of the loopback server's key is computed here with the openssl CLI,
 /// as a user would (`openssl x509 -pubkey | openssl pkey -pubin -outform der | sha256`).
 @Suite struct PinningCLITests {

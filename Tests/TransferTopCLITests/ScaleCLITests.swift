@@ -5,7 +5,7 @@ import Testing
 import TransferModel
 @testable import TransferTopCLI
 
-/// Issue 8 through the binary: partials beside their destination and none left behind,
+/// Through the binary: partials beside their destination and none left behind,
 /// `clean`, the stale-partials note, and input files checked line by line before any transfer.
 @Suite(.serialized) struct ScaleCLITests {
     @Test func aRunLeavesNoPartialAndNotesAnEarlierRunsOrphan() async throws {

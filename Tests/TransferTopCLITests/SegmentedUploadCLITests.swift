@@ -5,7 +5,7 @@ import Testing
 @testable import TransferTopCLI
 import TransferKit
 
-/// Issue 14 in the CLI: `transfertop -T FILE --segments N --segment-size SIZE URL` against the
+/// In the CLI: `transfertop -T FILE --segments N --segment-size SIZE URL` against the
 /// loopback server's `PUT /segments/NAME`, which reassembles the file and counts attempts per
 /// segment; a rerun after kill -9 sends only the segments the server had not stored.
 @Suite struct SegmentedUploadCLITests {

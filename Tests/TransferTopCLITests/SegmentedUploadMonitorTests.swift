@@ -3,7 +3,7 @@ import LoopbackServer
 import Testing
 import TransferKit
 
-/// Issue 14 in the monitor, in a real terminal: a segmented upload is one session whose tasks
+/// In the monitor, in a real terminal: a segmented upload is one session whose tasks
 /// are its segments, with the segment map in the session row; held at the fourth segment by
 /// the server, the map shows three stored and one in flight; released, all six are stored and
 /// `q` ends the run with 0 (the monitor stays until asked to quit, as for downloads).

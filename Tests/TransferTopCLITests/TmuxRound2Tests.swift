@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import TransferKit
 
-/// Issue 11 in a real terminal: the mission's state names, the live "wait" phase, the queued
+/// In a real terminal: the mission's state names, the live "wait" phase, the queued
 /// reason, an HTTP 404 as an error, colour by TERM and NO_COLOR, and line mode on TERM=dumb.
 /// Deterministic: the first download's response head is held at a server gate, so it is
 /// surely waiting for its first byte and the second (one connection per host) surely queued.

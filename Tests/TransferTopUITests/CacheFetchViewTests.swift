@@ -4,7 +4,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// Issue 13 (S11): the detail pane says where a response came from when the cache took part,
+/// The detail pane says where a response came from when the cache took part,
 /// as the CSV's `fetch_type` column does; a network load adds no line.
 @Suite struct CacheFetchViewTests {
     func detail(_ change: (inout TransactionMetrics) -> Void) -> [String] {

@@ -4,7 +4,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// Issue 11: the detail pane and event log sized to content, focus with Tab, scrolling,
+/// The detail pane and event log sized to content, focus with Tab, scrolling,
 /// redacted headers, the task's sparkline, one ETA format.
 @Suite struct DetailPaneTests {
     static func select(_ m: inout MonitorModel, _ id: String) {

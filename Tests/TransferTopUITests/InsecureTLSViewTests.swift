@@ -4,7 +4,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// Issue 13 (trust): a task fetched with `-k` is marked in the error colour in the header
+/// Trust: a task fetched with `-k` is marked in the error colour in the header
 /// (counted), in its RESULT cell and in its detail pane.
 @Suite struct InsecureTLSViewTests {
     @Test func theHeaderTheRowAndTheDetailSayTLSWasNotVerified() throws {

@@ -4,7 +4,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// Issue 11: the mission's state names, metrics at a glance, colour per theme and depth.
+/// The mission's state names, metrics at a glance, colour per theme and depth.
 @Suite struct MonitorRound2Tests {
     static func task(_ id: Int, in model: MonitorModel) -> TaskSnapshot {
         model.sessions.flatMap(\.tasks).first { $0.id.description == "\(id / 10).\(id % 10)" }!

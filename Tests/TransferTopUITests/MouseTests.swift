@@ -4,7 +4,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// Issue 11: click selects, wheel scrolls. tmux cannot click for a test, so the pure half is
+/// Click selects, wheel scrolls. tmux cannot click for a test, so the pure half is
 /// tested here: a click at a cell found on the in-memory screen, through the reducer, and the
 /// screen drawn again. (The curses half only turns KEY_MOUSE into a `MouseEvent`.)
 @Suite struct MouseTests {

@@ -2,7 +2,7 @@ import Testing
 import TransferModel
 @testable import TransferTopUI
 
-/// Issue 14: the segment map in the monitor, a run of cells per colour, and its line in the
+/// The segment map in the monitor, a run of cells per colour, and its line in the
 /// detail pane of a segment's task.
 @Suite struct SegmentMapViewTests {
     @Test func runsOfEqualCellsShareTheirStatesRole() {

@@ -64,7 +64,7 @@ extension TransferEngine {
 
     /// A hop the engine ends itself (cancel, its own time-outs) never reaches CURLMSG_DONE:
     /// its record is completed from libcurl's facts now, while the handle is still attached,
-    /// so the phases it reached stay in the screen, CSV and HAR (issues 11, 16).
+    /// so the phases it reached stay in the screen, CSV and HAR.
     func recordInterruptedHop(_ t: Transfer, _ error: TransferError) {
         guard t.inMulti else { return }
         recordTransaction(t, code: CURLE_ABORTED_BY_CALLBACK, doneAt: Monotonic.now())

@@ -2,7 +2,7 @@ import Foundation
 import LoopbackServer
 import TransferKit
 
-/// `transfertop demo` (SPEC T8): an embedded loopback server and a scripted mix of sessions
+/// `transfertop demo`: an embedded loopback server and a scripted mix of sessions
 /// and tasks, entirely offline.
 public enum Demo {
     public static func run(_ options: Options, environment: [String: String]) async -> Int32 {

@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// Which key runs which action: the table's defaults, changed by a config file (SPEC T4).
+/// Which key runs which action: the table's defaults, changed by a config file.
 public struct KeyBindings: Sendable, Equatable {
     public private(set) var actions: [Key: Action]
 

@@ -1,6 +1,6 @@
 import TransferModel
 
-/// Secrets never reach the screen (SPEC T6). Credential headers show as `••••`; other values
+/// Secrets never reach the screen. Credential headers show as `••••`; other values
 /// and URLs go through TransferModel's `Redaction`, the same rules the exporters use.
 public enum ScreenSecrets {
     /// Headers whose whole value is a credential (compared case-insensitively).

@@ -1,4 +1,4 @@
-/// A progress bar as spans: eighth-block precision in UTF-8, `#`/`-` in ASCII (SPEC T2).
+/// A progress bar as spans: eighth-block precision in UTF-8, `#`/`-` in ASCII.
 public enum ProgressBar {
     /// Left-to-right partial blocks, index = eighths filled (0 draws nothing).
     static let eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]

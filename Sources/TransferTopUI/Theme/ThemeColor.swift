@@ -1,4 +1,4 @@
-/// A colour as a theme file names it, before the terminal's depth is known (SPEC T5).
+/// A colour as a theme file names it, before the terminal's depth is known.
 public enum ThemeColor: Sendable, Equatable, Hashable {
     /// The terminal's own foreground or background.
     case `default`

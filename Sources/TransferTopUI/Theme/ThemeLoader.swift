@@ -2,7 +2,7 @@ import Foundation
 import TransferModel
 
 /// Loads a theme by name or path; never fails: a missing or broken theme falls back to the
-/// built-in default with a message the caller shows (SPEC T5, "bad input: clear message").
+/// built-in default with a message the caller shows ("bad input: clear message").
 public enum ThemeLoader {
     public struct Result: Sendable {
         public var theme: Theme

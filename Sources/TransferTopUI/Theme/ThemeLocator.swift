@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where theme files are looked for, as a pure function of the environment and paths the
-/// caller passes in (SPEC T5): so the monitor finds its themes from any working directory.
+/// caller passes in: so the monitor finds its themes from any working directory.
 public struct ThemeLocator: Sendable {
     public var environment: [String: String]
     /// The running executable's path (e.g. `/usr/local/bin/transfertop`).

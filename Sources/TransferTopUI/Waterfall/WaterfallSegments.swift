@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// The phases a waterfall draws, in wire order (SPEC T3).
+/// The phases a waterfall draws, in wire order.
 public enum WaterfallPhase: String, Sendable, Equatable, CaseIterable {
     case queued, dns, connect, tls, request, wait, receive
 

@@ -1,7 +1,7 @@
 import Foundation
 import TransferModel
 
-/// Draws waterfall hops as lines of spans: `label bar numbers` (SPEC T3).
+/// Draws waterfall hops as lines of spans: `label bar numbers`.
 public enum WaterfallView {
     static let labelWidth = 8
 
