@@ -18,6 +18,31 @@ import TransferKit
         return (path, SHA256.hex(data))
     }
 
+    /// A one-at-a-time upload of `segments` segments to `/segments/NAME`, the server holding
+    /// its answer to the segment at `heldAt` (0-based) at gate `gate`; `close()` removes it all.
+    struct HeldUpload {
+        let server: LoopbackServer
+        let dir: String
+        let file: (path: String, sha: String)
+        let env: [String: String]
+        let args: [String]
+
+        init(_ test: SegmentedUploadCLITests, name: String, segments: Int, heldAt: Int, gate: String) async throws {
+            server = try await LoopbackServer.start()
+            dir = try Run.tempDirectory()
+            file = try test.source(dir, segments: segments)
+            env = ["XDG_STATE_HOME": dir + "/state"]
+            args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+                    "\(server.httpBase)/segments/\(name)?holdAt=\(heldAt * SegmentedUploadCLITests.segment)&holdGate=\(gate)"]
+        }
+
+        func close() {
+            try? FileManager.default.removeItem(atPath: dir)
+            let server = self.server
+            Task { try? await server.shutdown() }
+        }
+    }
+
     @Test func aFileGoesUpInSegmentsAndTheRecordIsGoneAfterward() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -57,14 +82,9 @@ import TransferKit
     /// one at a time); a second run started meanwhile refuses to send the same upload; the
     /// rerun after the kill sends segment 4 again and 5 and 6, never 1-3.
     @Test func aRerunAfterKillSendsOnlyTheMissingSegments() async throws {
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = try source(dir, segments: 6)
-        let env = ["XDG_STATE_HOME": dir + "/state"]
-        let target = "\(server.httpBase)/segments/rerun?holdAt=\(3 * Self.segment)&holdGate=seg4"
-        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K", target]
+        let upload = try await HeldUpload(self, name: "rerun", segments: 6, heldAt: 3, gate: "seg4")
+        defer { upload.close() }
+        let (server, dir, file, env, args) = (upload.server, upload.dir, upload.file, upload.env, upload.args)
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate("seg4")
         try await Self.waitForRecord(under: dir + "/state", naming: [0, 1, 2])
@@ -109,14 +129,9 @@ import TransferKit
     /// segments 1-3 and new 4-6 would make a file that never existed): it says why and sends
     /// every segment, and the server ends with the edited file.
     @Test func aRerunAfterAnEditInPlaceSendsEverySegment() async throws {
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = try source(dir, segments: 6)
-        let env = ["XDG_STATE_HOME": dir + "/state"]
-        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
-                    "\(server.httpBase)/segments/edited?holdAt=\(3 * Self.segment)&holdGate=edit4"]
+        let upload = try await HeldUpload(self, name: "edited", segments: 6, heldAt: 3, gate: "edit4")
+        defer { upload.close() }
+        let (server, dir, file, env, args) = (upload.server, upload.dir, upload.file, upload.env, upload.args)
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate("edit4")
         try await Self.waitForRecord(under: dir + "/state", naming: [0, 1, 2])
@@ -140,14 +155,9 @@ import TransferKit
     /// the run fails (exit 1) saying so, as it does when the modification time moves, and
     /// the rerun sends every segment, not the ones the failed run's record names.
     @Test func anEditDuringTheRunWithItsTimeSetBackFailsItAndTheRerunSendsAll() async throws {
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = try source(dir, segments: 3)
-        let env = ["XDG_STATE_HOME": dir + "/state"]
-        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
-                    "\(server.httpBase)/segments/during?holdAt=\(Self.segment)&holdGate=during2"]
+        let upload = try await HeldUpload(self, name: "during", segments: 3, heldAt: 1, gate: "during2")
+        defer { upload.close() }
+        let (server, file, env, args) = (upload.server, upload.file, upload.env, upload.args)
         let run = try Run.spawn(args, environment: env)
         try await server.waitForGate("during2")
         let edited = try Self.editInPlaceKeepingTimes(file.path, at: 10)
@@ -177,14 +187,9 @@ import TransferKit
     }
 
     @Test func ctrlCStopsTheUploadKeepsTheRecordAndExits130() async throws {
-        let server = try await LoopbackServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let dir = try Run.tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = try source(dir, segments: 3)
-        let env = ["XDG_STATE_HOME": dir + "/state"]
-        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
-                    "\(server.httpBase)/segments/int?holdAt=\(Self.segment)&holdGate=seg2"]
+        let upload = try await HeldUpload(self, name: "int", segments: 3, heldAt: 1, gate: "seg2")
+        defer { upload.close() }
+        let (server, file, env, args) = (upload.server, upload.file, upload.env, upload.args)
         let run = try Run.spawn(args, environment: env)
         try await server.waitForGate("seg2")
         run.signal(SIGINT)
