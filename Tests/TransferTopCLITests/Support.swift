@@ -90,6 +90,23 @@ struct Spawned: Sendable {
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
+    /// Runs `action` the moment the process exits, on a thread started before this returns,
+    /// and leaves the process to be reaped by `wait()` (`WNOWAIT`). For a step that must
+    /// follow an exit within a deadline that is not the test's: the cooperative pool, and with
+    /// it any `await` of the test, can be starved for minutes in a loaded suite
+    /// (Tests/TestSupport/OffPool.swift), so an action taken from the test's task may come
+    /// after that deadline has passed.
+    func onExit(_ action: @escaping @Sendable () -> Void) {
+        let pid = self.pid
+        let thread = Thread {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            action()
+        }
+        thread.name = "tests.on-exit"
+        thread.start()
+    }
+
     /// Waits for the process on a thread of its own (never blocking the cooperative pool).
     func wait() async -> RunResult {
         await offPool { waitBlocking() }
