@@ -57,7 +57,13 @@ import Testing
     @Test func aFullOutboxGoesOutWhileATransferStillRuns() async throws {
         let server = try await TestServer.get()
         let delegate = PerTask()
-        let session = TransferSession(configuration: Self.holdingForAnHour { $0.allowsHTTP2 = false }, delegate: delegate)
+        // An hour of idle time too: the held download waits at the gate until this task opens it,
+        // and in a loaded suite this task can wait its turn for longer than the 60 s default
+        // (Tests/TestSupport/OffPool.swift); timed out, it would end with an error, not "complete".
+        let session = TransferSession(configuration: Self.holdingForAnHour {
+            $0.allowsHTTP2 = false
+            $0.timeoutIntervalForRequest = 3600
+        }, delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
         // One download held at a server gate keeps a transfer running, so only the outbox's
         // cap (`outboxCap` blocks) can send the others' callbacks within the hour.
