@@ -51,25 +51,9 @@ public final class SegmentedUpload: @unchecked Sendable {
     private var wakeScheduled = false
     private let started = Monotonic.now()
     /// The file as it was when the upload began (decision 107: compared again at the end).
-    private let identity: FileIdentity
+    private let identity: SourceIdentity
     /// Why the upload cannot succeed, whatever a retry does (a 501 answer).
     private var finalReason: String?
-
-    struct FileIdentity: Equatable {
-        var dev: UInt64, ino: UInt64, size: Int64, mtimeSec: Int, mtimeNsec: Int
-        /// The status-change time: a write moves it, and unlike the modification time no one
-        /// can set it back, so an edit whose mtime was restored is still seen.
-        var ctimeSec: Int, ctimeNsec: Int
-        init(_ st: stat) {
-            dev = UInt64(st.st_dev)
-            ino = UInt64(st.st_ino)
-            size = Int64(st.st_size)
-            mtimeSec = Int(st.st_mtim.tv_sec)
-            mtimeNsec = Int(st.st_mtim.tv_nsec)
-            ctimeSec = Int(st.st_ctim.tv_sec)
-            ctimeNsec = Int(st.st_ctim.tv_nsec)
-        }
-    }
 
     /// Nil with an error when the file cannot be read (its size is taken here: a file that
     /// changes size while it is sent fails the segment that finds out).
@@ -95,7 +79,7 @@ public final class SegmentedUpload: @unchecked Sendable {
                                 + "use segments of at least \(SegmentLayout.smallestSegmentSize(for: layout.totalSize)) bytes")
         }
         self.layout = layout
-        identity = FileIdentity(st)
+        identity = SourceIdentity(st)
         state = Locked(State(scheduler: SegmentScheduler(
             count: layout.count, maxInFlight: options.maxInFlight, maxAttempts: options.maxAttempts,
             backoffBase: options.backoffBase, backoffCap: options.backoffCap, done: done.filter { $0 >= 0 && $0 < layout.count })))
@@ -243,10 +227,10 @@ public final class SegmentedUpload: @unchecked Sendable {
     /// Why the stored segments may not be the file any more: it changed (size, modification
     /// or change time, or another file at the path) while it was sent. Nil when it is as it was.
     private func fileChanged() -> String? {
-        var st = stat()
-        guard stat(file, &st) == 0 else { return "\(file) is gone: it was removed while it was sent" }
-        return FileIdentity(st) == identity ? nil
-            : "\(file) changed while it was sent (its size, modification or change time); the stored segments may mix old and new bytes"
+        guard let now = SourceIdentity(path: file) else { return "\(file) is gone: it was removed while it was sent" }
+        return identity.change(to: now).map {
+            "\(file) changed while it was sent (\($0)); the stored segments may mix old and new bytes"
+        }
     }
 
     /// SHA-256 of `length` bytes of `file` from `offset`, read in 1 MiB pieces.

@@ -31,7 +31,7 @@ struct SegmentLedger {
     /// (no `$XDG_STATE_HOME` nor `$HOME`): the upload then runs without one.
     static func open(url: URL, file: String, segmentSize: Int64) throws(Failure) -> SegmentLedger? {
         guard let state = StatePaths.stateDirectory(nil) else { return nil }
-        guard let source = SourceIdentity(file) else {
+        guard let source = SourceIdentity(path: file) else {
             throw .unavailable("cannot read '\(SafeQuote.quote(file))': \(String(cString: strerror(errno)))")
         }
         var absolute = file
@@ -92,35 +92,4 @@ struct SegmentLedger {
     }
 
     func release() { close(lockFD) }
-}
-
-/// Which version of a file a segmented upload reads: device, inode, size, modification time
-/// and status-change time. The change time is the one a user cannot set back (`touch -d`
-/// restores only the modification time), so an edit in place with its mtime restored is
-/// still a different file.
-struct SourceIdentity: Codable, Equatable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modified: String
-    var changed: String
-
-    init?(_ file: String) {
-        var st = stat()
-        guard stat(file, &st) == 0 else { return nil }
-        device = UInt64(st.st_dev)
-        inode = UInt64(st.st_ino)
-        size = Int64(st.st_size)
-        modified = "\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
-        changed = "\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
-    }
-
-    /// What differs in `now`, for a message; nil when it is the same file, unchanged.
-    func change(to now: SourceIdentity) -> String? {
-        if device != now.device || inode != now.inode { return "another file is at its path" }
-        if size != now.size { return "its size changed" }
-        if modified != now.modified { return "its modification time changed" }
-        if changed != now.changed { return "it was written or its attributes changed" }
-        return nil
-    }
 }
