@@ -55,10 +55,17 @@ enum OptionValues {
     }
 
     static func seconds(_ v: String, _ option: String) throws(UsageError) -> Double {
-        guard let s = NumericBounds.seconds(v) else {
-            throw UsageError("\(option) must be a number of seconds from \(NumericBounds.secondsText), not '\(SafeQuote.quote(v, limit: 20))'")
-        }
+        guard let s = NumericBounds.seconds(v) else { throw secondsRefusal(option, v) }
         return s
+    }
+
+    /// A number of seconds that did not come as text (the daemon's socket).
+    static func seconds(_ s: Double, _ option: String) throws(UsageError) {
+        guard NumericBounds.validSeconds(s) else { throw secondsRefusal(option, String(s)) }
+    }
+
+    private static func secondsRefusal(_ option: String, _ shown: String) -> UsageError {
+        UsageError("\(option) must be a number of seconds from \(NumericBounds.secondsText), not '\(SafeQuote.quote(shown, limit: 20))'")
     }
 
     static func session(_ v: String) throws(UsageError) -> Options.SessionChoice {

@@ -31,14 +31,10 @@ extension Options {
         func number(_ n: Int, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) {
             _ = try OptionValues.integer(String(n), option, range: range)
         }
-        func seconds(_ s: Double, _ option: String) throws(UsageError) {
-            // Its text parses back to the same number, so the parser refuses it with its message.
-            if !NumericBounds.validSeconds(s) { _ = try OptionValues.seconds(String(s), option) }
-        }
         try checkBackgroundSubmission()
         try number(maxConnectionsPerHost, "--max-connections-per-host", OptionBounds.connectionsPerHost)
-        try seconds(requestTimeout, "--request-timeout")
-        try seconds(resourceTimeout, "--resource-timeout")
+        try OptionValues.seconds(requestTimeout, "--request-timeout")
+        try OptionValues.seconds(resourceTimeout, "--resource-timeout")
         try number(fps, "--fps", OptionBounds.fps)
         if let segments { try number(segments, "--segments", OptionBounds.segments) }
         if let segmentSize { _ = try OptionValues.byteSize(String(segmentSize), "--segment-size", range: OptionBounds.segmentSize) }

@@ -140,8 +140,8 @@ public final class CompletionStore: @unchecked Sendable {
         let path = journal(outputDirectory: outputDirectory)
         return indexes.withLock { indexes -> [String: Record] in
             if let index = indexes[path] { return index }
-            let (index, lines) = Self.read(path)
-            if lines > max(Self.compactionFloor, 2 * index.count) { Self.compact(path) }
+            let (index, lines, bytes) = Self.read(path)
+            if lines > max(Self.compactionFloor, 2 * index.count) { Self.compact(path, index, readBytes: bytes) }
             indexes[path] = index
             return index
         }
@@ -154,15 +154,17 @@ public final class CompletionStore: @unchecked Sendable {
         open(journal + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     }
 
-    /// Rewrites `path` with one line per key (a private temporary file, then rename), unless a
-    /// run has the journal open for appending (it is then left for a later read). Read again
-    /// under the lock: lines appended since the caller's read are kept.
-    static func compact(_ path: String) {
+    /// Rewrites `path` with one line per key of `index` (a private temporary file, then rename),
+    /// unless a run has the journal open for appending (it is then left for a later read).
+    /// `index` is the caller's read of `readBytes` bytes; a journal grown since is read again
+    /// under the lock, so lines appended meanwhile are kept.
+    static func compact(_ path: String, _ given: [String: Record], readBytes: Int) {
         let lock = openLock(path)
         guard lock >= 0 else { return }
         defer { close(lock) }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return }
-        let (index, _) = read(path)
+        var st = stat()
+        let index = stat(path, &st) == 0 && Int(st.st_size) == readBytes ? given : read(path).index
         var text = ""
         for (key, record) in index { text += Line(key: key, record: record).json + "\n" }
         let temp = path + ".\(getpid()).tmp"
@@ -177,9 +179,9 @@ public final class CompletionStore: @unchecked Sendable {
         records(outputDirectory: outputDirectory)[ResumeStore.key(url: url, outputDirectory: outputDirectory)]
     }
 
-    /// The journal's records by key, and how many lines it has.
-    static func read(_ path: String) -> (index: [String: Record], lines: Int) {
-        guard let data = FileManager.default.contents(atPath: path) else { return ([:], 0) }
+    /// The journal's records by key, how many lines and bytes it has.
+    static func read(_ path: String) -> (index: [String: Record], lines: Int, bytes: Int) {
+        guard let data = FileManager.default.contents(atPath: path) else { return ([:], 0, 0) }
         var index: [String: Record] = [:]
         let decoder = JSONDecoder()
         let lines = data.split(separator: 0x0A)
@@ -187,6 +189,6 @@ public final class CompletionStore: @unchecked Sendable {
             guard let entry = try? decoder.decode(Line.self, from: Data(line)) else { continue }
             index[entry.key] = entry.record
         }
-        return (index, lines.count)
+        return (index, lines.count, data.count)
     }
 }
