@@ -75,7 +75,7 @@ let package = Package(
         // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
-        .target(name: "TestSupport", dependencies: [.product(name: "CSV", package: "CSV.swift")], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: ["TransferModel", .product(name: "CSV", package: "CSV.swift")], path: "Tests/TestSupport",
                 exclude: ["ftp_server.py"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),

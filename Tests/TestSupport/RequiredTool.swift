@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// The programs and python packages the tests use, found where `scripts/setup` installs them.
 /// A missing one fails the test that needs it with a message naming it and the command that
@@ -34,16 +35,6 @@ public enum RequiredTool {
         throw Missing(description: "python3 cannot import \(module) (pip package \(package ?? module)): run scripts/setup")
     }
 
-    private static let pythons = LockedCache()
-
-    private final class LockedCache: @unchecked Sendable {
-        // @unchecked: every access holds `lock`.
-        private let lock = NSLock()
-        private var cache: [String: String?] = [:]
-        func withLock<T>(_ body: (inout [String: String?]) -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(&cache)
-        }
-    }
+    /// The python found for each module (nil: none has it), asked once per process.
+    private static let pythons = Locked<[String: String?]>([:])
 }
