@@ -68,30 +68,21 @@ final class Transfer {
     /// Why the current hop's answer to a range request was refused (`restartFromZeroPending`).
     var restartReason: String?
 
-    // Flow control: suspend is a state machine, not one call.
-    var wantPaused = false
-    /// A connection is attached (PREREQFUNCTION ran): `curl_easy_pause` works from here on.
-    var connected = false
-    var inMulti = false
-    /// Queued in the engine (not yet in the multi) because its host has enough handles there.
-    var isWaiting = false
+    /// Where the handle is and whether bytes may move: suspend, resume and the pauses that
+    /// bound memory (Machines/FlowControl.swift).
+    var flow = FlowControl()
     /// The host key of this hop's URL, made on its first attach; while in the multi, the one
     /// it is counted under.
     var hostKey: String?
-    /// Suspended while connected: its handle stays in the multi but does not count against
-    /// its host's limit (`TransferEngine.releaseSlot`).
-    var releasedSlot = false
     /// The socket of a connection this transfer opened (the sockopt callback); -1 on a reused
     /// one. Read for the connection's round trip (`TransferEngine.noteRoundTrip`).
     var newConnectionSocket: Int32 = -1
     /// Waiting for the delegate's response disposition: body bytes are held, not delivered.
     var awaitingDisposition = false
     var held = Data()
-    var pausedForDisposition = false
     /// Chunks handed to the data delegate and not yet consumed (shared with the delegate
     /// queue). Past `highWater` the transfer pauses so a slow delegate bounds memory.
     let chunksInFlight = Locked(0)
-    var pausedForBackpressure = false
     /// The hop ended while the disposition was pending: the outcome waits for the answer.
     var deferredFinish: (error: TransferError?, keepPartialFile: Bool)?
 
@@ -133,7 +124,6 @@ final class Transfer {
     /// sending is paused until the pump has bytes.
     var bodyPump: BodyStreamPump?
     var awaitingBodyStream = false
-    var pausedForBody = false
 
     // Accounting and timers (monotonic ns).
     /// Listed in `engine.touched` for this loop iteration.
@@ -147,8 +137,6 @@ final class Transfer {
     var emittedProgress: (received: Int64, sent: Int64) = (0, 0)
     var taskStart: UInt64
     var lastActivity: UInt64
-    var suspendedSince: UInt64?
-    var suspendedTotal: UInt64 = 0
     /// The hop has left libcurl's per-host queue (resolver, socket or prereq callback ran).
     var dequeued = false
     var hopStart: UInt64
@@ -199,7 +187,7 @@ final class Transfer {
     deinit {
         // Out of the multi: its handle may serve the next transfer. (One still in the multi is
         // cleaned up, which also removes it.)
-        if !inMulti { spares.put(easy) }
+        if !flow.isInMulti { spares.put(easy) }
         if fileDescriptor >= 0 { close(fileDescriptor) }
         if uploadFD >= 0 { close(uploadFD) }
         bodyPump?.stop()
@@ -225,7 +213,6 @@ final class Transfer {
         response = nil
         isRedirectHop = false
         redirectBody = Data()
-        connected = false
         dequeued = false
         newConnectionSocket = -1
         hopReceived = 0

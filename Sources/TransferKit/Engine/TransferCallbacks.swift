@@ -26,7 +26,7 @@ enum TransferCallbacks {
         let t = Transfer.from(ctx)
         let now = Monotonic.now()
         t.prereqAt = now
-        t.connected = true
+        t.flow.connected()
         t.markDequeued(now)
         return Int32(CURL_PREREQFUNC_OK)
     }
@@ -172,7 +172,7 @@ extension Transfer {
     /// `count` (or PAUSE) makes libcurl fail the transfer with CURLE_WRITE_ERROR.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if !scheme.needsHost { return receiveLocalBody(bytes) }
-        if wantPaused { return Int(CURL_WRITEFUNC_PAUSE) }
+        if !flow.receives { return Int(CURL_WRITEFUNC_PAUSE) }
         let now = Monotonic.now()
         lastActivity = now
         lastByteAt = now
@@ -188,7 +188,7 @@ extension Transfer {
         if !admitsBody(bytes.count) { return 0 }
         if awaitingDisposition {
             if held.count > 16 * 1024 * 1024 {
-                pausedForDisposition = true
+                flow.hold(.disposition)
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             held.append(contentsOf: bytes)
@@ -199,8 +199,8 @@ extension Transfer {
         switch sink {
         case .collect: collected.append(contentsOf: bytes)
         case .delegate:
-            if pausedForBackpressure || chunksInFlight.withLock({ $0 }) >= TransferEngine.highWater {
-                pausedForBackpressure = true
+            if flow.isHeld(.backpressure) || chunksInFlight.withLock({ $0 }) >= TransferEngine.highWater {
+                flow.hold(.backpressure)
                 return Int(CURL_WRITEFUNC_PAUSE)  // libcurl keeps these bytes and stops reading
             }
             pending.append(contentsOf: bytes)
@@ -260,7 +260,7 @@ extension Transfer {
 
     /// Request body bytes, from memory or streamed from a file.
     func supplyBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if wantPaused { return Int(CURL_READFUNC_PAUSE) }
+        if !flow.receives { return Int(CURL_READFUNC_PAUSE) }
         lastActivity = Monotonic.now()
         touch()
         var n = 0
@@ -276,7 +276,7 @@ extension Transfer {
             switch bodyPump?.take(into: buffer) {
             case .bytes(let count)?: n = count
             case .wouldBlock?:
-                pausedForBody = true
+                flow.hold(.body)
                 return Int(CURL_READFUNC_PAUSE)
             case .end?, nil: n = 0
             case .failed(let e)?:

@@ -38,16 +38,12 @@ extension TransferEngine {
         let pump = BodyStreamPump(stream: stream) { [weak self] in _ = self?.send(.bodyReady(task)) }
         t.bodyPump = pump
         pump.start()
-        if !t.wantPaused { attach(t) }  // suspended meanwhile: resume attaches it
+        if t.flow.isRunning { attach(t) }  // suspended meanwhile: resume attaches it
     }
 
     /// The pump has bytes for a transfer paused waiting for them: unpause sending only.
     func bodyReady(_ t: Transfer) {
-        guard t.pausedForBody else { return }
-        t.pausedForBody = false
-        guard !t.wantPaused, t.inMulti else { return }
-        let receivingHeld = t.pausedForBackpressure || t.pausedForDisposition
-        _ = curl_easy_pause(t.easy.raw, receivingHeld ? CURLPAUSE_RECV : CURLPAUSE_CONT)
+        perform(t.flow.bodyReady(), t)
     }
 }
 

@@ -131,7 +131,7 @@ extension TransferEngine {
         beginTransaction(t)
         if keepsBody, case .streamed? = t.task.upload {
             requestBodyStream(t)  // a stream cannot rewind: the delegate gives a new one
-        } else if !t.wantPaused {
+        } else if t.flow.isRunning {
             attach(t)
         }
     }

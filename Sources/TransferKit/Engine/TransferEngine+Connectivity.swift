@@ -39,7 +39,7 @@ extension TransferEngine {
         var next = UInt64.max
         for (id, t) in connectivityWaiters {
             // Finished, cancelled, or already restarted by a resume: no longer waiting here.
-            guard transfers[ObjectIdentifier(t.task)] === t, !t.inMulti, !t.isWaiting else {
+            guard transfers[ObjectIdentifier(t.task)] === t, t.flow.isDetached else {
                 connectivityWaiters.removeValue(forKey: id)
                 continue
             }

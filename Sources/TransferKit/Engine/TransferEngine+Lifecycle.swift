@@ -74,34 +74,29 @@ extension TransferEngine {
     // MARK: suspend and resume
 
     func suspend(_ t: Transfer) {
-        guard !t.wantPaused else { return }
-        t.wantPaused = true
-        t.suspendedSince = Monotonic.now()
-        if t.connected, t.inMulti {
-            // Connected: pause both directions; HTTP/1.1 stops reading the socket.
-            _ = curl_easy_pause(t.easy.raw, CURLPAUSE_ALL)
-            releaseSlot(t)
-        } else if t.inMulti {
-            // No connection yet: libcurl cannot pause it (rc 43), so take it out of the multi
-            // and start the hop again on resume; no byte of it has been received.
-            detach(t)
-        }
+        perform(t.flow.suspend(now: Monotonic.now()), t)
     }
 
     func resume(_ t: Transfer) {
-        guard t.wantPaused else { return }
+        guard t.flow.isSuspended else { return }
         let now = Monotonic.now()
-        t.wantPaused = false
-        if let since = t.suspendedSince { t.suspendedTotal += now - since }
-        t.suspendedSince = nil
         t.lastActivity = now
-        retakeSlot(t)
-        if t.awaitingDelegateDecision || t.awaitingBodyStream { return }
-        if !t.inMulti {
-            restartHop(t)
-        } else if !t.pausedForDisposition {
+        perform(t.flow.resume(now: now, waitsForDecision: t.awaitingDelegateDecision || t.awaitingBodyStream), t)
+    }
+
+    /// Performs what the flow-control machine asked for.
+    func perform(_ actions: [FlowControl.Action], _ t: Transfer) {
+        for action in actions {
+            switch action {
+            case .pauseHandle: _ = curl_easy_pause(t.easy.raw, CURLPAUSE_ALL)
             // May deliver buffered data through the write callback before it returns.
-            _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT)
+            case .unpauseHandle: _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT)
+            case .unpauseSendingOnly: _ = curl_easy_pause(t.easy.raw, CURLPAUSE_RECV)
+            case .detach: detach(t)
+            case .restartHop: restartHop(t)
+            case .releaseSlot: releaseSlot(t)
+            case .retakeSlot: retakeSlot(t)
+            }
         }
     }
 
@@ -110,7 +105,6 @@ extension TransferEngine {
         do {
             let easy = try makeEasy(for: t)
             t.easy = easy
-            t.connected = false
             t.dequeued = false
             t.hopStart = Monotonic.now()
             t.lastActivity = t.hopStart
@@ -148,13 +142,13 @@ extension TransferEngine {
     }
 
     func deadlines(_ t: Transfer) -> Deadlines? {
-        guard !t.wantPaused, !t.awaitingDelegateDecision, t.deferredFinish == nil else { return nil }
+        guard t.flow.isRunning, !t.awaitingDelegateDecision, t.deferredFinish == nil else { return nil }
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
         // would kill the process.
         let idle = t.dequeued && requestTimeout > 0
             ? NumericBounds.saturatingAdd(t.lastActivity, NumericBounds.clampedNanoseconds(requestTimeout)) : nil
-        let resource = NumericBounds.saturatingAdd(t.taskStart + t.suspendedTotal,
+        let resource = NumericBounds.saturatingAdd(t.taskStart + t.flow.suspendedTotal,
                                                    NumericBounds.clampedNanoseconds(configuration.timeoutIntervalForResource))
         return Deadlines(idle: idle, resource: resource)
     }

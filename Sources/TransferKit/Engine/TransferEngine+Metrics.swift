@@ -66,7 +66,7 @@ extension TransferEngine {
     /// its record is completed from libcurl's facts now, while the handle is still attached,
     /// so the phases it reached stay in the screen, CSV and HAR.
     func recordInterruptedHop(_ t: Transfer, _ error: TransferError) {
-        guard t.inMulti else { return }
+        guard t.flow.isInMulti else { return }
         recordTransaction(t, code: CURLE_ABORTED_BY_CALLBACK, doneAt: Monotonic.now())
         updateTransaction(t) { $0.errorDescription = error.message }
     }

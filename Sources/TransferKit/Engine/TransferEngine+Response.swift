@@ -108,10 +108,7 @@ extension TransferEngine {
                 t.held = Data()
                 flushData(t)
             }
-            if t.pausedForDisposition {
-                t.pausedForDisposition = false
-                if !t.wantPaused && t.inMulti { _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT) }
-            }
+            perform(t.flow.dispositionAnswered(), t)
         case .cancel:
             t.task.apply(.cancel(byProducingResumeData: false))
             return
@@ -176,10 +173,9 @@ extension TransferEngine {
     }
 
     func drained(_ t: Transfer) {
-        guard t.pausedForBackpressure, t.chunksInFlight.withLock({ $0 }) <= Self.lowWater else { return }
-        t.pausedForBackpressure = false
+        guard t.flow.isHeld(.backpressure), t.chunksInFlight.withLock({ $0 }) <= Self.lowWater else { return }
         t.lastActivity = Monotonic.now()
-        if !t.wantPaused && !t.pausedForDisposition && t.inMulti { _ = curl_easy_pause(t.easy.raw, CURLPAUSE_CONT) }
+        perform(t.flow.drained(), t)
     }
 
     /// Publishes byte counts to the task, and coalesced progress to delegates and observers.

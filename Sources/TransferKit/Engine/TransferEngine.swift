@@ -318,7 +318,7 @@ final class TransferEngine: @unchecked Sendable {
         // With priorities the head is the highest, not the oldest: a lower one's resource
         // timeout is checked once it reaches the multi (DECISIONS 65).
         for t in inMultiTransfers.values {
-            anyRunning = anyRunning || !t.wantPaused
+            anyRunning = anyRunning || t.flow.isRunning
             publishProgress(t, now: now)
             if t.dequeued && t.firstHeaderAt == nil { updateLivePhase(t) }
             guard let d = deadlines(t) else { continue }
@@ -327,7 +327,7 @@ final class TransferEngine: @unchecked Sendable {
         }
         for queue in waiting.values {
             guard let head = queue.first, transfers[ObjectIdentifier(head.task)] === head else { continue }
-            anyRunning = anyRunning || !head.wantPaused
+            anyRunning = anyRunning || head.flow.isRunning
             guard let d = deadlines(head) else { continue }
             if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
             next = min(next, d.resource)
@@ -375,20 +375,20 @@ final class TransferEngine: @unchecked Sendable {
     /// each `curl_multi_perform`, including those parked behind its per-host connection limit,
     /// so thousands of queued tasks must wait here instead.
     func attach(_ t: Transfer) {
-        guard !t.inMulti, !t.isWaiting else { return }
+        guard t.flow.isDetached else { return }
         // Built once per hop (the string was 1 % of a small-file run when built per attach).
         let key = t.hostKey ?? Self.hostKey(t.request.url)
         t.hostKey = key
         let priority = t.task.priority
         if priority != TransferTask.defaultPriority { prioritizedHosts.insert(key) }
         if slotsInUse(key) >= hostLimit(key) {
-            t.isWaiting = true
+            t.flow.queued()
             waiting[key, default: PriorityFIFO()].push(t, priority: priority)
             return
         }
         let rc = curl_multi_add_handle(multi.raw, t.easy.raw)
-        t.inMulti = rc == CURLM_OK
-        if t.inMulti {
+        if rc == CURLM_OK {
+            t.flow.attached()
             inMultiTransfers[ObjectIdentifier(t)] = t
             t.hostKey = key
             attachedPerHost[key, default: 0] += 1
@@ -400,12 +400,12 @@ final class TransferEngine: @unchecked Sendable {
     }
 
     func detach(_ t: Transfer) {
-        guard t.inMulti else { return }
+        guard t.flow.isInMulti else { return }
         curl_multi_remove_handle(multi.raw, t.easy.raw)
-        t.inMulti = false
+        let actions = t.flow.detached()
         inMultiTransfers.removeValue(forKey: ObjectIdentifier(t))
         guard let key = t.hostKey else { return }
-        retakeSlot(t)
+        perform(actions, t)
         attachedPerHost[key, default: 1] -= 1
         promoteWaiting(key)
     }
@@ -415,10 +415,9 @@ final class TransferEngine: @unchecked Sendable {
 
     /// A connected transfer was suspended: it keeps its handle (and its connection or stream)
     /// but no longer its host's slot, so six suspended tasks do not stop the rest of the host
-    /// (with one handle per connection, DECISIONS 143; found in review).
+    /// (with one handle per connection, DECISIONS 143).
     func releaseSlot(_ t: Transfer) {
-        guard t.inMulti, !t.releasedSlot, let key = t.hostKey else { return }
-        t.releasedSlot = true
+        guard let key = t.hostKey else { return }
         releasedPerHost[key, default: 0] += 1
         promoteWaiting(key)
     }
@@ -426,8 +425,7 @@ final class TransferEngine: @unchecked Sendable {
     /// Resumed or detached: the transfer counts against its host again (resumed, the host may
     /// briefly hold one more handle than its limit).
     func retakeSlot(_ t: Transfer) {
-        guard t.releasedSlot, let key = t.hostKey else { return }
-        t.releasedSlot = false
+        guard let key = t.hostKey else { return }
         releasedPerHost[key, default: 1] -= 1
     }
 
@@ -444,13 +442,13 @@ final class TransferEngine: @unchecked Sendable {
         guard slotsInUse(key) < hostLimit(key) else { return }
         // Popped in place: copying the queue out of the dictionary would retain every element.
         while let next = waiting[key]?.pop() {
-            next.isWaiting = false
+            next.flow.leftQueue()
             // Finished, cancelled or suspended meanwhile: drop it (resume re-queues it).
-            guard transfers[ObjectIdentifier(next.task)] === next, !next.wantPaused else { continue }
+            guard transfers[ObjectIdentifier(next.task)] === next, next.flow.isRunning else { continue }
             attach(next)
             // Refused by libcurl, it failed its task and left the slot free: the next one
             // takes it, or a host with no handle left would never start its queue (review).
-            if next.inMulti || next.isWaiting { return }
+            if !next.flow.isDetached { return }
         }
     }
 
