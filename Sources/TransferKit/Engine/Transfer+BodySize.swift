@@ -9,7 +9,7 @@ import TransferModel
 extension Transfer {
     /// The final response's head: a Content-Length over the maximum fails before any byte.
     func checkAnnouncedSize(_ response: TransferResponse) {
-        guard sinkFailure == nil, !alreadyComplete, bodySizeLimit.maximum != nil, !response.isContentDecoded else { return }
+        guard sinkFailure == nil, !exchange.bodyIsAlreadyComplete, bodySizeLimit.maximum != nil, !response.isContentDecoded else { return }
         fail(bodySizeLimit.check(announced: response.expectedContentLength, alreadyStored: resumeOffset))
     }
 

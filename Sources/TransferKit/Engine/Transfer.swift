@@ -27,12 +27,13 @@ final class Transfer {
     // Response head of the current hop, parsed line by line in the header callback.
     var statusCode = 0
     var responseHeaders: [HTTPHeader] = []
-    var headComplete = false
+    /// The request/response life cycle across hops, with the delegate's decisions between
+    /// them (Machines/Exchange.swift).
+    var exchange = Exchange()
     /// 1xx heads of this hop: a server that floods them is named as such (`ServerFault`).
     var informationalHeads = 0
     var response: TransferResponse?
-    /// A 3xx we may follow: its body is kept aside (small) in case the delegate refuses.
-    var isRedirectHop = false
+    /// The body of a head kept aside (`Exchange.Aside`, small) in case it becomes the answer.
     var redirectBody = Data()
 
     // The HTTP cache (TransferEngine+Cache.swift): the stored response matching this request,
@@ -65,8 +66,6 @@ final class Transfer {
     /// The errno of a failed write to the download file (0: none), for the advice the
     /// failure ends with.
     var writeErrno: Int32 = 0
-    /// Why the current hop's answer to a range request was refused (`restartFromZeroPending`).
-    var restartReason: String?
 
     /// Where the handle is and whether bytes may move: suspend, resume and the pauses that
     /// bound memory (Machines/FlowControl.swift).
@@ -77,18 +76,11 @@ final class Transfer {
     /// The socket of a connection this transfer opened (the sockopt callback); -1 on a reused
     /// one. Read for the connection's round trip (`TransferEngine.noteRoundTrip`).
     var newConnectionSocket: Int32 = -1
-    /// Waiting for the delegate's response disposition: body bytes are held, not delivered.
-    var awaitingDisposition = false
+    /// Body bytes held for the data delegate's disposition.
     var held = Data()
     /// Chunks handed to the data delegate and not yet consumed (shared with the delegate
     /// queue). Past `highWater` the transfer pauses so a slow delegate bounds memory.
     let chunksInFlight = Locked(0)
-    /// The hop ended while the disposition was pending: the outcome waits for the answer.
-    var deferredFinish: (error: TransferError?, keepPartialFile: Bool)?
-
-    /// A redirect hop finished and the delegate has not answered yet.
-    var awaitingRedirectDecision = false
-    var pendingRedirect: TransferRequest?
     /// Authentication (TransferEngine+Auth.swift): the credential a challenge was answered
     /// with and the space it answers (`credentialSpace`: its origin, or the proxy), the one
     /// this hop sent, the 401/407 held for the delegate, how many credentials were refused,
@@ -96,22 +88,11 @@ final class Transfer {
     var credential: TransferCredential?
     var credentialSpace: ProtectionSpace?
     var sentCredential: TransferCredential?
-    var pendingChallenge: ProtectionSpace?
-    var awaitingChallenge = false
     var authFailures = 0
     var credentialToStore: (TransferCredential, ProtectionSpace)?
-    /// Server trust (TransferEngine+ServerTrust.swift): this hop only connects to collect the
-    /// chain (CURLOPT_CERTINFO); one probe per task; the session delegate has not answered
-    /// yet; the hop runs on a trust exception (verification off, pinned to the trusted key).
-    var trustProbe = false
-    var trustProbed = false
-    var awaitingTrust = false
-    var pendingTrust: ServerTrust?
-    var probeReason = ""
+    /// Server trust (TransferEngine+ServerTrust.swift): the hop runs on a trust exception
+    /// (verification off, pinned to the key the delegate trusted).
     var usesTrustException = false
-    /// Between hops, waiting for the delegate (a redirect, a challenge, server trust): no
-    /// timer runs and a resume does not restart the hop; the answer does.
-    var awaitingDelegateDecision: Bool { awaitingRedirectDecision || awaitingChallenge || awaitingTrust }
     /// False once a redirect turned the request into a body-less GET.
     var hasBodyThisHop = true
 
@@ -120,10 +101,8 @@ final class Transfer {
     var uploadFD: Int32 = -1
     /// A multipart body's reader (its files open while the transfer lives).
     var uploadSegments: SegmentedBody?
-    /// A streamed body: its pump, whether the hop waits for the delegate's stream, and whether
-    /// sending is paused until the pump has bytes.
+    /// A streamed body's pump (the delegate gives a stream per hop: `Exchange.Stage`).
     var bodyPump: BodyStreamPump?
-    var awaitingBodyStream = false
 
     // Accounting and timers (monotonic ns).
     /// Listed in `engine.touched` for this loop iteration.
@@ -154,13 +133,6 @@ final class Transfer {
     // Resume support.
     /// The offset this hop's body starts at in the file.
     var resumeOffset: Int64 = 0
-    /// The response proved unusable for a resume (bad 206, 416 that proves nothing): abort
-    /// it and fetch the whole resource with a plain GET, never splicing.
-    var restartFromZeroPending = false
-    /// A 416 proved the partial file already complete.
-    var alreadyComplete = false
-    /// A 206 was seen on this task: the server honours ranges.
-    var observedPartialContent = false
     /// `waitsForConnectivity`: failed connection attempts so far, and when the next one starts
     /// (timer clock).
     var connectivityRetries = 0
@@ -201,17 +173,16 @@ final class Transfer {
 
     /// Resets per-hop state before the next request of a redirect chain.
     func beginHop(_ next: TransferRequest, easy: EasyHandle) {
-        totalReceivedBeforeHop += isRedirectHop ? 0 : hopReceived
+        totalReceivedBeforeHop += hopReceived
         request = next
         self.easy = easy
         hostKey = nil  // the next hop may go to another host (called only once detached)
         hop += 1
         statusCode = 0
         responseHeaders = []
-        headComplete = false
+        exchange.nextHop()
         informationalHeads = 0
         response = nil
-        isRedirectHop = false
         redirectBody = Data()
         dequeued = false
         newConnectionSocket = -1
@@ -228,6 +199,7 @@ final class Transfer {
         uploadOffset = 0
     }
 
-    /// Bytes of body received by the task across hops (redirect bodies excluded).
-    var totalReceived: Int64 { totalReceivedBeforeHop + (isRedirectHop ? 0 : hopReceived) }
+    /// Bytes of body received by the task across hops (kept-aside bodies are not counted in
+    /// `hopReceived`).
+    var totalReceived: Int64 { totalReceivedBeforeHop + hopReceived }
 }

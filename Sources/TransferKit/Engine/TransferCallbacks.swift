@@ -93,10 +93,9 @@ extension Transfer {
             statusCode = Self.parseStatus(bytes: body)
             if statusCode >= 100 && statusCode < 200 { informationalHeads += 1 }
             responseHeaders = []
-            headComplete = false
+            exchange.headBegan()
         } else if body.isEmpty {
             if statusCode >= 200 || statusCode == 0 {
-                headComplete = true
                 engine.responseHeadComplete(self)
             }
         } else if let colon = body.firstIndex(of: UInt8(ascii: ":")) {
@@ -119,12 +118,12 @@ extension Transfer {
         lastByteAt = now
         touch()
         if response == nil { engine.beginByteStreamResponse(self) }
-        if restartFromZeroPending || sinkFailure != nil { return 0 }
+        if exchange.restartsFromZero || sinkFailure != nil { return 0 }
         if task.state == .canceling {
             sinkFailure = TransferError.cancelled(url: Redaction.redactURL(task.originalRequest.url.absoluteString))
             return 0
         }
-        if awaitingDisposition {
+        if exchange.isAwaitingDisposition {
             held.append(contentsOf: bytes)
         } else {
             switch sink {
@@ -178,15 +177,18 @@ extension Transfer {
         lastByteAt = now
         touch()
         if response == nil, !scheme.isHTTP { engine.beginByteStreamResponse(self) }
-        if restartFromZeroPending { return 0 }  // abort: this body must not touch the file
-        if sinkFailure != nil { return 0 }  // abort: refused response (e.g. an unsolicited 206)
-        if alreadyComplete { return bytes.count }
-        if isRedirectHop {
+        // A refused response (e.g. an unsolicited 206) takes no byte.
+        if sinkFailure != nil { return 0 }
+        switch exchange.bodyRoute {
+        case .abort: return 0  // this body must not touch the file (a restart from zero)
+        case .discard: return bytes.count
+        case .keepAside:
             if redirectBody.count < 64 * 1024 { redirectBody.append(contentsOf: bytes) }
             return bytes.count
+        case .hold, .deliver: break
         }
         if !admitsBody(bytes.count) { return 0 }
-        if awaitingDisposition {
+        if exchange.isAwaitingDisposition {
             if held.count > 16 * 1024 * 1024 {
                 flow.hold(.disposition)
                 return Int(CURL_WRITEFUNC_PAUSE)

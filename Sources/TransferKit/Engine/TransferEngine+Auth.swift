@@ -75,7 +75,6 @@ extension TransferEngine {
     /// From the response head: true when it is a challenge held for the delegate. Any other
     /// head means the credential sent worked: it is stored as its persistence asks.
     func holdChallenge(_ t: Transfer, _ response: TransferResponse) -> Bool {
-        t.pendingChallenge = nil
         guard response.statusCode == 401 || response.statusCode == 407 else {
             if let (c, space) = t.credentialToStore {
                 credentials.set(c, for: space)
@@ -85,14 +84,12 @@ extension TransferEngine {
         }
         guard let space = challengeSpace(t, response) else { return false }
         t.credentialToStore = nil
-        t.pendingChallenge = space
-        t.isRedirectHop = true  // the body is kept aside, not delivered (as a 3xx's)
+        t.exchange.keepAside(.challenge(space))  // its body is kept aside, as a 3xx's
         return true
     }
 
     /// The challenged hop ended: ask the delegate, or decide by default.
     func askChallenge(_ t: Transfer, _ space: ProtectionSpace) {
-        t.pendingChallenge = nil
         // A failure is a hop that *ended* with 401/407 after sending a credential: libcurl's
         // own Digest probe (401, then 200 on the same hop) is not one.
         if t.sentCredential != nil { t.authFailures += 1 }
@@ -107,7 +104,7 @@ extension TransferEngine {
             applyChallengeAnswer(t, .performDefaultHandling, nil, asked: false)
             return
         }
-        t.awaitingChallenge = true
+        t.exchange.awaitChallengeAnswer()
         let task = t.task
         session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("didReceiveChallenge"), task: task,
@@ -121,8 +118,7 @@ extension TransferEngine {
     func applyChallengeAnswer(_ t: Transfer, _ disposition: AuthChallengeDisposition, _ credential: TransferCredential?,
                               asked: Bool = true) {
         if asked {
-            guard t.awaitingChallenge else { return }
-            t.awaitingChallenge = false
+            guard t.exchange.challengeAnswered() else { return }
         }
         guard let response = t.response, let challenged = challengeSpace(t, response) else { return }
         var answer: TransferCredential? = nil

@@ -8,7 +8,7 @@ import Foundation
 extension TransferEngine {
     /// Asks the delegate for this hop's body; the hop waits, unattached, until it comes.
     func requestBodyStream(_ t: Transfer) {
-        t.awaitingBodyStream = true
+        t.exchange.awaitBodyStream()
         t.bodyPump?.stop()
         t.bodyPump = nil
         let task = t.task
@@ -26,8 +26,7 @@ extension TransferEngine {
     }
 
     func bodyStreamArrived(_ t: Transfer, _ stream: InputStream?) {
-        guard t.awaitingBodyStream else { return }
-        t.awaitingBodyStream = false
+        guard t.exchange.bodyStreamArrived() else { return }
         guard let stream else {
             finish(t, error: TransferError(.requestBodyStreamExhausted,
                                            "the delegate gave no body stream (needNewBodyStream answered nil)",

@@ -60,7 +60,6 @@ extension TransferEngine {
         guard let stored = t.cacheStored else { return }
         t.statusCode = stored.statusCode
         t.responseHeaders = stored.headers
-        t.headComplete = true
         t.firstHeaderAt = Monotonic.now()
         responseHeadComplete(t)
         let body = stored.body

@@ -5,7 +5,7 @@ extension TransferEngine {
     /// A hop's easy handle reported DONE.
     func hopFinished(_ t: Transfer, code: CURLcode) {
         detach(t)
-        if t.trustProbe {
+        if t.exchange.isProbingTrust {
             trustProbeFinished(t, code: code)
             return
         }
@@ -13,40 +13,23 @@ extension TransferEngine {
         // An empty file (or a resumed one with nothing left) never called the write callback.
         if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
         recordTransaction(t, code: code, doneAt: doneAt)
-        if code == CURLE_OK, !t.restartFromZeroPending, !t.isRedirectHop, t.sinkFailure == nil { completeCaching(t) }
+        if code == CURLE_OK, !t.exchange.restartsFromZero, !t.exchange.keepsBodyAside, t.sinkFailure == nil { completeCaching(t) }
         // A file or FTP resource now shorter than the partial ("offset beyond file size",
         // before any MDTM comparison) has changed: start again from zero, as a changed MDTM
         // does, instead of failing with unusable resume data.
         if code == CURLE_BAD_DOWNLOAD_RESUME, !t.scheme.isHTTP, t.task.resumeFrom != nil, t.resumeOffset > 0 {
-            t.restartFromZeroPending = true
+            t.exchange.offsetBeyondResource()
         }
-        if t.restartFromZeroPending {
-            restartFromZero(t)
-            return
-        }
-        if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
-        if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
-        if code == CURLE_OK, let space = t.pendingChallenge {
-            askChallenge(t, space)
-            return
-        }
-        if code == CURLE_OK, t.isRedirectHop, let proposed = t.pendingRedirect {
-            redirect(t, to: proposed)
-            return
-        }
-        var error: TransferError? = nil
-        if let failure = t.sinkFailure {
-            error = failure
-        } else if code != CURLE_OK {
-            error = transferError(t, code: code)
-        } else if t.isRedirectHop {
-            // A 3xx we could not follow (e.g. no Location): it is the final response.
-            deliverRedirectAsFinal(t)
-        }
-        if let error {
-            finishKeepingResumeData(t, error: error)
-        } else {
-            finish(t, error: nil)
+        switch t.exchange.hopEnded(curlSucceeded: code == CURLE_OK, bodyFailed: t.sinkFailure != nil) {
+        case .trustProbeEnded: trustProbeFinished(t, code: code)
+        case .restartFromZero: restartFromZero(t)
+        case .askChallenge(let space): askChallenge(t, space)
+        case .proposeRedirect(let proposed): redirect(t, to: proposed)
+        case .finish: finish(t, error: nil)
+        case .failed:
+            if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
+            if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
+            finishKeepingResumeData(t, error: t.sinkFailure ?? transferError(t, code: code))
         }
     }
 
@@ -69,7 +52,7 @@ extension TransferEngine {
 
     func transferError(_ t: Transfer, code: CURLcode) -> TransferError {
         let detail = t.easy.errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : t.easy.errorText
-        let observed = ServerFault.Observed(headComplete: t.headComplete, informationalHeads: t.informationalHeads)
+        let observed = ServerFault.Observed(headComplete: t.exchange.sawFinalHead, informationalHeads: t.informationalHeads)
         let fault = t.scheme.isHTTP
             ? ServerFault.classify(curlCode: Int32(code.rawValue), curlText: t.easy.errorText, observed: observed) : nil
         let mapped = fault?.code ?? CurlErrorMapping.code(forCurlCode: Int32(code.rawValue))
@@ -90,7 +73,7 @@ extension TransferEngine {
             followRedirect(t, proposed)
             return
         }
-        t.awaitingRedirectDecision = true
+        t.exchange.awaitRedirectDecision()
         let task = t.task
         session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("willPerformHTTPRedirection"), task: task,
@@ -102,8 +85,7 @@ extension TransferEngine {
     }
 
     func applyRedirectDecision(_ t: Transfer, _ request: TransferRequest?) {
-        guard t.awaitingRedirectDecision else { return }
-        t.awaitingRedirectDecision = false
+        guard t.exchange.redirectAnswered() else { return }
         if let request, let problem = HeaderValidation.firstProblem(request.headers) {
             // A delegate's rewritten request gets the same header check as a new task.
             finish(t, error: TransferError(.invalidRequest, "refused to send the redirected request: \(problem)"))
@@ -139,9 +121,8 @@ extension TransferEngine {
     /// The delegate refused the redirect: the 3xx and its body become the task's result.
     func deliverRedirectAsFinal(_ t: Transfer) {
         guard let response = t.response else { return }
-        t.isRedirectHop = false
         acceptFinalResponse(t, response)
-        t.awaitingDisposition = false
+        t.exchange.deliverKeptAside()
         let body = t.redirectBody
         t.redirectBody = Data()
         body.withUnsafeBytes { _ = t.receiveBody($0) }
@@ -152,13 +133,10 @@ extension TransferEngine {
     /// Ends the task: publishes its result and hands it to the state machine for delivery.
     func finish(_ t: Transfer, error: TransferError?, keepPartialFile: Bool = false) {
         detach(t)
-        if t.awaitingDisposition && error == nil {
-            // Body bytes are held until the delegate allows them: finish after.
-            t.deferredFinish = (error, keepPartialFile)
-            return
-        }
+        // Body bytes held until the delegate allows them: finish after its answer.
+        guard t.exchange.mayFinish(.init(error: error, keepPartialFile: keepPartialFile)) else { return }
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
-        if !t.awaitingDisposition { flushData(t) }
+        if !t.exchange.isAwaitingDisposition { flushData(t) }
         if error == nil { finishMultipart(t) }
         publishProgress(t, now: Monotonic.now(), final: true)
         // A download held in memory (small, or no body at all) is written once, on the

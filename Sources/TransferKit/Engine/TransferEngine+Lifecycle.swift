@@ -81,7 +81,7 @@ extension TransferEngine {
         guard t.flow.isSuspended else { return }
         let now = Monotonic.now()
         t.lastActivity = now
-        perform(t.flow.resume(now: now, waitsForDecision: t.awaitingDelegateDecision || t.awaitingBodyStream), t)
+        perform(t.flow.resume(now: now, waitsForDecision: t.exchange.awaitsDecision), t)
     }
 
     /// Performs what the flow-control machine asked for.
@@ -142,7 +142,7 @@ extension TransferEngine {
     }
 
     func deadlines(_ t: Transfer) -> Deadlines? {
-        guard t.flow.isRunning, !t.awaitingDelegateDecision, t.deferredFinish == nil else { return nil }
+        guard t.flow.isRunning, !t.exchange.timersStopped else { return nil }
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
         // would kill the process.

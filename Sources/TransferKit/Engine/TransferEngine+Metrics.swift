@@ -9,7 +9,7 @@ extension TransferEngine {
         let dates = MetricsTranslation.phaseDates(timingFacts(t, until: doneAt))
         // A hop aborted for a restart from zero failed because of the server's answer, not
         // because of the write libcurl reports (the body callback refused its bytes).
-        let failure = t.restartFromZeroPending ? t.restartReason
+        let failure = t.exchange.restartsFromZero ? t.exchange.restartReason
             : code == CURLE_OK ? nil : transferError(t, code: code).message
         updateTransaction(t) { m in
             m.apply(dates)
@@ -32,7 +32,7 @@ extension TransferEngine {
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))
-            m.countOfResponseBodyBytesReceived = t.isRedirectHop ? Int64(t.redirectBody.count) : t.hopReceived
+            m.countOfResponseBodyBytesReceived = t.exchange.keepsBodyAside ? Int64(t.redirectBody.count) : t.hopReceived
             m.resourceFetchType = .networkLoad
             m.currentPhase = .done
             m.errorDescription = failure

@@ -22,7 +22,6 @@ extension TransferEngine {
             m.responseHeaders = headers
         }
         // libcurl's own Digest answer may follow a 401 on this hop: each head starts afresh.
-        t.isRedirectHop = false
         t.redirectBody = Data()
         if holdChallenge(t, response) { return }
         let outcome = RedirectPolicy.evaluate(
@@ -31,13 +30,12 @@ extension TransferEngine {
             status: t.statusCode, location: response.value(forHTTPHeaderField: "Location"),
             trustedCredentials: configuration.redirectsKeepCredentials)
         if case .follow(let next) = outcome {
-            t.isRedirectHop = true
             var proposed = t.request
             proposed.url = next.url
             proposed.httpMethod = next.method
             proposed.headers = next.headers
             if !next.hasBody { proposed.httpBody = nil }
-            t.pendingRedirect = proposed
+            t.exchange.keepAside(.redirect(proposed))
             return
         }
         if case .refusedScheme(let scheme) = outcome {
@@ -51,7 +49,7 @@ extension TransferEngine {
     /// delegate what to do while body bytes are held.
     func acceptFinalResponse(_ t: Transfer, _ original: TransferResponse) {
         var response = original
-        if response.statusCode == 206 { t.observedPartialContent = true }
+        t.exchange.accept(partialContent: response.statusCode == 206)
         if let refusal = unsolicitedPartialContent(t, response) { t.sinkFailure = refusal }
         if let r = t.task.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)
@@ -59,7 +57,7 @@ extension TransferEngine {
         }
         t.checkAnnouncedSize(response)
         let resumable = t.task.kind == .download && currentResumability(t).isResumable
-        let length = t.alreadyComplete ? 0 : response.expectedContentLength
+        let length = t.exchange.bodyIsAlreadyComplete ? 0 : response.expectedContentLength
         t.task.core.withLock { c in
             c.response = response
             c.isResumable = resumable
@@ -71,7 +69,7 @@ extension TransferEngine {
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
         if beginMultipartReplace(t, response) { return }
-        t.awaitingDisposition = true
+        t.exchange.askDisposition()
         session.deliver(awaited: true) { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
                 _ = send(.disposition(dataTask, disposition))
@@ -91,8 +89,7 @@ extension TransferEngine {
     }
 
     func applyDisposition(_ t: Transfer, _ d: ResponseDisposition) {
-        guard t.awaitingDisposition else { return }
-        t.awaitingDisposition = false
+        guard let deferred = t.exchange.dispositionAnswered() else { return }
         switch d {
         case .becomeDownload where t.sink == .delegate && t.task.kind != .download:
             becomeDownload(t)
@@ -113,10 +110,7 @@ extension TransferEngine {
             t.task.apply(.cancel(byProducingResumeData: false))
             return
         }
-        if let deferred = t.deferredFinish {
-            t.deferredFinish = nil
-            finish(t, error: deferred.error, keepPartialFile: deferred.keepPartialFile)
-        }
+        if let deferred { finish(t, error: deferred.error, keepPartialFile: deferred.keepPartialFile) }
     }
 
     /// The delegate turned a data task into a download: a new download task takes
@@ -182,7 +176,7 @@ extension TransferEngine {
     /// `final`: the transfer ends, so the observers' progress event goes out now whatever the
     /// interval (the last bytes would otherwise never be reported).
     func publishProgress(_ t: Transfer, now: UInt64, final: Bool = false) {
-        if !t.awaitingDisposition { flushData(t) }
+        if !t.exchange.isAwaitingDisposition { flushData(t) }
         let received = t.totalReceived + t.resumeOffset
         let sent = t.hopSent
         let delta = (received - t.published.received, sent - t.published.sent)

@@ -53,7 +53,7 @@ extension TransferEngine {
         let status = t.scheme.isHTTP ? response?.statusCode : response.map { _ in 200 }
         return Resumability.evaluate(
             method: t.request.httpMethod, statusCode: status, responseHeaders: response?.headers ?? [],
-            observedPartialContent: t.observedPartialContent, partialFileLength: t.fileURL == nil && t.sink != .file ? nil : t.fileOffset)
+            observedPartialContent: t.exchange.ranges == .partialContentSeen, partialFileLength: t.fileURL == nil && t.sink != .file ? nil : t.fileOffset)
     }
 
     /// Opens the partial file of resume data and cuts it to the recorded offset (bytes past it
@@ -101,7 +101,7 @@ extension TransferEngine {
     func applyResumeDecision(_ t: Transfer, _ r: ResumeData, _ response: TransferResponse) -> TransferResponse {
         switch ResumeResponseDecision.decide(r, status: response.statusCode, headers: response.headers) {
         case .continueAt(let offset, let total):
-            t.observedPartialContent = true
+            t.exchange.continuesRange()
             reportResume(t, offset: offset, expected: total)
             return response
         case .restartFromZero(let reason) where reason.bodyIsFullRepresentation:
@@ -109,11 +109,10 @@ extension TransferEngine {
             reportResume(t, offset: 0, expected: response.expectedContentLength)
             return response
         case .restartFromZero(let reason):
-            t.restartFromZeroPending = true
-            t.restartReason = reason.message
+            t.exchange.refuseBody(restartReason: reason.message)
             return response
         case .alreadyComplete(let total):
-            t.alreadyComplete = true
+            t.exchange.dropBodyAsComplete()
             reportResume(t, offset: total, expected: total)
             var headers = response.headers.filter { !["content-range", "content-length"].contains($0.name.lowercased()) }
             headers.append(HTTPHeader("Content-Length", "\(total)"))
@@ -140,7 +139,6 @@ extension TransferEngine {
     /// A bad 206 or an inconclusive 416: fetch the whole resource again with a plain GET.
     func restartFromZero(_ t: Transfer) {
         truncateToZero(t)
-        t.restartFromZeroPending = false
         var plain = t.request
         plain.headers.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
         followRedirect(t, plain, isRedirect: false)  // a new hop on a new handle

@@ -110,20 +110,20 @@ extension TransferEngine {
         }
         let response = TransferResponse(url: t.request.url, statusCode: 0, headers: headers, networkProtocolName: t.scheme.rawValue)
         t.response = response
-        if let r = t.task.resumeFrom, t.resumeOffset > 0 { decideByteStreamResume(t, r, response) }
+        let restart = t.task.resumeFrom.map { t.resumeOffset > 0 && !continuesByteStream(t, $0, response) } ?? false
         acceptFinalResponse(t, response)
+        if restart { t.exchange.refuseBody(restartReason: nil) }
     }
 
     /// A resumed file or FTP download continues only when the file's modification time is the
     /// one the partial bytes came from (FTP has no ETag; MDTM is what it offers). Otherwise it
     /// starts again from zero on a new hop without REST: never two versions spliced.
-    private func decideByteStreamResume(_ t: Transfer, _ r: ResumeData, _ response: TransferResponse) {
-        if let was = r.lastModified, was == response.value(forHTTPHeaderField: "Last-Modified") {
-            t.observedPartialContent = true
-            let remaining = response.expectedContentLength
-            reportResume(t, offset: t.resumeOffset, expected: remaining >= 0 ? t.resumeOffset + remaining : -1)
-        } else {
-            t.restartFromZeroPending = true
-        }
+    /// False: the hop's body is refused once the response is accepted.
+    private func continuesByteStream(_ t: Transfer, _ r: ResumeData, _ response: TransferResponse) -> Bool {
+        guard let was = r.lastModified, was == response.value(forHTTPHeaderField: "Last-Modified") else { return false }
+        t.exchange.continuesRange()
+        let remaining = response.expectedContentLength
+        reportResume(t, offset: t.resumeOffset, expected: remaining >= 0 ? t.resumeOffset + remaining : -1)
+        return true
     }
 }

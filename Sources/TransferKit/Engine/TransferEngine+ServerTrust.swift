@@ -25,7 +25,7 @@ extension TransferEngine {
 
     func configureTrustException(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         t.usesTrustException = false
-        if t.trustProbe {
+        if t.exchange.isProbingTrust {
             try e.set(CURLOPT_CERTINFO, true)
             try e.set(CURLOPT_CONNECT_ONLY, 1)
             try e.set(CURLOPT_FORBID_REUSE, true)
@@ -45,11 +45,9 @@ extension TransferEngine {
     /// Only with a session delegate to ask, no configured pins, no exception for the server
     /// yet, and once per task.
     func handleUntrustedServer(_ t: Transfer) -> Bool {
-        guard t.task.session.delegate != nil, configuration.pinnedPublicKeys == nil, !t.trustProbed,
-              trustExceptions[Self.trustKey(t.request.url)] == nil else { return false }
-        t.trustProbed = true
-        t.trustProbe = true
-        t.probeReason = t.easy.errorText
+        guard t.task.session.delegate != nil, configuration.pinnedPublicKeys == nil,
+              trustExceptions[Self.trustKey(t.request.url)] == nil,
+              t.exchange.probeTrust(reason: t.easy.errorText) else { return false }
         followRedirect(t, t.request, isRedirect: false)  // only a handshake, collecting the chain
         return true
     }
@@ -58,23 +56,22 @@ extension TransferEngine {
     /// it stays the task's last), and its chain goes to the delegate, or the task fails as the
     /// first hop did.
     func trustProbeFinished(_ t: Transfer, code: CURLcode) {
-        t.trustProbe = false
+        let reason = t.exchange.probeReason
         t.task.core.withLock { c in _ = c.metrics.transactionMetrics.popLast() }
         let session = t.task.session
         var certificates: [String] = []
         while let pem = tk_certinfo_pem(t.easy.raw, Int32(certificates.count)) { certificates.append(String(cString: pem)) }
         guard code == CURLE_OK, !certificates.isEmpty, let delegate = session.delegate else {
-            finish(t, error: untrusted(t, reason: t.probeReason))
+            finish(t, error: untrusted(t, reason: reason))
             return
         }
         let url = t.request.url
-        let trust = ServerTrust(host: url.host ?? "", port: Self.port(of: url), certificates: certificates, reason: t.probeReason)
+        let trust = ServerTrust(host: url.host ?? "", port: Self.port(of: url), certificates: certificates, reason: reason)
         let challenge = AuthenticationChallenge(
             protectionSpace: ProtectionSpace(host: trust.host, port: trust.port, protocol: "https", realm: nil,
                                              authenticationMethod: .serverTrust),
             previousFailureCount: 0, proposedCredential: nil, failureResponse: nil, serverTrust: trust)
-        t.awaitingTrust = true
-        t.pendingTrust = trust
+        t.exchange.awaitTrustAnswer(trust)
         let task = t.task
         session.deliver(awaited: true) { [self] in
             session.emit(.delegateCallback("didReceiveChallenge"), task: task, detail: "ServerTrust \(trust.host):\(trust.port)")
@@ -85,9 +82,7 @@ extension TransferEngine {
     }
 
     func applyTrustAnswer(_ t: Transfer, _ disposition: AuthChallengeDisposition) {
-        guard t.awaitingTrust, let trust = t.pendingTrust else { return }
-        t.awaitingTrust = false
-        t.pendingTrust = nil
+        guard let trust = t.exchange.trustAnswered() else { return }
         var digest = [UInt8](repeating: 0, count: 32)
         if disposition == .useCredential, tk_pem_pubkey_sha256(trust.certificates[0], &digest) == 1 {
             trustExceptions[Self.trustKey(t.request.url)] = "sha256//" + Data(digest).base64EncodedString()
