@@ -36,12 +36,9 @@ final class Transfer {
     /// The body of a head kept aside (`Exchange.Aside`, small) in case it becomes the answer.
     var redirectBody = Data()
 
-    // The HTTP cache (TransferEngine+Cache.swift): the stored response matching this request,
-    // whether this hop revalidates it, whether a 304 came (its body is then the stored one),
-    // and the body copied for storing.
-    var cacheStored: CachedResponse?
-    var cacheRevalidating = false
-    var cacheServeStoredBody = false
+    /// The HTTP cache's part in this task (TransferEngine+Cache.swift), and the body copied
+    /// for storing.
+    var cache: CacheUse = .none
     var cacheCapture: Data?
 
     // Where the body goes.
@@ -105,8 +102,8 @@ final class Transfer {
     var bodyPump: BodyStreamPump?
 
     // Accounting and timers (monotonic ns).
-    /// Listed in `engine.touched` for this loop iteration.
-    var touched = false
+    /// The loop turn this transfer was last listed in `engine.touched` for (`touch`).
+    var touchedTurn: UInt64 = 0
     var hopReceived: Int64 = 0
     var hopSent: Int64 = 0
     var totalReceivedBeforeHop: Int64 = 0
@@ -116,13 +113,12 @@ final class Transfer {
     var emittedProgress: (received: Int64, sent: Int64) = (0, 0)
     var taskStart: UInt64
     var lastActivity: UInt64
-    /// The hop has left libcurl's per-host queue (resolver, socket or prereq callback ran).
-    var dequeued = false
     var hopStart: UInt64
+    /// When the hop left libcurl's per-host queue (resolver, socket or prereq callback ran).
     var dequeuedAt: UInt64?
     var prereqAt: UInt64?
-    /// The live record already has this hop's DNS, connect and TLS (`updateLivePhase`).
-    var liveConnectionDated = false
+    /// Whether the live record has this hop's DNS, connect and TLS yet (`updateLivePhase`).
+    var liveConnection: LiveConnection = .undated
     var firstHeaderAt: UInt64?
     var lastByteAt: UInt64?
     var lastBodySentAt: UInt64?
@@ -184,14 +180,13 @@ final class Transfer {
         informationalHeads = 0
         response = nil
         redirectBody = Data()
-        dequeued = false
         newConnectionSocket = -1
         hopReceived = 0
         hopStart = Monotonic.now()
         lastActivity = hopStart
         dequeuedAt = nil
         prereqAt = nil
-        liveConnectionDated = false
+        liveConnection = .undated
         firstHeaderAt = nil
         lastByteAt = nil
         lastBodySentAt = nil
@@ -203,3 +198,17 @@ final class Transfer {
     /// `hopReceived`).
     var totalReceived: Int64 { totalReceivedBeforeHop + hopReceived }
 }
+
+/// The HTTP cache's part in a task, decided before its first hop (`CacheRules.decide`).
+enum CacheUse {
+    case none
+    /// A fresh stored response is the answer: no request is sent.
+    case serveStored(CachedResponse)
+    /// The first hop sends the stored response's validators.
+    case revalidating(CachedResponse)
+    /// A 304 came: the answer is the stored response, its headers updated.
+    case revalidated(CachedResponse)
+}
+
+/// A running hop's connection phases in the live transaction record.
+enum LiveConnection { case undated, dated }

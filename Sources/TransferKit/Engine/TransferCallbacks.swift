@@ -50,15 +50,14 @@ enum TransferCallbacks {
 extension Transfer {
     /// Puts this transfer on the engine's list for the end of the loop iteration.
     func touch() {
-        if !touched {
-            touched = true
+        if touchedTurn != engine.turn {
+            touchedTurn = engine.turn
             engine.touched.append(self)
         }
     }
 
     func markDequeued(_ now: UInt64) {
-        guard !dequeued else { return }
-        dequeued = true
+        guard dequeuedAt == nil else { return }
         dequeuedAt = now
         lastActivity = now
     }

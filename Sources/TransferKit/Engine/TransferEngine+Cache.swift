@@ -43,21 +43,24 @@ extension TransferEngine {
         let stored = cache.cachedResponse(for: probe)
         let decision = CacheRules.decide(policy: t.request.cachePolicy ?? configuration.requestCachePolicy,
                                          stored: stored?.facts, requestHeaders: headers, now: Date().timeIntervalSince1970)
-        t.cacheStored = stored
-        if case .revalidate = decision { t.cacheRevalidating = true }
+        switch (decision, stored) {
+        case (.useStored, let stored?): t.cache = .serveStored(stored)
+        case (.revalidate, let stored?): t.cache = .revalidating(stored)
+        default: t.cache = .none
+        }
         return decision
     }
 
     /// The validators of a revalidating first hop (added to its headers).
     func cacheConditionalHeaders(_ t: Transfer) -> [HTTPHeader] {
-        guard t.cacheRevalidating, t.hop == 0, let stored = t.cacheStored else { return [] }
+        guard case .revalidating(let stored) = t.cache, t.hop == 0 else { return [] }
         return stored.facts.conditionalHeaders
     }
 
     /// Delivers the stored response without sending anything: the same path as a response
     /// from libcurl (head, disposition, body, end), with a `.localCache` transaction.
     func serveFromCache(_ t: Transfer) {
-        guard let stored = t.cacheStored else { return }
+        guard case .serveStored(let stored) = t.cache else { return }
         t.statusCode = stored.statusCode
         t.responseHeaders = stored.headers
         t.firstHeaderAt = Monotonic.now()
@@ -94,10 +97,10 @@ extension TransferEngine {
             }
             return
         }
-        if t.cacheRevalidating, t.hop == 0, t.statusCode == 304, let stored = t.cacheStored {
+        if case .revalidating(let stored) = t.cache, t.hop == 0, t.statusCode == 304 {
             t.responseHeaders = stored.facts.updated(with: t.responseHeaders)
             t.statusCode = stored.statusCode
-            t.cacheServeStoredBody = true
+            t.cache = .revalidated(stored)
             return
         }
         guard t.task.resumeFrom == nil,
@@ -122,8 +125,8 @@ extension TransferEngine {
         guard let cache = configuration.urlCache else { return }
         let now = Date().timeIntervalSince1970
         let requestTime = clock.date(t.hopStart).timeIntervalSince1970
-        if t.cacheServeStoredBody, var stored = t.cacheStored {
-            t.cacheServeStoredBody = false
+        if case .revalidated(var stored) = t.cache {
+            t.cache = .none
             stored.headers = t.responseHeaders.filter { !CacheRules.unstoredHeaders.contains($0.name.lowercased()) }
             stored.requestTime = min(requestTime, now)
             stored.responseTime = now

@@ -105,7 +105,7 @@ extension TransferEngine {
         do {
             let easy = try makeEasy(for: t)
             t.easy = easy
-            t.dequeued = false
+            t.dequeuedAt = nil
             t.hopStart = Monotonic.now()
             t.lastActivity = t.hopStart
             attach(t)
@@ -146,7 +146,7 @@ extension TransferEngine {
         let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
         // would kill the process.
-        let idle = t.dequeued && requestTimeout > 0
+        let idle = t.dequeuedAt != nil && requestTimeout > 0
             ? NumericBounds.saturatingAdd(t.lastActivity, NumericBounds.clampedNanoseconds(requestTimeout)) : nil
         let resource = NumericBounds.saturatingAdd(t.taskStart + t.flow.suspendedTotal,
                                                    NumericBounds.clampedNanoseconds(configuration.timeoutIntervalForResource))

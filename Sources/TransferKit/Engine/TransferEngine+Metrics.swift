@@ -79,7 +79,7 @@ extension TransferEngine {
         } else if t.prereqAt != nil {
             phase = t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < t.task.uploadLength
                 ? .request : .wait
-        } else if t.dequeued {
+        } else if t.dequeuedAt != nil {
             let connectDone = t.easy.offset(CURLINFO_CONNECT_TIME_T) > 0
             let dnsDone = t.easy.offset(CURLINFO_NAMELOOKUP_TIME_T) > 0
             phase = connectDone ? .tls : (dnsDone ? .connect : .dns)
@@ -88,9 +88,9 @@ extension TransferEngine {
         }
         // Once connected, the connection's phases are final: dated now, so the monitor shows
         // DNS, connect and TLS while the request runs instead of only after the hop ended.
-        let connection = t.prereqAt != nil && !t.liveConnectionDated
+        let connection = t.prereqAt != nil && t.liveConnection == .undated
             ? MetricsTranslation.phaseDates(timingFacts(t, until: Monotonic.now())) : nil
-        if connection != nil { t.liveConnectionDated = true }
+        if connection != nil { t.liveConnection = .dated }
         updateTransaction(t) { m in
             m.currentPhase = phase
             if let d = connection { m.applyConnection(d) }

@@ -88,6 +88,8 @@ final class TransferEngine: @unchecked Sendable {
     var transfers: [ObjectIdentifier: Transfer] = [:]
     /// Transfers whose callbacks ran since the last `afterPerform`.
     var touched: [Transfer] = []
+    /// Counts `afterPerform` calls: a transfer touched in this turn has this number.
+    var turn: UInt64 = 1
     var nextScan: UInt64 = 0
     var nextDeadline: UInt64 = .max
     var allSuspended = false
@@ -301,11 +303,9 @@ final class TransferEngine: @unchecked Sendable {
     /// queued behind the per-host limit therefore cost nothing per iteration.
     private func afterPerform() {
         let now = timerNow
-        for t in touched {
-            t.touched = false
-            publishProgress(t, now: now)
-        }
+        for t in touched { publishProgress(t, now: now) }
         touched.removeAll(keepingCapacity: true)
+        turn &+= 1
         // (A scan more than one interval away means the test clock went back: scan now.)
         guard now >= nextScan || nextScan - now > Self.scanInterval else { return }
         nextScan = now + Self.scanInterval
@@ -320,7 +320,7 @@ final class TransferEngine: @unchecked Sendable {
         for t in inMultiTransfers.values {
             anyRunning = anyRunning || t.flow.isRunning
             publishProgress(t, now: now)
-            if t.dequeued && t.firstHeaderAt == nil { updateLivePhase(t) }
+            if t.dequeuedAt != nil && t.firstHeaderAt == nil { updateLivePhase(t) }
             guard let d = deadlines(t) else { continue }
             if let e = expiredTimer(t, d, now: now) { expired.append((t, e)) }
             next = min(next, d.idle ?? .max, d.resource)
