@@ -50,11 +50,10 @@ final class Transfer {
     var fileURL: URL?
     /// Body bytes stored: in the file, plus those still in `smallBody`.
     var fileOffset: Int64 = 0
-    /// A download's first bytes, held until they outgrow `smallBodyLimit` (then the file is
-    /// created) or the body ends (then it is written once): a small file costs one create and
-    /// one write, and a task that fails before its body makes no file at all.
+    /// A download's first bytes, held until they outgrow `DownloadStorage.memoryLimit` (then
+    /// the file is created) or the body ends (then it is written once): a small file costs one
+    /// create and one write, and a task that fails before its body makes no file at all.
     var smallBody = Data()
-    static let smallBodyLimit = 64 * 1024
     var sinkFailure: TransferError?
     /// The configuration's size limits, read once: the body callback checks them for every
     /// chunk (Transfer+BodySize).

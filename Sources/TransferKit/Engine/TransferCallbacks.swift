@@ -235,14 +235,16 @@ extension Transfer {
 
     /// Writes every byte or records why it could not (disk full, file gone).
     func writeToFile(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if fileDescriptor < 0 {
-            if smallBody.count + bytes.count <= Self.smallBodyLimit {
-                smallBody.append(contentsOf: bytes)
-                fileOffset += Int64(bytes.count)
-                return true
-            }
+        switch DownloadStorage.store(count: bytes.count, held: smallBody.count, fileOpen: fileDescriptor >= 0) {
+        case .hold:
+            smallBody.append(contentsOf: bytes)
+            fileOffset += Int64(bytes.count)
+            return true
+        case .createFileThenWrite:
             guard engine.createDownloadFile(self) else { return false }
             engine.recordCrashRecovery(self)  // a body this long is worth continuing after a crash
+        case .write:
+            break
         }
         var done = 0
         while done < bytes.count {

@@ -142,32 +142,34 @@ extension TransferEngine {
         // A download held in memory (small, or no body at all) is written once, on the
         // delegate queue: file creation in a large directory was a fifth of this thread's
         // time on a list of 5,000 small files, and this thread is the run's critical path.
-        // A failed one that keeps its partial gets the file here, for its resume data.
         var memoryBody: (data: Data, url: URL)?
-        if t.sink == .file, t.fileURL == nil {
-            if error == nil {
+        var file = t.fileURL
+        let steps = DownloadStorage.ending(succeeded: error == nil, keepPartialFile: keepPartialFile, toFile: t.sink == .file,
+                                           hasFile: t.fileURL != nil, descriptorOpen: t.fileDescriptor >= 0)
+        for step in steps {
+            switch step {
+            case .writeMemoryOnce:
                 memoryBody = (t.smallBody, t.request.url)
                 t.smallBody = Data()
-            } else if keepPartialFile {
+            case .createFile:
                 createDownloadFile(t)
-            }
-        }
-        if t.fileDescriptor >= 0 {
-            if error == nil, t.sink == .file {
+                file = t.fileURL
+            case .handOverDescriptor where t.fileDescriptor >= 0:
                 // Kept open, and so locked, until the delegate has moved the file: a second
                 // process resuming the same partial must not take it between our close and
                 // the rename (it would write into the finished file). Closed after delivery.
                 let fd = t.fileDescriptor
                 t.task.core.withLock { $0.heldFileDescriptor = fd }
-            } else {
+                t.fileDescriptor = -1
+            case .closeDescriptor where t.fileDescriptor >= 0:
                 close(t.fileDescriptor)
+                t.fileDescriptor = -1
+            case .removeFile:
+                if let f = file { unlink(f.path) }
+                file = nil
+            case .handOverDescriptor, .closeDescriptor:
+                break  // the file could not be created
             }
-            t.fileDescriptor = -1
-        }
-        var file = t.fileURL
-        if error != nil, !keepPartialFile, let f = file {
-            unlink(f.path)
-            file = nil
         }
         let end = clock.date(Monotonic.now())
         t.task.core.withLock { c in

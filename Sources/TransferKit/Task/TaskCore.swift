@@ -33,7 +33,7 @@ struct TaskCore {
     var body: Data?
     /// A finished download's temporary file, handed over then deleted.
     var downloadFile: URL?
-    /// A finished download whose body never left memory (at most `Transfer.smallBodyLimit`),
+    /// A finished download whose body never left memory (at most `DownloadStorage.memoryLimit`),
     /// with the URL its file is named after: written on the delegate queue, or handed to the
     /// delegate whole (`didFinishDownloadingBody`), never by the transfer thread.
     var downloadBody: (data: Data, url: URL)?
