@@ -134,40 +134,22 @@ extension TransferEngine {
         if let reply { task.session.deliver(awaited: true) { reply(resumeData) } }
     }
 
-    // MARK: timers: the engine owns both timeouts
+    // MARK: timers: the engine owns both timeouts (Machines/TransferTimers.swift)
 
-    struct Deadlines {
-        var idle: UInt64?
-        var resource: UInt64
+    func deadlines(_ t: Transfer) -> TransferTimers.Deadlines? {
+        TransferTimers.deadlines(timersRun: t.flow.isRunning && !t.exchange.timersStopped, leftQueue: t.dequeuedAt != nil,
+                                 lastActivity: t.lastActivity, taskStart: t.taskStart, suspendedTotal: t.flow.suspendedTotal,
+                                 requestTimeout: requestTimeout(t), resourceTimeout: configuration.timeoutIntervalForResource)
     }
 
-    func deadlines(_ t: Transfer) -> Deadlines? {
-        guard t.flow.isRunning, !t.exchange.timersStopped else { return nil }
-        let requestTimeout = t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest
-        // Saturating: a library caller may pass any Double (1e26, .infinity), and a trap here
-        // would kill the process.
-        let idle = t.dequeuedAt != nil && requestTimeout > 0
-            ? NumericBounds.saturatingAdd(t.lastActivity, NumericBounds.clampedNanoseconds(requestTimeout)) : nil
-        let resource = NumericBounds.saturatingAdd(t.taskStart + t.flow.suspendedTotal,
-                                                   NumericBounds.clampedNanoseconds(configuration.timeoutIntervalForResource))
-        return Deadlines(idle: idle, resource: resource)
+    func requestTimeout(_ t: Transfer) -> TimeInterval { t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest }
+
+    func expiredTimer(_ t: Transfer, _ d: TransferTimers.Deadlines, now: UInt64) -> TransferError? {
+        guard let expiry = TransferTimers.expiry(d, now: now) else { return nil }
+        return TransferError(.timedOut, TransferTimers.message(expiry, requestTimeout: requestTimeout(t),
+                                                               resourceTimeout: configuration.timeoutIntervalForResource),
+                             failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
 
-    func expiredTimer(_ t: Transfer, _ d: Deadlines, now: UInt64) -> TransferError? {
-        // Cheap comparisons first: this runs for every transfer on every timer scan.
-        let idleFired = d.idle.map { now >= $0 } ?? false
-        guard idleFired || now >= d.resource else { return nil }
-        let url = Redaction.redactURL(t.request.url.absoluteString)
-        if idleFired {
-            return TransferError(.timedOut, "no data for \(formatSeconds(t.request.timeoutInterval ?? configuration.timeoutIntervalForRequest)) (timeoutIntervalForRequest)", failingURL: url)
-        }
-        if now >= d.resource {
-            return TransferError(.timedOut, "the task took longer than \(formatSeconds(configuration.timeoutIntervalForResource)) (timeoutIntervalForResource)", failingURL: url)
-        }
-        return nil
-    }
-
-    func formatSeconds(_ s: TimeInterval) -> String {
-        s == s.rounded() && abs(s) < 1e15 ? "\(Int(s)) s" : String(format: "%.3g s", s)
-    }
+    func formatSeconds(_ s: TimeInterval) -> String { TransferTimers.formatSeconds(s) }
 }
