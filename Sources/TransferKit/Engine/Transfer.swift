@@ -106,10 +106,8 @@ final class Transfer {
     var hopReceived: Int64 = 0
     var hopSent: Int64 = 0
     var totalReceivedBeforeHop: Int64 = 0
-    var published: (received: Int64, sent: Int64) = (0, 0)
-    var lastProgressEvent: UInt64 = 0
-    /// What the last progress event had counted (bytes moved by this run, `emitProgress`).
-    var emittedProgress: (received: Int64, sent: Int64) = (0, 0)
+    /// What the task's counters and the observers were last told (Machines/ProgressLedger.swift).
+    var progress = ProgressLedger()
     var taskStart: UInt64
     var lastActivity: UInt64
     var hopStart: UInt64

@@ -130,7 +130,7 @@ extension TransferEngine {
         t.task = download
         t.sink = .file
         transfers[ObjectIdentifier(download)] = t
-        t.published = (0, 0)
+        t.progress.resetPublished()
         session.deliver {
             session.emit(.delegateCallback("didBecomeDownloadTask"), task: dataTask, detail: "→ task \(download.taskIdentifier)")
             (session.delegate as? any TransferDataDelegate)?.session(session, dataTask: dataTask, didBecome: download)
@@ -177,35 +177,20 @@ extension TransferEngine {
     /// interval (the last bytes would otherwise never be reported).
     func publishProgress(_ t: Transfer, now: UInt64, final: Bool = false) {
         if !t.exchange.isAwaitingDisposition { flushData(t) }
-        let received = t.totalReceived + t.resumeOffset
-        let sent = t.hopSent
-        let delta = (received - t.published.received, sent - t.published.sent)
-        if delta.0 != 0 || delta.1 != 0 {
-            t.published = (received, sent)
+        let totals = ProgressLedger.Bytes(received: t.totalReceived + t.resumeOffset, sent: t.hopSent)
+        if let delta = t.progress.publish(totals) {
             let expected = t.task.core.withLock { c -> (Int64, Int64) in
-                c.countOfBytesReceived = received
-                c.countOfBytesSent = sent
+                c.countOfBytesReceived = totals.received
+                c.countOfBytesSent = totals.sent
                 return (c.countOfBytesExpectedToReceive, c.countOfBytesExpectedToSend)
             }
-            notifyProgress(t, delta: delta, totals: (received, sent), expected: expected)
+            notifyProgress(t, delta: (delta.received, delta.sent), totals: (totals.received, totals.sent), expected: expected)
         }
-        if final || now - t.lastProgressEvent >= Self.progressInterval { emitProgress(t, now: now, final: final) }
-    }
-
-    /// The observers' progress event: the bytes moved since the last one, as `TransferEvent`
-    /// documents (line mode's progress line and the Prometheus byte counters add them up; they
-    /// were sent running totals, so every event counted all earlier bytes again). A resumed
-    /// download's earlier bytes were not moved by this run and are not counted.
-    private func emitProgress(_ t: Transfer, now: UInt64, final: Bool) {
-        let moved = (received: t.totalReceived, sent: t.hopSent)
-        var delta = (moved.received - t.emittedProgress.received, moved.sent - t.emittedProgress.sent)
-        if delta.0 < 0 { delta.0 = moved.received }  // restarted from zero: all of it is new
-        if delta.1 < 0 { delta.1 = moved.sent }  // a new hop sends its body again
-        guard delta.0 != 0 || delta.1 != 0 else { return }
-        t.emittedProgress = moved
-        t.lastProgressEvent = now
+        // The observers' event counts this run's bytes (`ProgressLedger`).
+        guard t.progress.eventDue(now: now, interval: Self.progressInterval, final: final),
+              let moved = t.progress.emit(.init(received: t.totalReceived, sent: t.hopSent), now: now) else { return }
         if !final { updateLivePhase(t) }
-        t.task.session.emit(.progress(received: delta.0, sent: delta.1), task: t.task)
+        t.task.session.emit(.progress(received: moved.received, sent: moved.sent), task: t.task)
     }
 
     private func notifyProgress(_ t: Transfer, delta: (Int64, Int64), totals: (Int64, Int64), expected: (Int64, Int64)) {

@@ -93,7 +93,7 @@ extension TransferEngine {
         // The bytes already in the file are not news: counted as published, the timer scan
         // before the response cannot report them as didWriteData ahead of didResumeAtOffset
         // (Apple: the offset first, then writes counted from it).
-        t.published.received = r.bytesReceived
+        t.progress.setPublishedReceived(r.bytesReceived)
         t.request.headers = ResumeRequestPlan(r).headers
     }
 
@@ -133,7 +133,7 @@ extension TransferEngine {
         t.smallBody = Data()
         t.fileOffset = 0
         t.resumeOffset = 0
-        t.published.received = 0
+        t.progress.setPublishedReceived(0)
     }
 
     /// A bad 206 or an inconclusive 416: fetch the whole resource again with a plain GET.
