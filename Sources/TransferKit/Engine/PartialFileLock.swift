@@ -46,3 +46,45 @@ enum PartialFileLock {
         return open.st_ino == named.st_ino && open.st_dev == named.st_dev && Int64(open.st_size) >= minimumSize
     }
 }
+
+extension PartialFileLock {
+    /// Opens a partial file to continue it: one writer per partial file (a second process
+    /// resuming the same download would interleave its bytes with ours), so the lock is taken
+    /// and held until the file is placed. A lock that is gone by the time /proc/locks is read
+    /// was a brief one (another run's stale-partial check holds a shared lock for an instant,
+    /// longer on a loaded machine): try again rather than refuse for a holder that no longer
+    /// exists. Locked, the file must still be the partial (a finished download renames it
+    /// away before it lets go of the lock) and hold the bytes the resume data counts; bytes
+    /// past them were never acknowledged and are cut. Returns the descriptor, positioned there.
+    static func openForResume(_ path: String, bytesReceived: Int64) throws(TransferError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw ResumeDataError.partialFileMissing(path: path).transferError }
+        var attempts = 0
+        while !acquire(fd) {
+            attempts += 1
+            let holder = holder(of: fd)
+            guard holder == nil && attempts < 4 else {
+                close(fd)
+                throw TransferError(.cannotOpenFile, "\(path) is already being downloaded by "
+                    + (holder.map { "process \($0)" } ?? "another process") + "; nothing was changed")
+            }
+        }
+        guard stillAt(path, fd, minimumSize: bytesReceived) else {
+            close(fd)
+            throw ResumeDataError.partialFileMissing(path: path).transferError
+        }
+        ftruncate(fd, off_t(bytesReceived))
+        lseek(fd, off_t(bytesReceived), SEEK_SET)
+        return fd
+    }
+}
+
+/// The private directory for partial downloads, created 0700 on first use.
+enum PartialFiles {
+    static func directory(under base: String) -> String {
+        let dir = base + "/partial"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        return dir
+    }
+}

@@ -56,37 +56,9 @@ extension TransferEngine {
             observedPartialContent: t.exchange.ranges == .partialContentSeen, partialFileLength: t.fileURL == nil && t.sink != .file ? nil : t.fileOffset)
     }
 
-    /// Opens the partial file of resume data and cuts it to the recorded offset (bytes past it
-    /// were never acknowledged).
+    /// Opens the partial file of resume data, locked and cut to the recorded offset.
     func openPartialFile(_ t: Transfer, _ r: ResumeData) throws(TransferError) {
-        let fd = open(r.partialFilePath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
-        }
-        // One writer per partial file: a second process resuming the same download
-        // would interleave its bytes with ours. The lock is held until the file is placed.
-        // A lock that is gone by the time /proc/locks is read was a brief one (another run's
-        // stale-partial check holds a shared lock for an instant, longer on a loaded machine):
-        // try again rather than refuse for a holder that no longer exists.
-        var attempts = 0
-        while !PartialFileLock.acquire(fd) {
-            attempts += 1
-            let holder = PartialFileLock.holder(of: fd)
-            guard holder == nil && attempts < 4 else {
-                close(fd)
-                throw TransferError(.cannotOpenFile, "\(r.partialFilePath) is already being downloaded by "
-                    + (holder.map { "process \($0)" } ?? "another process") + "; nothing was changed")
-            }
-        }
-        // Locked now: the file must still be the partial (a finished download renames it away
-        // before it lets go of the lock) and hold the bytes the resume data counts.
-        guard PartialFileLock.stillAt(r.partialFilePath, fd, minimumSize: r.bytesReceived) else {
-            close(fd)
-            throw ResumeDataError.partialFileMissing(path: r.partialFilePath).transferError
-        }
-        ftruncate(fd, off_t(r.bytesReceived))
-        lseek(fd, off_t(r.bytesReceived), SEEK_SET)
-        t.fileDescriptor = fd
+        t.fileDescriptor = try PartialFileLock.openForResume(r.partialFilePath, bytesReceived: r.bytesReceived)
         t.fileURL = URL(fileURLWithPath: r.partialFilePath)
         t.fileOffset = r.bytesReceived
         t.resumeOffset = r.bytesReceived
@@ -154,15 +126,5 @@ extension TransferEngine {
             session.emit(.delegateCallback("didResumeAtOffset"), task: download, detail: "\(offset)")
             delegate.session(session, downloadTask: download, didResumeAtOffset: offset, expectedTotalBytes: expected)
         }
-    }
-}
-
-/// The private directory for partial downloads, created 0700 on first use.
-enum PartialFiles {
-    static func directory(under base: String) -> String {
-        let dir = base + "/partial"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        return dir
     }
 }
