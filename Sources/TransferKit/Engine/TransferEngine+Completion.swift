@@ -137,7 +137,7 @@ extension TransferEngine {
         guard t.exchange.mayFinish(.init(error: error, keepPartialFile: keepPartialFile)) else { return }
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.exchange.isAwaitingDisposition { flushData(t) }
-        if error == nil { finishMultipart(t) }
+        if error == nil { MultipartDelivery.finish(t) }
         publishProgress(t, now: Monotonic.now(), final: true)
         // A download held in memory (small, or no body at all) is written once, on the
         // delegate queue: file creation in a large directory was a fifth of this thread's

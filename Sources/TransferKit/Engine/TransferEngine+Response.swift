@@ -68,7 +68,7 @@ extension TransferEngine {
                      detail: response.statusCode > 0 ? "\(response.statusCode)" : response.mimeType ?? t.scheme.rawValue)
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
-        if beginMultipartReplace(t, response) { return }
+        if MultipartDelivery.begin(t, response) { return }
         t.exchange.askDisposition()
         session.deliver(awaited: true) { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
