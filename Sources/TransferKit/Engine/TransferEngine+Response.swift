@@ -7,7 +7,7 @@ extension TransferEngine {
     func responseHeadComplete(_ t: Transfer) {
         cacheResponseHead(t)
         recordHSTS(t)
-        recordCookies(t)
+        cookies.record(t.responseHeaders, for: t.request)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
         if proto == "h2" { noteRoundTrip(t) }
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,

@@ -116,7 +116,7 @@ extension TransferEngine {
         // The store's cookies for this hop's URL (its own domain, path and scheme only: a
         // cookie never goes to a host it does not belong to), after a Cookie header of the
         // request's own, as curl joins `-b` strings and its cookie engine's.
-        if let stored = storedCookieHeader(t) {
+        if let stored = cookies.header(for: t.request) {
             if let i = headers.firstIndex(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }) {
                 headers[i] = HTTPHeader(headers[i].name, headers[i].value + "; " + stored)
             } else {

@@ -114,11 +114,8 @@ final class TransferEngine: @unchecked Sendable {
     /// its cost is bounded by the per-host attach limit, not by the number of tasks.
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
-    /// The session's cookie store (thread-safe; shared with other default sessions).
-    let cookieStorage: TransferCookieStorage
-    /// This session's own cookies, in memory (DECISIONS 109): its `cookieFiles` (curl's `-b
-    /// FILE`) and what servers set during the session; never written to the shared store.
-    let sessionCookies: TransferCookieStorage
+    /// The session's cookie store and its own cookies (CookieLayers.swift).
+    let cookies: CookieLayers
     /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
     var hsts = HSTSStore()
     var hstsChanged = false
@@ -138,8 +135,7 @@ final class TransferEngine: @unchecked Sendable {
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
          sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
         self.configuration = configuration
-        self.cookieStorage = cookieStorage
-        self.sessionCookies = sessionCookies
+        cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
         self.sessionID = sessionID
         coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
