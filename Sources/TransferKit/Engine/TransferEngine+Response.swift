@@ -6,7 +6,7 @@ extension TransferEngine {
 
     func responseHeadComplete(_ t: Transfer) {
         cacheResponseHead(t)
-        recordHSTS(t)
+        hsts.record(t)
         cookies.record(t.responseHeaders, for: t.request)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
         if proto == "h2" { noteRoundTrip(t) }

@@ -5,7 +5,7 @@ extension TransferEngine {
     /// Builds and configures the easy handle for a transfer's current request; `fresh`, a
     /// handle just made and never used, is configured instead of making another.
     func makeEasy(for t: Transfer, using fresh: EasyHandle? = nil) throws(TransferError) -> EasyHandle {
-        applyHSTS(t)
+        hsts.upgrade(t)
         let r = t.request
         guard let schemeName = r.url.scheme?.lowercased() else {
             throw TransferError(.badURL, "the URL has no scheme: \(Redaction.redactURL(r.url.absoluteString))")

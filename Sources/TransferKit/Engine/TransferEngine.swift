@@ -116,9 +116,8 @@ final class TransferEngine: @unchecked Sendable {
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
     /// The session's cookie store and its own cookies (CookieLayers.swift).
     let cookies: CookieLayers
-    /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
-    var hsts = HSTSStore()
-    var hstsChanged = false
+    /// HSTS hosts learnt by this session and their file (SessionHSTS.swift).
+    let hsts: SessionHSTS
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
     /// The session's credentials: the configuration's store, else by kind (DECISIONS 89).
@@ -136,6 +135,7 @@ final class TransferEngine: @unchecked Sendable {
          sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
         self.configuration = configuration
         cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
+        hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
         self.sessionID = sessionID
         coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
@@ -203,7 +203,7 @@ final class TransferEngine: @unchecked Sendable {
     private func run() {
         transferThread.store(pthread_self(), ordering: .relaxed)
         share = ShareHandle()
-        loadHSTS()
+        hsts.load()
         while true {
             if case .shutdown(let done)? = runCommands() {
                 teardown()
@@ -357,7 +357,7 @@ final class TransferEngine: @unchecked Sendable {
         connectivityWaiters.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
-        saveHSTS()
+        hsts.save()
         spareHandles.removeAll()
         share = nil
         multi.close()
