@@ -70,7 +70,7 @@ final class Transfer {
     /// it is counted under.
     var hostKey: String?
     /// The socket of a connection this transfer opened (the sockopt callback); -1 on a reused
-    /// one. Read for the connection's round trip (`TransferEngine.noteRoundTrip`).
+    /// one. Read for the connection's round trip (`DistantHosts.noteRoundTrip`).
     var newConnectionSocket: Int32 = -1
     /// Body bytes held for the data delegate's disposition.
     var held = Data()

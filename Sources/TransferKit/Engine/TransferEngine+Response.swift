@@ -9,7 +9,7 @@ extension TransferEngine {
         hsts.record(t)
         cookies.record(t.responseHeaders, for: t.request)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
-        if proto == "h2" { noteRoundTrip(t) }
+        if proto == "h2" { distantHosts.noteRoundTrip(t) }
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)
         response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)

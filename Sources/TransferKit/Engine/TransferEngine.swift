@@ -104,12 +104,8 @@ final class TransferEngine: @unchecked Sendable {
     var attachedPerHost: [String: Int] = [:]
     /// Per host: suspended connected transfers whose handles stay in the multi (`releaseSlot`).
     var releasedPerHost: [String: Int] = [:]
-    /// Hosts whose HTTP/2 connection is far enough to need more streams (`noteRoundTrip`).
-    var distantMultiplexedHosts: Set<String> = []
-    /// Hosts whose round trip was read already (once per host and session).
-    var measuredHosts: Set<String> = []
-    /// Hosts just widened, whose waiting transfers start after this perform (`fillWidenedHosts`).
-    var widenedHosts: [String] = []
+    /// Hosts whose HTTP/2 connection is far enough to need more streams (DistantHosts.swift).
+    let distantHosts: DistantHosts
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
     /// its cost is bounded by the per-host attach limit, not by the number of tasks.
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
@@ -136,6 +132,7 @@ final class TransferEngine: @unchecked Sendable {
         self.configuration = configuration
         cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
         hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
+        distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
         self.sessionID = sessionID
         coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
@@ -217,7 +214,7 @@ final class TransferEngine: @unchecked Sendable {
             var running: Int32 = 0
             _ = curl_multi_perform(multi.raw, &running)
             drainFinished()
-            fillWidenedHosts()  // outside libcurl's callbacks, where adding handles is allowed
+            distantHosts.fillWidened(fillHost)  // outside libcurl's callbacks, where adding handles is allowed
             afterPerform()
             // The turn's delegate callbacks, in one hop (DECISIONS 136), unless they may wait
             // for more (DECISIONS 142): then the poll wakes in time to send them.
@@ -462,7 +459,7 @@ final class TransferEngine: @unchecked Sendable {
 
     func hostLimit(_ key: String) -> Int {
         if !prioritizedHosts.isEmpty, prioritizedHosts.contains(key) { return connectionLimit }
-        return distantMultiplexedHosts.contains(key) ? multiplexLimit : attachLimit
+        return distantHosts.contains(key) ? multiplexLimit : attachLimit
     }
 
     /// Streams per host once its HTTP/2 connection has a round trip of at least
