@@ -105,6 +105,11 @@ struct CurlSetupError: Error, CustomStringConvertible {
     var description: String {
         "curl_easy_setopt(\(option)) failed: \(String(cString: curl_easy_strerror(CURLcode(rawValue: code))))"
     }
+
+    /// For the setters of callbacks, which return a bare `CURLcode` (no option to name).
+    static func check(_ rc: CURLcode) throws(CurlSetupError) {
+        guard rc == CURLE_OK else { throw CurlSetupError(option: 0, code: rc.rawValue) }
+    }
 }
 
 /// Easy handles of finished transfers, reset and kept for the next ones (transfer thread

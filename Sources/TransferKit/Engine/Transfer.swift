@@ -123,7 +123,7 @@ final class Transfer {
     var lastBodySentAt: UInt64?
     var tls: TLSFacts?
     /// The request head as libcurl reports it, which may come in pieces (a partial send):
-    /// parsed once it is whole (TransferEngine+Trace.swift).
+    /// parsed once it is whole (RequestTrace.swift).
     var headOut = ""
     // Resume support.
     /// The offset this hop's body starts at in the file.

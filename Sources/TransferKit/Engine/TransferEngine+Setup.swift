@@ -33,7 +33,7 @@ extension TransferEngine {
             if scheme.isTLS { try configureClientCertificate(easy) }
             // The server-trust exception is the https challenge flow's (DECISIONS 91).
             if scheme.isHTTP && scheme.isTLS { try configureTrustException(easy, t) }
-            try configureTrace(easy, t)
+            try trace.configure(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
                                 failingURL: Redaction.redactURL(r.url.absoluteString))

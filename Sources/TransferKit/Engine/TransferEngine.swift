@@ -104,6 +104,8 @@ final class TransferEngine: @unchecked Sendable {
     var attachedPerHost: [String: Int] = [:]
     /// Per host: suspended connected transfers whose handles stay in the multi (`releaseSlot`).
     var releasedPerHost: [String: Int] = [:]
+    /// What the session asked to see of its requests (RequestTrace.swift).
+    let trace: RequestTrace
     /// Hosts whose HTTP/2 connection is far enough to need more streams (DistantHosts.swift).
     let distantHosts: DistantHosts
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
@@ -133,6 +135,7 @@ final class TransferEngine: @unchecked Sendable {
         cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
         hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
+        trace = RequestTrace(configuration: configuration, sessionID: sessionID)
         self.sessionID = sessionID
         coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
