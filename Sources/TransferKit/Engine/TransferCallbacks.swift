@@ -241,8 +241,8 @@ extension Transfer {
             fileOffset += Int64(bytes.count)
             return true
         case .createFileThenWrite:
-            guard engine.createDownloadFile(self) else { return false }
-            engine.recordCrashRecovery(self)  // a body this long is worth continuing after a crash
+            guard engine.downloads.create(for: self, partialDirectory: engine.partialDirectory) else { return false }
+            engine.downloads.recordCrashRecovery(self, resumable: engine.currentResumability(self).isResumable)  // a body this long is worth continuing after a crash
         case .write:
             break
         }

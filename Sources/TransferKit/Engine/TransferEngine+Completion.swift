@@ -152,7 +152,7 @@ extension TransferEngine {
                 memoryBody = (t.smallBody, t.request.url)
                 t.smallBody = Data()
             case .createFile:
-                createDownloadFile(t)
+                downloads.create(for: t, partialDirectory: partialDirectory)
                 file = t.fileURL
             case .handOverDescriptor where t.fileDescriptor >= 0:
                 // Kept open, and so locked, until the delegate has moved the file: a second

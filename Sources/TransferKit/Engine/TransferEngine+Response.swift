@@ -121,7 +121,7 @@ extension TransferEngine {
         let session = dataTask.session
         let download = session.adoptAsDownload(dataTask)
         do {
-            try openDownloadFile(t)
+            try downloads.openFile(for: t, partialDirectory: partialDirectory)
         } catch {
             t.sinkFailure = error
             return

@@ -104,6 +104,8 @@ final class TransferEngine: @unchecked Sendable {
     var attachedPerHost: [String: Int] = [:]
     /// Per host: suspended connected transfers whose handles stay in the multi (`releaseSlot`).
     var releasedPerHost: [String: Int] = [:]
+    /// Makes the files downloads are written to (DownloadFiles.swift); any thread.
+    let downloads: DownloadFiles
     /// What the session asked to see of its requests (RequestTrace.swift).
     let trace: RequestTrace
     /// Hosts whose HTTP/2 connection is far enough to need more streams (DistantHosts.swift).
@@ -136,6 +138,7 @@ final class TransferEngine: @unchecked Sendable {
         hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
         trace = RequestTrace(configuration: configuration, sessionID: sessionID)
+        downloads = DownloadFiles(configuration: configuration, sessionID: sessionID)
         self.sessionID = sessionID
         coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
