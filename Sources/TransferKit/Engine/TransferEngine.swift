@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 
 /// The transfer thread of one session: owns its libcurl multi handle, share handle and every
 /// easy handle, and is driven by a command queue plus `curl_multi_wakeup`.
@@ -68,21 +67,10 @@ final class TransferEngine: @unchecked Sendable {
     static let startsPerTurn = 1
     private let started = Locked(false)
 
-    /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
-    let transferThread = Atomic<UInt>(0)
-    /// How many times the outbox went to the delegate queue: tests prove with it that
-    /// callbacks were held (`deliveryCoalescingInterval`), not only that none was lost.
-    let outboxFlushes = Atomic<Int>(0)
+    /// Delegate-queue work of this loop turn, and which thread is the transfer thread
+    /// (DeliveryOutbox.swift).
+    let outbox: DeliveryOutbox
     // Transfer-thread state.
-    /// Delegate-queue work of this loop turn and its queue (TransferEngine+Outbox.swift).
-    var outbox: [@Sendable () -> Void] = []
-    var outboxQueue: DispatchQueue?
-    /// A block in the outbox is waited for (`deliver(awaited:)`): the outbox goes this turn.
-    var outboxAwaited = false
-    /// When the outbox's oldest block was queued (`Monotonic`; kept only while coalescing).
-    var outboxSince: UInt64 = 0
-    /// The configuration's `deliveryCoalescingInterval` (TransferEngine+Outbox.swift).
-    let coalescingNanos: UInt64
     var share: ShareHandle?
     let spareHandles = SpareHandles()
     var transfers: [ObjectIdentifier: Transfer] = [:]
@@ -140,7 +128,7 @@ final class TransferEngine: @unchecked Sendable {
         trace = RequestTrace(configuration: configuration, sessionID: sessionID)
         downloads = DownloadFiles(configuration: configuration, sessionID: sessionID)
         self.sessionID = sessionID
-        coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
+        outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
@@ -204,16 +192,16 @@ final class TransferEngine: @unchecked Sendable {
     // MARK: the loop
 
     private func run() {
-        transferThread.store(pthread_self(), ordering: .relaxed)
+        outbox.transferThread.store(pthread_self(), ordering: .relaxed)
         share = ShareHandle()
         hsts.load()
         while true {
             if case .shutdown(let done)? = runCommands() {
                 teardown()
-                flushOutbox()  // what the last turn's commands delivered
+                outbox.flush()  // what the last turn's commands delivered
                 // A later thread may get this one's pthread_t: it must not be taken for the
                 // transfer thread (its deliveries would wait in an outbox nobody flushes).
-                transferThread.store(0, ordering: .relaxed)
+                outbox.transferThread.store(0, ordering: .relaxed)
                 done.signal()
                 return
             }
@@ -225,7 +213,7 @@ final class TransferEngine: @unchecked Sendable {
             // The turn's delegate callbacks, in one hop (DECISIONS 136), unless they may wait
             // for more (DECISIONS 142): then the poll wakes in time to send them.
             var timeout = pollTimeoutMillis()
-            if let held = flushOutboxUnlessHeld() { timeout = min(timeout, held) }
+            if let held = outbox.flushUnlessHeld(transfersLeft: !transfers.isEmpty) { timeout = min(timeout, held) }
             var fds: Int32 = 0
             _ = curl_multi_poll(multi.raw, nil, 0, Int32(timeout), &fds)
         }
