@@ -128,7 +128,7 @@ final class SpareHandles {
         // libcurl 7.88 refuses a new receive buffer size while the handle still holds its
         // buffer (an HTTP/2 stream's handle keeps it): such a handle would read in 16 KiB
         // pieces, or fail `makeEasy`, so it is not kept.
-        guard tk_easy_setopt_long(handle.raw, CURLOPT_BUFFERSIZE, TransferEngine.receiveBufferSize) == CURLE_OK else { return }
+        guard tk_easy_setopt_long(handle.raw, CURLOPT_BUFFERSIZE, EasyConfigurator.receiveBufferSize) == CURLE_OK else { return }
         handles.append(handle)
     }
 

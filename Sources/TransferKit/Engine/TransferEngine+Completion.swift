@@ -105,7 +105,7 @@ extension TransferEngine {
         if isRedirect { t.redirects += 1 }
         t.hasBodyThisHop = keepsBody
         do {
-            t.easy = try makeEasy(for: t)
+            t.easy = try configurator.makeEasy(for: t, steps: self)
         } catch {
             finish(t, error: error)
             return

@@ -12,7 +12,7 @@ extension TransferEngine {
         if proto == "h2" { distantHosts.noteRoundTrip(t) }
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)
-        response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
+        response.isContentDecoded = configurator.decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
         t.response = response
         // The live record gets the head now, so a monitor shows the status and the response
         // headers while the body is still coming; the hop's end sets them again.

@@ -71,7 +71,6 @@ final class TransferEngine: @unchecked Sendable {
     /// (DeliveryOutbox.swift).
     let outbox: DeliveryOutbox
     // Transfer-thread state.
-    var share: ShareHandle?
     let spareHandles = SpareHandles()
     var transfers: [ObjectIdentifier: Transfer] = [:]
     /// Transfers whose callbacks ran since the last `afterPerform`.
@@ -114,10 +113,9 @@ final class TransferEngine: @unchecked Sendable {
     /// Servers the session delegate trusted after a failed verification: "host:port" → the
     /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
     var trustExceptions: [String: String] = [:]
-    /// Loaded on the transfer thread when the first https request is set up: its cost is in
-    /// that request's queue time, never in a network phase.
-    lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile,
-                                                  system: configuration.systemTrustLocations)
+    /// Sets up each transfer's easy handle; holds the share handle and the trust store
+    /// (EasyConfigurator.swift).
+    let configurator: EasyConfigurator
 
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
          sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
@@ -127,6 +125,7 @@ final class TransferEngine: @unchecked Sendable {
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
         trace = RequestTrace(configuration: configuration, sessionID: sessionID)
         downloads = DownloadFiles(configuration: configuration, sessionID: sessionID)
+        configurator = EasyConfigurator(configuration: configuration, cookies: cookies, hsts: hsts, trace: trace)
         self.sessionID = sessionID
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
@@ -193,7 +192,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func run() {
         outbox.transferThread.store(pthread_self(), ordering: .relaxed)
-        share = ShareHandle()
+        configurator.share = ShareHandle()
         hsts.load()
         while true {
             if case .shutdown(let done)? = runCommands() {
@@ -350,9 +349,9 @@ final class TransferEngine: @unchecked Sendable {
         transfers.removeAll()
         hsts.save()
         spareHandles.removeAll()
-        share = nil
+        configurator.share = nil
         multi.close()
-        trustStore = nil
+        configurator.trustStore = nil
     }
 
     // MARK: adding and removing handles
