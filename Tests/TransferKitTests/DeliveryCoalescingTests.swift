@@ -39,7 +39,7 @@ import Testing
         let delegate = PerTask()
         let session = TransferSession(configuration: Self.holdingForAnHour { $0.allowsHTTP2 = false }, delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
-        // More than the outbox keeps (`outboxCap`) and more than a window of connections: the
+        // More than the outbox keeps (`DeliveryOutbox.cap`) and more than a window of connections: the
         // batches go out full, and the last one when no transfer is left.
         var sizes: [Int: Int] = [:]
         for i in 0..<300 {
@@ -66,7 +66,7 @@ import Testing
         }, delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
         // One download held at a server gate keeps a transfer running, so only the outbox's
-        // cap (`outboxCap` blocks) can send the others' callbacks within the hour.
+        // cap (`DeliveryOutbox.cap` blocks) can send the others' callbacks within the hour.
         let gate = UUID().uuidString
         defer { server.openGate(gate) }
         session.downloadTask(with: url("\(server.httpBase)/bytes/200000?gate=\(gate)&holdAfter=1000")).resume()
@@ -76,7 +76,7 @@ import Testing
         // Held, not only delivered: a flush per loop turn would make one for every six
         // completions at least (six connections); full outboxes carry dozens each.
         let completed = delegate.completed
-        let flushes = session.engine.outboxFlushes.load(ordering: .relaxed)
+        let flushes = session.engine.outbox.flushes.load(ordering: .relaxed)
         #expect(flushes * 6 < completed, "\(flushes) flushes for \(completed) completions")
         server.openGate(gate)
         try await waitUntil("every completion") { delegate.completed == 301 }
@@ -119,11 +119,11 @@ import Testing
     }
 
     @Test func theIntervalIsClamped() {
-        #expect(TransferEngine.coalescingNanos(0) == 0)
-        #expect(TransferEngine.coalescingNanos(-1) == 0)
-        #expect(TransferEngine.coalescingNanos(.nan) == 0)
-        #expect(TransferEngine.coalescingNanos(0.010) == 10_000_000)
-        #expect(TransferEngine.coalescingNanos(.infinity) == 3_600_000_000_000)
-        #expect(TransferEngine.coalescingNanos(1e300) == 3_600_000_000_000)
+        #expect(DeliveryOutbox.coalescingNanos(0) == 0)
+        #expect(DeliveryOutbox.coalescingNanos(-1) == 0)
+        #expect(DeliveryOutbox.coalescingNanos(.nan) == 0)
+        #expect(DeliveryOutbox.coalescingNanos(0.010) == 10_000_000)
+        #expect(DeliveryOutbox.coalescingNanos(.infinity) == 3_600_000_000_000)
+        #expect(DeliveryOutbox.coalescingNanos(1e300) == 3_600_000_000_000)
     }
 }

@@ -104,10 +104,10 @@ import Testing
     }
 
     @Test func theRoundTripRule() {
-        #expect(!TransferEngine.isDistant(rttMicros: -1, threshold: 0), "no socket to ask")
-        #expect(TransferEngine.isDistant(rttMicros: 0, threshold: 0))
-        #expect(!TransferEngine.isDistant(rttMicros: 1_999, threshold: 0.002))
-        #expect(TransferEngine.isDistant(rttMicros: 2_000, threshold: 0.002))
-        #expect(TransferEngine.isDistant(rttMicros: 50_000, threshold: 0.002))
+        #expect(!DistantHosts.isDistant(rttMicros: -1, threshold: 0), "no socket to ask")
+        #expect(DistantHosts.isDistant(rttMicros: 0, threshold: 0))
+        #expect(!DistantHosts.isDistant(rttMicros: 1_999, threshold: 0.002))
+        #expect(DistantHosts.isDistant(rttMicros: 2_000, threshold: 0.002))
+        #expect(DistantHosts.isDistant(rttMicros: 50_000, threshold: 0.002))
     }
 }

@@ -105,6 +105,11 @@ struct CurlSetupError: Error, CustomStringConvertible {
     var description: String {
         "curl_easy_setopt(\(option)) failed: \(String(cString: curl_easy_strerror(CURLcode(rawValue: code))))"
     }
+
+    /// For the setters of callbacks, which return a bare `CURLcode` (no option to name).
+    static func check(_ rc: CURLcode) throws(CurlSetupError) {
+        guard rc == CURLE_OK else { throw CurlSetupError(option: 0, code: rc.rawValue) }
+    }
 }
 
 /// Easy handles of finished transfers, reset and kept for the next ones (transfer thread
@@ -123,7 +128,7 @@ final class SpareHandles {
         // libcurl 7.88 refuses a new receive buffer size while the handle still holds its
         // buffer (an HTTP/2 stream's handle keeps it): such a handle would read in 16 KiB
         // pieces, or fail `makeEasy`, so it is not kept.
-        guard tk_easy_setopt_long(handle.raw, CURLOPT_BUFFERSIZE, TransferEngine.receiveBufferSize) == CURLE_OK else { return }
+        guard tk_easy_setopt_long(handle.raw, CURLOPT_BUFFERSIZE, EasyConfigurator.receiveBufferSize) == CURLE_OK else { return }
         handles.append(handle)
     }
 

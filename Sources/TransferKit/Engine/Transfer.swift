@@ -70,7 +70,7 @@ final class Transfer {
     /// it is counted under.
     var hostKey: String?
     /// The socket of a connection this transfer opened (the sockopt callback); -1 on a reused
-    /// one. Read for the connection's round trip (`TransferEngine.noteRoundTrip`).
+    /// one. Read for the connection's round trip (`DistantHosts.noteRoundTrip`).
     var newConnectionSocket: Int32 = -1
     /// Body bytes held for the data delegate's disposition.
     var held = Data()
@@ -121,7 +121,7 @@ final class Transfer {
     var lastBodySentAt: UInt64?
     var tls: TLSFacts?
     /// The request head as libcurl reports it, which may come in pieces (a partial send):
-    /// parsed once it is whole (TransferEngine+Trace.swift).
+    /// parsed once it is whole (RequestTrace.swift).
     var headOut = ""
     // Resume support.
     /// The offset this hop's body starts at in the file.

@@ -134,7 +134,7 @@ extension Transfer {
                     // libcurl copies a whole local body inside one perform: the chunks go out
                     // now, not at the end of the turn, or all of a 4 GiB file would wait in the
                     // outbox (DECISIONS 136; found in review).
-                    engine.flushOutbox()
+                    engine.outbox.flush()
                 }
             case .file:
                 if !writeToFile(bytes) { return 0 }
@@ -144,7 +144,7 @@ extension Transfer {
         if now - lastLocalPublish >= TransferEngine.progressInterval {
             lastLocalPublish = now
             engine.publishProgress(self, now: now)
-            engine.flushOutbox()  // progress while the copy runs, not all of it at its end
+            engine.outbox.flush()  // progress while the copy runs, not all of it at its end
         }
         return bytes.count
     }
@@ -241,8 +241,8 @@ extension Transfer {
             fileOffset += Int64(bytes.count)
             return true
         case .createFileThenWrite:
-            guard engine.createDownloadFile(self) else { return false }
-            engine.recordCrashRecovery(self)  // a body this long is worth continuing after a crash
+            guard engine.downloads.create(for: self, partialDirectory: engine.partialDirectory) else { return false }
+            engine.downloads.recordCrashRecovery(self, resumable: engine.currentResumability(self).isResumable)  // a body this long is worth continuing after a crash
         case .write:
             break
         }

@@ -105,7 +105,7 @@ extension TransferEngine {
         if isRedirect { t.redirects += 1 }
         t.hasBodyThisHop = keepsBody
         do {
-            t.easy = try makeEasy(for: t)
+            t.easy = try configurator.makeEasy(for: t, steps: self)
         } catch {
             finish(t, error: error)
             return
@@ -137,7 +137,7 @@ extension TransferEngine {
         guard t.exchange.mayFinish(.init(error: error, keepPartialFile: keepPartialFile)) else { return }
         transfers.removeValue(forKey: ObjectIdentifier(t.task))
         if !t.exchange.isAwaitingDisposition { flushData(t) }
-        if error == nil { finishMultipart(t) }
+        if error == nil { MultipartDelivery.finish(t) }
         publishProgress(t, now: Monotonic.now(), final: true)
         // A download held in memory (small, or no body at all) is written once, on the
         // delegate queue: file creation in a large directory was a fifth of this thread's
@@ -152,7 +152,7 @@ extension TransferEngine {
                 memoryBody = (t.smallBody, t.request.url)
                 t.smallBody = Data()
             case .createFile:
-                createDownloadFile(t)
+                downloads.create(for: t, partialDirectory: partialDirectory)
                 file = t.fileURL
             case .handOverDescriptor where t.fileDescriptor >= 0:
                 // Kept open, and so locked, until the delegate has moved the file: a second

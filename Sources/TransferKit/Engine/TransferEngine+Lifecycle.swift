@@ -25,7 +25,7 @@ extension TransferEngine {
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task.
             let cache = cacheDecision(t)
-            t.easy = try makeEasy(for: t, using: placeholder)
+            t.easy = try configurator.makeEasy(for: t, using: placeholder, steps: self)
             switch cache {
             case .useStored?:
                 beginTransaction(t)
@@ -103,7 +103,7 @@ extension TransferEngine {
     /// Starts the current hop afresh on a new handle (after a pre-connection suspend).
     func restartHop(_ t: Transfer) {
         do {
-            let easy = try makeEasy(for: t)
+            let easy = try configurator.makeEasy(for: t, steps: self)
             t.easy = easy
             t.dequeuedAt = nil
             t.hopStart = Monotonic.now()

@@ -6,13 +6,13 @@ extension TransferEngine {
 
     func responseHeadComplete(_ t: Transfer) {
         cacheResponseHead(t)
-        recordHSTS(t)
-        recordCookies(t)
+        hsts.record(t)
+        cookies.record(t.responseHeaders, for: t.request)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
-        if proto == "h2" { noteRoundTrip(t) }
+        if proto == "h2" { distantHosts.noteRoundTrip(t) }
         var response = TransferResponse(url: t.request.url, statusCode: t.statusCode, headers: t.responseHeaders,
                                         networkProtocolName: proto)
-        response.isContentDecoded = decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
+        response.isContentDecoded = configurator.decodesContent(t) && ContentCodingPolicy.isTransformed(response.headers)
         t.response = response
         // The live record gets the head now, so a monitor shows the status and the response
         // headers while the body is still coming; the hop's end sets them again.
@@ -68,7 +68,7 @@ extension TransferEngine {
                      detail: response.statusCode > 0 ? "\(response.statusCode)" : response.mimeType ?? t.scheme.rawValue)
         guard t.sink == .delegate, let dataTask = t.task as? TransferDataTask,
               let delegate = session.delegate as? any TransferDataDelegate else { return }
-        if beginMultipartReplace(t, response) { return }
+        if MultipartDelivery.begin(t, response) { return }
         t.exchange.askDisposition()
         session.deliver(awaited: true) { [self, response] in
             delegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
@@ -121,7 +121,7 @@ extension TransferEngine {
         let session = dataTask.session
         let download = session.adoptAsDownload(dataTask)
         do {
-            try openDownloadFile(t)
+            try downloads.openFile(for: t, partialDirectory: partialDirectory)
         } catch {
             t.sinkFailure = error
             return

@@ -31,7 +31,7 @@ extension TransferEngine {
         // Cancelled before the resumed request got an answer: the partial file is untouched,
         // so the resume data it was made from still holds.
         if t.response == nil, t.hop == 0, let r = t.task.resumeFrom { return r.encoded() }
-        if t.task.kind == .download, t.sink == .file, t.response != nil { createDownloadFile(t) }
+        if t.task.kind == .download, t.sink == .file, t.response != nil { downloads.create(for: t, partialDirectory: partialDirectory) }
         guard t.task.kind == .download, t.fileURL != nil, let response = t.response else { return nil }
         let resumability = currentResumability(t)
         guard resumability.isResumable, let path = t.fileURL?.path else { return nil }

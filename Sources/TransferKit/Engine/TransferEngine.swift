@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 
 /// The transfer thread of one session: owns its libcurl multi handle, share handle and every
 /// easy handle, and is driven by a command queue plus `curl_multi_wakeup`.
@@ -68,22 +67,10 @@ final class TransferEngine: @unchecked Sendable {
     static let startsPerTurn = 1
     private let started = Locked(false)
 
-    /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
-    let transferThread = Atomic<UInt>(0)
-    /// How many times the outbox went to the delegate queue: tests prove with it that
-    /// callbacks were held (`deliveryCoalescingInterval`), not only that none was lost.
-    let outboxFlushes = Atomic<Int>(0)
+    /// Delegate-queue work of this loop turn, and which thread is the transfer thread
+    /// (DeliveryOutbox.swift).
+    let outbox: DeliveryOutbox
     // Transfer-thread state.
-    /// Delegate-queue work of this loop turn and its queue (TransferEngine+Outbox.swift).
-    var outbox: [@Sendable () -> Void] = []
-    var outboxQueue: DispatchQueue?
-    /// A block in the outbox is waited for (`deliver(awaited:)`): the outbox goes this turn.
-    var outboxAwaited = false
-    /// When the outbox's oldest block was queued (`Monotonic`; kept only while coalescing).
-    var outboxSince: UInt64 = 0
-    /// The configuration's `deliveryCoalescingInterval` (TransferEngine+Outbox.swift).
-    let coalescingNanos: UInt64
-    var share: ShareHandle?
     let spareHandles = SpareHandles()
     var transfers: [ObjectIdentifier: Transfer] = [:]
     /// Transfers whose callbacks ran since the last `afterPerform`.
@@ -104,24 +91,20 @@ final class TransferEngine: @unchecked Sendable {
     var attachedPerHost: [String: Int] = [:]
     /// Per host: suspended connected transfers whose handles stay in the multi (`releaseSlot`).
     var releasedPerHost: [String: Int] = [:]
-    /// Hosts whose HTTP/2 connection is far enough to need more streams (`noteRoundTrip`).
-    var distantMultiplexedHosts: Set<String> = []
-    /// Hosts whose round trip was read already (once per host and session).
-    var measuredHosts: Set<String> = []
-    /// Hosts just widened, whose waiting transfers start after this perform (`fillWidenedHosts`).
-    var widenedHosts: [String] = []
+    /// Makes the files downloads are written to (DownloadFiles.swift); any thread.
+    let downloads: DownloadFiles
+    /// What the session asked to see of its requests (RequestTrace.swift).
+    let trace: RequestTrace
+    /// Hosts whose HTTP/2 connection is far enough to need more streams (DistantHosts.swift).
+    let distantHosts: DistantHosts
     /// The transfers whose handles are in the multi: the only ones the timer scan visits, so
     /// its cost is bounded by the per-host attach limit, not by the number of tasks.
     var inMultiTransfers: [ObjectIdentifier: Transfer] = [:]
     static let scanInterval: UInt64 = 50_000_000  // 50 ms: timer resolution and progress floor
-    /// The session's cookie store (thread-safe; shared with other default sessions).
-    let cookieStorage: TransferCookieStorage
-    /// This session's own cookies, in memory (DECISIONS 109): its `cookieFiles` (curl's `-b
-    /// FILE`) and what servers set during the session; never written to the shared store.
-    let sessionCookies: TransferCookieStorage
-    /// HSTS hosts learnt by this session (TransferEngine+HSTS.swift), and whether they changed.
-    var hsts = HSTSStore()
-    var hstsChanged = false
+    /// The session's cookie store and its own cookies (CookieLayers.swift).
+    let cookies: CookieLayers
+    /// HSTS hosts learnt by this session and their file (SessionHSTS.swift).
+    let hsts: SessionHSTS
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
     /// The session's credentials: the configuration's store, else by kind (DECISIONS 89).
@@ -130,18 +113,21 @@ final class TransferEngine: @unchecked Sendable {
     /// Servers the session delegate trusted after a failed verification: "host:port" → the
     /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
     var trustExceptions: [String: String] = [:]
-    /// Loaded on the transfer thread when the first https request is set up: its cost is in
-    /// that request's queue time, never in a network phase.
-    lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile,
-                                                  system: configuration.systemTrustLocations)
+    /// Sets up each transfer's easy handle; holds the share handle and the trust store
+    /// (EasyConfigurator.swift).
+    let configurator: EasyConfigurator
 
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
          sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
         self.configuration = configuration
-        self.cookieStorage = cookieStorage
-        self.sessionCookies = sessionCookies
+        cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
+        hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
+        distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
+        trace = RequestTrace(configuration: configuration, sessionID: sessionID)
+        downloads = DownloadFiles(configuration: configuration, sessionID: sessionID)
+        configurator = EasyConfigurator(configuration: configuration, cookies: cookies, hsts: hsts, trace: trace)
         self.sessionID = sessionID
-        coalescingNanos = Self.coalescingNanos(configuration.deliveryCoalescingInterval)
+        outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
@@ -205,28 +191,28 @@ final class TransferEngine: @unchecked Sendable {
     // MARK: the loop
 
     private func run() {
-        transferThread.store(pthread_self(), ordering: .relaxed)
-        share = ShareHandle()
-        loadHSTS()
+        outbox.transferThread.store(pthread_self(), ordering: .relaxed)
+        configurator.share = ShareHandle()
+        hsts.load()
         while true {
             if case .shutdown(let done)? = runCommands() {
                 teardown()
-                flushOutbox()  // what the last turn's commands delivered
+                outbox.flush()  // what the last turn's commands delivered
                 // A later thread may get this one's pthread_t: it must not be taken for the
                 // transfer thread (its deliveries would wait in an outbox nobody flushes).
-                transferThread.store(0, ordering: .relaxed)
+                outbox.transferThread.store(0, ordering: .relaxed)
                 done.signal()
                 return
             }
             var running: Int32 = 0
             _ = curl_multi_perform(multi.raw, &running)
             drainFinished()
-            fillWidenedHosts()  // outside libcurl's callbacks, where adding handles is allowed
+            distantHosts.fillWidened(fillHost)  // outside libcurl's callbacks, where adding handles is allowed
             afterPerform()
             // The turn's delegate callbacks, in one hop (DECISIONS 136), unless they may wait
             // for more (DECISIONS 142): then the poll wakes in time to send them.
             var timeout = pollTimeoutMillis()
-            if let held = flushOutboxUnlessHeld() { timeout = min(timeout, held) }
+            if let held = outbox.flushUnlessHeld(transfersLeft: !transfers.isEmpty) { timeout = min(timeout, held) }
             var fds: Int32 = 0
             _ = curl_multi_poll(multi.raw, nil, 0, Int32(timeout), &fds)
         }
@@ -361,11 +347,11 @@ final class TransferEngine: @unchecked Sendable {
         connectivityWaiters.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
-        saveHSTS()
+        hsts.save()
         spareHandles.removeAll()
-        share = nil
+        configurator.share = nil
         multi.close()
-        trustStore = nil
+        configurator.trustStore = nil
     }
 
     // MARK: adding and removing handles
@@ -466,7 +452,7 @@ final class TransferEngine: @unchecked Sendable {
 
     func hostLimit(_ key: String) -> Int {
         if !prioritizedHosts.isEmpty, prioritizedHosts.contains(key) { return connectionLimit }
-        return distantMultiplexedHosts.contains(key) ? multiplexLimit : attachLimit
+        return distantHosts.contains(key) ? multiplexLimit : attachLimit
     }
 
     /// Streams per host once its HTTP/2 connection has a round trip of at least

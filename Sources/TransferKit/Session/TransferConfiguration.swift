@@ -141,7 +141,7 @@ public struct TransferConfiguration: Sendable, Equatable {
     var systemTrustLocations: TrustStore.SystemTrustLocations? = nil
 
     /// The round trip from which an HTTP/2 host gets more streams than connections
-    /// (`TransferEngine.noteRoundTrip`); tests set 0 to widen every host, even on loopback.
+    /// (`DistantHosts.noteRoundTrip`); tests set 0 to widen every host, even on loopback.
     var multiplexWideningRTT: TimeInterval = 0.002
 
     public init(kind: SessionKind) { self.kind = kind }

@@ -7,6 +7,6 @@ extension TransferSession {
     /// (a 0600 temporary file renamed over `path`). False when the file could not be written.
     /// Synchronous and independent of the engine: it answers after invalidation too.
     public func writeCookies(to path: String) -> Bool {
-        engine.sessionCookies.write(to: path)
+        engine.cookies.own.write(to: path)
     }
 }

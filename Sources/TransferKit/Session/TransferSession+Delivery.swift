@@ -86,8 +86,8 @@ extension TransferSession {
             return .handledByDelegate
         }
         do {
-            let (fd, url) = try engine.makeDownloadFile(named: memory.url, taskIdentifier: task.taskIdentifier)
-            let ok = memory.data.withUnsafeBytes { TransferEngine.writeAll(fd, $0) }
+            let (fd, url) = try engine.downloads.make(named: memory.url, taskIdentifier: task.taskIdentifier, partialDirectory: engine.partialDirectory)
+            let ok = memory.data.withUnsafeBytes { DownloadFiles.writeAll(fd, $0) }
             if !ok {
                 let e = TransferError(.cannotWriteToFile, "cannot write the download \(url.path): \(String(cString: strerror(errno)))")
                 close(fd)

@@ -4,24 +4,38 @@ import Foundation
 /// libcurl's debug callback (CURLOPT_DEBUGFUNCTION): the request head as sent, for the
 /// transaction metrics, and the verbose trace lines. Turned on per handle only when the
 /// configuration asks for either: verbose mode makes libcurl format notes for every request.
-extension TransferEngine {
-    func configureTrace(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
-        guard configuration.recordsSentRequestHeaders || configuration.trace != nil else { return }
-        try check(tk_easy_setopt_debug_cb(e.raw, TransferCallbacks.debug))
+///
+/// What a session asked to see of its requests (the trace's receiver, whether sent heads are
+/// recorded) and how the callback's text becomes trace lines and recorded headers.
+struct RequestTrace: Sendable {
+    /// The configuration's `trace`.
+    let receiver: TransferTrace?
+    /// The configuration's `recordsSentRequestHeaders`.
+    let recordsSentHeaders: Bool
+    let sessionID: Int
+
+    init(configuration: TransferConfiguration, sessionID: Int) {
+        receiver = configuration.trace
+        recordsSentHeaders = configuration.recordsSentRequestHeaders
+        self.sessionID = sessionID
+    }
+
+    func configure(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+        guard recordsSentHeaders || receiver != nil else { return }
+        try CurlSetupError.check(tk_easy_setopt_debug_cb(e.raw, Self.debug))
         try e.set(CURLOPT_DEBUGDATA, pointer: t.opaque)
         try e.set(CURLOPT_VERBOSE, true)
     }
-}
 
-extension TransferCallbacks {
     static let debug: tk_debug_callback = { _, type, data, size, ctx in
         let t = Transfer.from(ctx)
+        let trace = t.engine.trace
         switch type {
         case CURLINFO_HEADER_OUT where !t.scheme.isHTTP:
             // FTP commands, one a line: traced with the password of PASS (and ACCT) masked.
-            guard t.engine.configuration.trace != nil else { break }
+            guard trace.receiver != nil else { break }
             let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
-            for line in text.split(whereSeparator: \.isNewline) { t.emitTrace(.headerOut, Transfer.redactFTPCommand(String(line))) }
+            for line in text.split(whereSeparator: \.isNewline) { trace.emit(.headerOut, Self.redactFTPCommand(String(line)), t) }
         case CURLINFO_HEADER_OUT:
             // A head sent in pieces is reported in pieces: parse it once it is whole, so a
             // second piece is never taken for a request line (and printed unredacted).
@@ -29,38 +43,36 @@ extension TransferCallbacks {
             if t.headOut.hasSuffix("\r\n\r\n") || t.headOut.hasSuffix("\n\n") {
                 let head = t.headOut
                 t.headOut = ""
-                t.requestHeadSent(head)
+                trace.headSent(head, t)
             }
         case CURLINFO_HEADER_IN, CURLINFO_TEXT:
-            guard t.engine.configuration.trace != nil else { break }
+            guard trace.receiver != nil else { break }
             let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
-            t.traceLines(type == CURLINFO_TEXT ? .info : .headerIn, text)
+            trace.lines(type == CURLINFO_TEXT ? .info : .headerIn, text, t)
         default:
             break  // body bytes and TLS records: not traced (curl --trace territory)
         }
         return 0
     }
-}
 
-extension Transfer {
-    /// The request head libcurl just sent: its headers replace the ones the request set in
-    /// this hop's transaction record (credentials are redacted at export, as before).
-    func requestHeadSent(_ head: String) {
+    /// The request head libcurl just sent for `t`: its headers replace the ones the request
+    /// set in this hop's transaction record (credentials are redacted at export, as before).
+    func headSent(_ head: String, _ t: Transfer) {
         let lines = head.split(whereSeparator: \.isNewline).map(String.init)
         let headers = lines.dropFirst().compactMap { line -> HTTPHeader? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         // A proxy's CONNECT head is not the request of this hop.
-        if engine.configuration.recordsSentRequestHeaders, lines.first?.hasPrefix("CONNECT ") != true {
-            task.core.withLock { c in
+        if recordsSentHeaders, lines.first?.hasPrefix("CONNECT ") != true {
+            t.task.core.withLock { c in
                 guard !c.metrics.transactionMetrics.isEmpty else { return }
                 c.metrics.transactionMetrics[c.metrics.transactionMetrics.count - 1].requestHeaders = headers
             }
         }
-        guard engine.configuration.trace != nil, let requestLine = lines.first else { return }
+        guard receiver != nil, let requestLine = lines.first else { return }
         let redacted = Redaction.redactHeaders(headers).map { "\($0.name): \($0.value)" }
-        for line in [Self.redactRequestLine(requestLine)] + redacted { emitTrace(.headerOut, line) }
+        for line in [Self.redactRequestLine(requestLine)] + redacted { emit(.headerOut, line, t) }
     }
 
     /// `PASS secret` → `PASS [redacted]`: an FTP command that carries a secret shows only its verb.
@@ -96,7 +108,7 @@ extension Transfer {
         (#"((proxy-)?authorization|(set-)?cookie)(\s*[:=]\s*)\S.*"#, "$1$4[redacted]"),
     ]
 
-    func traceLines(_ kind: TransferTraceLine.Kind, _ text: String) {
+    func lines(_ kind: TransferTraceLine.Kind, _ text: String, _ t: Transfer) {
         for line in text.split(whereSeparator: \.isNewline) {
             guard var shown = kind == .info ? Self.safeNote(String(line)) : Redaction.redactText(String(line)) else { continue }
             if kind == .headerIn, let colon = shown.firstIndex(of: ":") {
@@ -104,12 +116,11 @@ extension Transfer {
                 let safe = Redaction.redactHeaders([header])[0]
                 shown = "\(safe.name): \(safe.value)"
             }
-            emitTrace(kind, shown)
+            emit(kind, shown, t)
         }
     }
 
-    func emitTrace(_ kind: TransferTraceLine.Kind, _ text: String) {
-        engine.configuration.trace?.receive(TransferTraceLine(sessionID: engine.sessionID, taskIdentifier: task.taskIdentifier,
-                                                              kind: kind, text: text))
+    func emit(_ kind: TransferTraceLine.Kind, _ text: String, _ t: Transfer) {
+        receiver?.receive(TransferTraceLine(sessionID: sessionID, taskIdentifier: t.task.taskIdentifier, kind: kind, text: text))
     }
 }

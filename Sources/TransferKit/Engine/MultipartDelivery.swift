@@ -49,10 +49,10 @@ final class MultipartDelivery: @unchecked Sendable {
     }
 }
 
-extension TransferEngine {
+extension MultipartDelivery {
     /// For a delegate data task whose final response is multipart/x-mixed-replace: sets up the
-    /// split and returns true (no disposition is asked for the outer response).
-    func beginMultipartReplace(_ t: Transfer, _ response: TransferResponse) -> Bool {
+    /// split on `t` and returns true (no disposition is asked for the outer response).
+    static func begin(_ t: Transfer, _ response: TransferResponse) -> Bool {
         guard t.sink == .delegate, t.task.kind == .data, response.statusCode / 100 == 2,
               let type = response.value(forHTTPHeaderField: "Content-Type"),
               let boundary = MultipartReplaceParser.boundary(contentType: type)
@@ -61,9 +61,9 @@ extension TransferEngine {
         return true
     }
 
-    /// Hands over the bytes the parser held back, once the body is complete (before the
+    /// Hands over the bytes the parser of `t` held back, once the body is complete (before the
     /// completion, which is queued after this on the same queue).
-    func finishMultipart(_ t: Transfer) {
+    static func finish(_ t: Transfer) {
         guard let multipart = t.multipart, let task = t.task as? TransferDataTask,
               let delegate = task.session.delegate as? any TransferDataDelegate else { return }
         t.multipart = nil

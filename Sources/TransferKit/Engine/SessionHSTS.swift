@@ -6,43 +6,59 @@ import Foundation
 /// `hsts.txt` (curl's format), read when the session's thread starts and written back,
 /// atomically, at teardown. Done here rather than by libcurl's own HSTS (see the decision):
 /// the engine must know a request goes over TLS to set up its trust store and host key.
-extension TransferEngine {
-    /// nil for ephemeral sessions: their HSTS never reaches disk.
-    var hstsPath: String? {
-        if case .ephemeral = configuration.kind { return nil }
-        return StatePaths.dataDirectory(configuration.stateDirectory).map { $0 + "/hsts.txt" }
+///
+/// The HSTS hosts learnt by one session and whether they changed; used only on its transfer
+/// thread (loaded as it starts, saved at its teardown).
+final class SessionHSTS {
+    private var store = HSTSStore()
+    private var changed = false
+    private let kind: SessionKind
+    private let stateDirectory: String?
+    /// Names the temporary file of a save.
+    private let sessionID: Int
+
+    init(configuration: TransferConfiguration, sessionID: Int) {
+        kind = configuration.kind
+        stateDirectory = configuration.stateDirectory
+        self.sessionID = sessionID
     }
 
-    func loadHSTS() {
-        guard let path = hstsPath, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
-        hsts.merge(fileText: text, now: Date().timeIntervalSince1970)
+    /// nil for ephemeral sessions: their HSTS never reaches disk.
+    var path: String? {
+        if case .ephemeral = kind { return nil }
+        return StatePaths.dataDirectory(stateDirectory).map { $0 + "/hsts.txt" }
+    }
+
+    func load() {
+        guard let path, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        store.merge(fileText: text, now: Date().timeIntervalSince1970)
     }
 
     /// Sends the hop to https when its host is known to require it (before its handle is made).
-    func applyHSTS(_ t: Transfer) {
-        guard !hsts.isEmpty, let upgraded = hsts.upgraded(t.request.url, now: Date().timeIntervalSince1970) else { return }
+    func upgrade(_ t: Transfer) {
+        guard !store.isEmpty, let upgraded = store.upgraded(t.request.url, now: Date().timeIntervalSince1970) else { return }
         t.request.url = upgraded
         t.hostKey = nil
     }
 
     /// Learns from a response head that came over https (verified TLS: TransferKit has no
     /// switch to turn verification off). Only the first such header counts (RFC 6797 8.1).
-    func recordHSTS(_ t: Transfer) {
+    func record(_ t: Transfer) {
         guard t.request.url.scheme?.lowercased() == "https", let host = t.request.url.host,
               // The length test first: no lower-cased copy of every header of every response.
               let header = t.responseHeaders.first(where: {
                   $0.name.utf8.count == 25 && $0.name.lowercased() == "strict-transport-security"
               })
         else { return }
-        if hsts.record(header: header.value, host: host, now: Date().timeIntervalSince1970) { hstsChanged = true }
+        if store.record(header: header.value, host: host, now: Date().timeIntervalSince1970) { changed = true }
     }
 
     /// Writes the store back when it changed: merged with what another process wrote meanwhile,
     /// to a private temporary file renamed over the old one (never a half-written file).
-    func saveHSTS() {
-        guard hstsChanged, let path = hstsPath else { return }
+    func save() {
+        guard changed, let path else { return }
         let now = Date().timeIntervalSince1970
-        var merged = hsts
+        var merged = store
         if let onDisk = try? String(contentsOfFile: path, encoding: .utf8) {
             var theirs = HSTSStore()
             theirs.merge(fileText: onDisk, now: now)
@@ -63,7 +79,7 @@ extension TransferEngine {
         }
         let ok = written == bytes.count && fsync(fd) == 0
         close(fd)
-        if ok, rename(temp, path) == 0 { hstsChanged = false } else { unlink(temp) }
+        if ok, rename(temp, path) == 0 { changed = false } else { unlink(temp) }
     }
 }
 

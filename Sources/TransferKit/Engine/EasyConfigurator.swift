@@ -1,11 +1,48 @@
 import CCurl
 import Foundation
 
-extension TransferEngine {
+/// The steps of setting up a handle that read or change a transfer's own state and stay with
+/// it on the engine: the scheme's (TransferEngine+Schemes), authentication (+Auth), client
+/// certificates and server-trust exceptions (+ServerTrust), a revalidation's headers (+Cache).
+protocol TransferSetupSteps: AnyObject {
+    func prepareScheme(_ t: Transfer) throws(TransferError)
+    func configureAuthentication(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
+    func configureByteStream(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
+    func configureClientCertificate(_ e: EasyHandle) throws(CurlSetupError)
+    func configureTrustException(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
+    func cacheConditionalHeaders(_ t: Transfer) -> [HTTPHeader]
+}
+
+extension TransferEngine: TransferSetupSteps {}
+
+/// Configures the easy handle of a transfer's current request from the session's
+/// configuration and what the session holds for every request: its share handle, trust
+/// store, cookie layers, HSTS hosts and trace. Transfer thread only (`share` is made as the
+/// thread starts, and both go at its teardown).
+final class EasyConfigurator {
+    let configuration: TransferConfiguration
+    let cookies: CookieLayers
+    let hsts: SessionHSTS
+    let trace: RequestTrace
+    /// The session's DNS cache and TLS sessions (`ShareHandle`).
+    var share: ShareHandle?
+    /// Loaded on the transfer thread when the first https request is set up: its cost is in
+    /// that request's queue time, never in a network phase.
+    lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile,
+                                                  system: configuration.systemTrustLocations)
+
+    init(configuration: TransferConfiguration, cookies: CookieLayers, hsts: SessionHSTS, trace: RequestTrace) {
+        self.configuration = configuration
+        self.cookies = cookies
+        self.hsts = hsts
+        self.trace = trace
+    }
+
     /// Builds and configures the easy handle for a transfer's current request; `fresh`, a
-    /// handle just made and never used, is configured instead of making another.
-    func makeEasy(for t: Transfer, using fresh: EasyHandle? = nil) throws(TransferError) -> EasyHandle {
-        applyHSTS(t)
+    /// handle just made and never used, is configured instead of making another. `steps`: the
+    /// engine, for the steps that belong to the transfer's state.
+    func makeEasy(for t: Transfer, using fresh: EasyHandle? = nil, steps: some TransferSetupSteps) throws(TransferError) -> EasyHandle {
+        hsts.upgrade(t)
         let r = t.request
         guard let schemeName = r.url.scheme?.lowercased() else {
             throw TransferError(.badURL, "the URL has no scheme: \(Redaction.redactURL(r.url.absoluteString))")
@@ -18,22 +55,22 @@ extension TransferEngine {
             throw TransferError(.badURL, "the URL has no host: \(Redaction.redactURL(r.url.absoluteString))")
         }
         t.scheme = scheme
-        try prepareScheme(t)
+        try steps.prepareScheme(t)
         guard let easy = fresh ?? EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
         do {
             try configureBasics(easy, t)
             try configureMethodAndBody(easy, t)
             if scheme.isHTTP {
-                try configureHeaders(easy, t)
+                try configureHeaders(easy, t, steps)
             } else {
-                try configureAuthentication(easy, t)  // an FTP login from -u (the URL's own works too)
-                try configureByteStream(easy, t)
+                try steps.configureAuthentication(easy, t)  // an FTP login from -u (the URL's own works too)
+                try steps.configureByteStream(easy, t)
             }
             if scheme.needsHost { try configureTLSAndProxy(easy, isTLS: scheme.isTLS) }
-            if scheme.isTLS { try configureClientCertificate(easy) }
+            if scheme.isTLS { try steps.configureClientCertificate(easy) }
             // The server-trust exception is the https challenge flow's (DECISIONS 91).
-            if scheme.isHTTP && scheme.isTLS { try configureTrustException(easy, t) }
-            try configureTrace(easy, t)
+            if scheme.isHTTP && scheme.isTLS { try steps.configureTrustException(easy, t) }
+            try trace.configure(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",
                                 failingURL: Redaction.redactURL(r.url.absoluteString))
@@ -48,6 +85,13 @@ extension TransferEngine {
     /// buffer) put off its verdict by up to the buffer times the ratio; the decoder hands
     /// its output over in 16 KiB pieces whatever the buffer.
     static let guardedReceiveBufferSize = 16 * 1024
+
+    /// Whether this hop asks for content codings and gets the body decoded by libcurl
+    /// (`ContentCodingPolicy`): the configuration says so and no byte range is requested.
+    func decodesContent(_ t: Transfer) -> Bool {
+        ContentCodingPolicy.decodes(accepts: configuration.httpAcceptsContentEncoding,
+                                    requestHeaders: t.request.headers + configuration.httpAdditionalHeaders)
+    }
 
     private func configureBasics(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         try e.set(CURLOPT_URL, t.curlURL)
@@ -68,15 +112,15 @@ extension TransferEngine {
             try e.set(CURLOPT_PIPEWAIT, true)
         }
         if let share { try e.set(CURLOPT_SHARE, pointer: share.raw) }
-        try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_WRITEFUNCTION, TransferCallbacks.write))
+        try CurlSetupError.check(tk_easy_setopt_data_cb(e.raw, CURLOPT_WRITEFUNCTION, TransferCallbacks.write))
         try e.set(CURLOPT_WRITEDATA, pointer: t.opaque)
-        try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
+        try CurlSetupError.check(tk_easy_setopt_data_cb(e.raw, CURLOPT_HEADERFUNCTION, TransferCallbacks.header))
         try e.set(CURLOPT_HEADERDATA, pointer: t.opaque)
-        try check(tk_easy_setopt_prereq_cb(e.raw, TransferCallbacks.prereq))
+        try CurlSetupError.check(tk_easy_setopt_prereq_cb(e.raw, TransferCallbacks.prereq))
         try e.set(CURLOPT_PREREQDATA, pointer: t.opaque)
-        try check(tk_easy_setopt_resolver_start_cb(e.raw, TransferCallbacks.resolverStart))
+        try CurlSetupError.check(tk_easy_setopt_resolver_start_cb(e.raw, TransferCallbacks.resolverStart))
         try e.set(CURLOPT_RESOLVER_START_DATA, pointer: t.opaque)
-        try check(tk_easy_setopt_sockopt_cb(e.raw, TransferCallbacks.sockopt))
+        try CurlSetupError.check(tk_easy_setopt_sockopt_cb(e.raw, TransferCallbacks.sockopt))
         try e.set(CURLOPT_SOCKOPTDATA, pointer: t.opaque)
         if decodes { try e.set(CURLOPT_ACCEPT_ENCODING, "") }
     }
@@ -89,9 +133,9 @@ extension TransferEngine {
             try e.set(CURLOPT_INFILESIZE_LARGE, offset: t.task.uploadLength)
             // As the download buffer: 512 KiB per read callback instead of libcurl's 64 KiB.
             try e.set(CURLOPT_UPLOAD_BUFFERSIZE, 512 * 1024)
-            try check(tk_easy_setopt_data_cb(e.raw, CURLOPT_READFUNCTION, TransferCallbacks.read))
+            try CurlSetupError.check(tk_easy_setopt_data_cb(e.raw, CURLOPT_READFUNCTION, TransferCallbacks.read))
             try e.set(CURLOPT_READDATA, pointer: t.opaque)
-            try check(tk_easy_setopt_seek_cb(e.raw, TransferCallbacks.seek))
+            try CurlSetupError.check(tk_easy_setopt_seek_cb(e.raw, TransferCallbacks.seek))
             try e.set(CURLOPT_SEEKDATA, pointer: t.opaque)
             if method != "PUT", t.scheme.isHTTP { try e.set(CURLOPT_CUSTOMREQUEST, method) }
         } else if method == "HEAD" {
@@ -104,7 +148,7 @@ extension TransferEngine {
         }
     }
 
-    private func configureHeaders(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
+    private func configureHeaders(_ e: EasyHandle, _ t: Transfer, _ steps: some TransferSetupSteps) throws(CurlSetupError) {
         var headers = t.request.headers
         // The session's credentials go only where the task's origin allows: a
         // request's own headers were already filtered hop by hop by `RedirectPolicy`.
@@ -116,7 +160,7 @@ extension TransferEngine {
         // The store's cookies for this hop's URL (its own domain, path and scheme only: a
         // cookie never goes to a host it does not belong to), after a Cookie header of the
         // request's own, as curl joins `-b` strings and its cookie engine's.
-        if let stored = storedCookieHeader(t) {
+        if let stored = cookies.header(for: t.request) {
             if let i = headers.firstIndex(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }) {
                 headers[i] = HTTPHeader(headers[i].name, headers[i].value + "; " + stored)
             } else {
@@ -124,8 +168,8 @@ extension TransferEngine {
             }
         }
         // A cached response being revalidated: its validators (TransferEngine+Cache.swift).
-        headers += cacheConditionalHeaders(t)
-        try configureAuthentication(e, t)
+        headers += steps.cacheConditionalHeaders(t)
+        try steps.configureAuthentication(e, t)
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         // No `Expect: 100-continue` round trip before bodies: servers rarely need it on
         // loopback-speed links and it costs up to a second against servers that ignore it.
@@ -150,7 +194,7 @@ extension TransferEngine {
     /// The session's parsed trust store for every connection (`TrustStore`).
     private func configureTrust(_ e: EasyHandle) throws(CurlSetupError) {
         if let trustStore {
-            try check(tk_easy_use_trust_store(e.raw, trustStore.raw))
+            try CurlSetupError.check(tk_easy_use_trust_store(e.raw, trustStore.raw))
         } else if let extra = configuration.additionalTrustedCAFile {
             // Unreadable: libcurl reports it as curl does (77, "problem with the CA cert").
             try e.set(CURLOPT_CAINFO, extra)
@@ -164,9 +208,5 @@ extension TransferEngine {
         case .v1_2: return 6
         case .v1_3: return 7
         }
-    }
-
-    func check(_ rc: CURLcode) throws(CurlSetupError) {
-        guard rc == CURLE_OK else { throw CurlSetupError(option: 0, code: rc.rawValue) }
     }
 }

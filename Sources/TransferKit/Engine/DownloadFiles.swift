@@ -3,14 +3,29 @@ import Foundation
 /// Where a new download's bytes go on disk. With `downloadDirectory` set, the file
 /// is a hidden `.NAME.ttpart` beside its destination, so the owner's final move is a rename on
 /// the same file system; otherwise a private name in the session's partial directory.
-extension TransferEngine {
+///
+/// Holds only the configuration's `downloadDirectory`, its kind's name and the session's
+/// number, so any thread may make a file (`make`); the partial directory is the caller's,
+/// asked for only when a file goes there (it is created on first use).
+struct DownloadFiles: Sendable {
+    let downloadDirectory: String?
+    /// The configuration kind's name, for crash-recovery resume data.
+    let sessionKindName: String
+    let sessionID: Int
+
+    init(configuration: TransferConfiguration, sessionID: Int) {
+        downloadDirectory = configuration.downloadDirectory
+        sessionKindName = configuration.kind.name
+        self.sessionID = sessionID
+    }
+
     /// Creates the download file and writes the bytes held in memory so far. False (with
     /// `sinkFailure` set) when the file cannot be made or written.
     @discardableResult
-    func createDownloadFile(_ t: Transfer) -> Bool {
+    func create(for t: Transfer, partialDirectory: @autoclosure () -> String) -> Bool {
         guard t.fileDescriptor < 0, t.fileURL == nil else { return true }
         do {
-            try openDownloadFile(t)
+            try openFile(for: t, partialDirectory: partialDirectory())
         } catch {
             t.sinkFailure = error
             return false
@@ -26,20 +41,20 @@ extension TransferEngine {
 
     /// Publishes resume data for after a crash (see `crashRecoveryResumeData`) once the file
     /// exists and the response can be resumed.
-    func recordCrashRecovery(_ t: Transfer) {
+    func recordCrashRecovery(_ t: Transfer, resumable: @autoclosure () -> Bool) {
         guard t.task.kind == .download, let response = t.response, let path = t.fileURL?.path,
-              currentResumability(t).isResumable else { return }
+              resumable() else { return }
         let data = ResumeData(
             url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
             entityTag: response.value(forHTTPHeaderField: "ETag"),
             lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
             bytesReceived: 0, expectedTotal: t.task.countOfBytesExpectedToReceive, partialFilePath: path, createdAt: Date(),
-            sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier).encoded()
+            sessionKindName: sessionKindName, originalTaskIdentifier: t.task.taskIdentifier).encoded()
         t.task.core.withLock { $0.crashRecoveryResumeData = data }
     }
 
-    func openDownloadFile(_ t: Transfer) throws(TransferError) {
-        let (fd, url) = try makeDownloadFile(named: t.request.url, taskIdentifier: t.task.taskIdentifier)
+    func openFile(for t: Transfer, partialDirectory: @autoclosure () -> String) throws(TransferError) {
+        let (fd, url) = try make(named: t.request.url, taskIdentifier: t.task.taskIdentifier, partialDirectory: partialDirectory())
         t.fileDescriptor = fd
         t.fileURL = url
     }
@@ -48,9 +63,9 @@ extension TransferEngine {
     /// destination with `downloadDirectory`, else in the session's partial directory. Touches
     /// no transfer state (only the immutable configuration and the locked partial directory),
     /// so the delegate queue may call it too (`TransferSession.writeMemoryBody`).
-    func makeDownloadFile(named url: URL, taskIdentifier: Int) throws(TransferError) -> (Int32, URL) {
-        if let dir = configuration.downloadDirectory { return try makeHiddenPartial(named: url, in: dir) }
-        let path = partialDirectory + "/download-\(getpid())-\(sessionID)-\(taskIdentifier)-\(UUID().uuidString).tmp"
+    func make(named url: URL, taskIdentifier: Int, partialDirectory: @autoclosure () -> String) throws(TransferError) -> (Int32, URL) {
+        if let dir = downloadDirectory { return try makeHiddenPartial(named: url, in: dir) }
+        let path = partialDirectory() + "/download-\(getpid())-\(sessionID)-\(taskIdentifier)-\(UUID().uuidString).tmp"
         return try makeNew(path)
     }
 
