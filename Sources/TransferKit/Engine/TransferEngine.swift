@@ -80,17 +80,10 @@ final class TransferEngine: @unchecked Sendable {
     var nextScan: UInt64 = 0
     var nextDeadline: UInt64 = .max
     var allSuspended = false
-    /// Transfers waiting in the engine for a place in the multi, per host: highest
-    /// `priority` first, FIFO among equals (O(1) when no task sets a priority).
-    var waiting: [String: PriorityFIFO<Transfer>] = [:]
-    /// Hosts that have had a task with a priority of its own: their tasks wait here at the
-    /// connection limit itself, since libcurl's own queue ignores priority (DECISIONS 65).
-    var prioritizedHosts: Set<String> = []
+    /// Each host's handles in the multi and the engine's queue for the rest (HostSlots).
+    var slots: HostSlots<Transfer>
     /// Transfers pausing before another connection attempt (`waitsForConnectivity`).
     var connectivityWaiters: [ObjectIdentifier: Transfer] = [:]
-    var attachedPerHost: [String: Int] = [:]
-    /// Per host: suspended connected transfers whose handles stay in the multi (`releaseSlot`).
-    var releasedPerHost: [String: Int] = [:]
     /// Makes the files downloads are written to (DownloadFiles.swift); any thread.
     let downloads: DownloadFiles
     /// What the session asked to see of its requests (RequestTrace.swift).
@@ -120,6 +113,7 @@ final class TransferEngine: @unchecked Sendable {
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
          sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
         self.configuration = configuration
+        slots = HostSlots(connectionsPerHost: configuration.httpMaximumConnectionsPerHost)
         cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
         hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
@@ -311,8 +305,8 @@ final class TransferEngine: @unchecked Sendable {
             if let e = expiredTimer(t, d, now: now) { expired.append((t, e)) }
             next = min(next, d.idle ?? .max, d.resource)
         }
-        for queue in waiting.values {
-            guard let head = queue.first, transfers[ObjectIdentifier(head.task)] === head else { continue }
+        for head in slots.queueHeads {
+            guard transfers[ObjectIdentifier(head.task)] === head else { continue }
             anyRunning = anyRunning || head.flow.isRunning
             guard let d = deadlines(head) else { continue }
             if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
@@ -343,7 +337,7 @@ final class TransferEngine: @unchecked Sendable {
     }
 
     private func teardown() {
-        waiting.removeAll()
+        slots.removeAllWaiting()
         connectivityWaiters.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
@@ -354,30 +348,24 @@ final class TransferEngine: @unchecked Sendable {
         configurator.trustStore = nil
     }
 
-    // MARK: adding and removing handles
+    // MARK: adding and removing handles (Machines/HostSlots.swift)
 
-    /// Hands a transfer to libcurl, or queues it in the engine when its host already has
-    /// `attachLimit` handles in the multi. libcurl 7.88 walks every easy handle in the multi on
-    /// each `curl_multi_perform`, including those parked behind its per-host connection limit,
-    /// so thousands of queued tasks must wait here instead.
+    /// Hands a transfer to libcurl, or queues it in the engine when its host has no room.
     func attach(_ t: Transfer) {
         guard t.flow.isDetached else { return }
         // Built once per hop (the string was 1 % of a small-file run when built per attach).
         let key = t.hostKey ?? Self.hostKey(t.request.url)
         t.hostKey = key
-        let priority = t.task.priority
-        if priority != TransferTask.defaultPriority { prioritizedHosts.insert(key) }
-        if slotsInUse(key) >= hostLimit(key) {
+        guard slots.admit(t, key: key, priority: t.task.priority, defaultPriority: TransferTask.defaultPriority,
+                          distant: distantHosts.contains(key)) else {
             t.flow.queued()
-            waiting[key, default: PriorityFIFO()].push(t, priority: priority)
             return
         }
         let rc = curl_multi_add_handle(multi.raw, t.easy.raw)
         if rc == CURLM_OK {
             t.flow.attached()
             inMultiTransfers[ObjectIdentifier(t)] = t
-            t.hostKey = key
-            attachedPerHost[key, default: 0] += 1
+            slots.attached(key)
         } else {
             // Never dropped in silence: a task whose handle libcurl refused (out of memory, or
             // a call from inside one of its callbacks, CURLM_RECURSIVE_API_CALL) fails.
@@ -392,74 +380,41 @@ final class TransferEngine: @unchecked Sendable {
         inMultiTransfers.removeValue(forKey: ObjectIdentifier(t))
         guard let key = t.hostKey else { return }
         perform(actions, t)
-        attachedPerHost[key, default: 1] -= 1
+        slots.detached(key)
         promoteWaiting(key)
     }
 
-    /// Handles of this host in the multi that count against its limit.
-    func slotsInUse(_ key: String) -> Int { attachedPerHost[key, default: 0] - releasedPerHost[key, default: 0] }
-
-    /// A connected transfer was suspended: it keeps its handle (and its connection or stream)
-    /// but no longer its host's slot, so six suspended tasks do not stop the rest of the host
-    /// (with one handle per connection, DECISIONS 143).
+    /// A connected transfer was suspended: it keeps its handle but not its host's slot.
     func releaseSlot(_ t: Transfer) {
         guard let key = t.hostKey else { return }
-        releasedPerHost[key, default: 0] += 1
+        slots.release(key)
         promoteWaiting(key)
     }
 
-    /// Resumed or detached: the transfer counts against its host again (resumed, the host may
-    /// briefly hold one more handle than its limit).
+    /// Resumed or detached: it counts against its host again (resumed, the host may briefly
+    /// hold one more handle than its limit).
     func retakeSlot(_ t: Transfer) {
-        guard let key = t.hostKey else { return }
-        releasedPerHost[key, default: 1] -= 1
+        if let key = t.hostKey { slots.retake(key) }
     }
 
-    /// Attaches waiting transfers of `key` while it has free slots (its limit just grew).
+    /// Attaches waiting transfers of `key` while it has room (its limit just grew).
     func fillHost(_ key: String) {
         // Each promotion takes at least one transfer off the queue: this ends.
-        while slotsInUse(key) < hostLimit(key), waiting[key]?.isEmpty == false { promoteWaiting(key) }
+        while slots.hasRoom(key, distant: distantHosts.contains(key)), slots.hasWaiting(key) { promoteWaiting(key) }
     }
 
     /// Moves the next still-wanted transfer of this host from the engine's queue to libcurl.
     private func promoteWaiting(_ key: String) {
-        // A host that became prioritized may still be above its new limit: popping now would
-        // only push the task back, behind its equals.
-        guard slotsInUse(key) < hostLimit(key) else { return }
-        // Popped in place: copying the queue out of the dictionary would retain every element.
-        while let next = waiting[key]?.pop() {
+        while let next = slots.nextWaiting(key, distant: distantHosts.contains(key)) {
             next.flow.leftQueue()
             // Finished, cancelled or suspended meanwhile: drop it (resume re-queues it).
             guard transfers[ObjectIdentifier(next.task)] === next, next.flow.isRunning else { continue }
             attach(next)
             // Refused by libcurl, it failed its task and left the slot free: the next one
-            // takes it, or a host with no handle left would never start its queue (review).
+            // takes it, or a host with no handle left would never start its queue.
             if !next.flow.isDetached { return }
         }
     }
-
-    /// Handles per host in the multi: one per connection, and at least `minimumAttached`, so
-    /// HTTP/2 multiplexes even on a session limited to one connection. No more: libcurl 7.88
-    /// walks every handle in the multi on each perform, parked ones too, and a freed
-    /// connection gets the next handle in the same turn anyway (`detach`). With 32 per host
-    /// (the limit until DECISIONS 143), 5,000 small files over HTTP/2 took 10-20 % more CPU
-    /// and wall time than with 6 streams, as `curl --parallel-max 6` runs them.
-    var attachLimit: Int { max(configuration.httpMaximumConnectionsPerHost, Self.minimumAttached) }
-    static let minimumAttached = 6
-    /// Handles per host in the multi for a host with prioritized tasks: one per connection,
-    /// so every task beyond them waits in the engine's priority order.
-    var connectionLimit: Int { max(1, configuration.httpMaximumConnectionsPerHost) }
-
-    func hostLimit(_ key: String) -> Int {
-        if !prioritizedHosts.isEmpty, prioritizedHosts.contains(key) { return connectionLimit }
-        return distantHosts.contains(key) ? multiplexLimit : attachLimit
-    }
-
-    /// Streams per host once its HTTP/2 connection has a round trip of at least
-    /// `multiplexWideningRTT`: the limit before DECISIONS 143. Over a real network the number
-    /// in flight sets the speed (5,000 small files at 50 ms: about 42 s with 6 streams, 8 s
-    /// with 32; found in review), where on loopback more streams only cost CPU.
-    var multiplexLimit: Int { max(4 * min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 32) }
 
     static func hostKey(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
