@@ -5,10 +5,7 @@ import Foundation
 /// it on the engine: the scheme's (TransferEngine+Schemes), authentication (+Auth), client
 /// certificates and server-trust exceptions (+ServerTrust), a revalidation's headers (+Cache).
 protocol TransferSetupSteps: AnyObject {
-    func prepareScheme(_ t: Transfer) throws(TransferError)
     func configureAuthentication(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
-    func configureByteStream(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
-    func configureClientCertificate(_ e: EasyHandle) throws(CurlSetupError)
     func configureTrustException(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
     func cacheConditionalHeaders(_ t: Transfer) -> [HTTPHeader]
 }
@@ -55,7 +52,7 @@ final class EasyConfigurator {
             throw TransferError(.badURL, "the URL has no host: \(Redaction.redactURL(r.url.absoluteString))")
         }
         t.scheme = scheme
-        try steps.prepareScheme(t)
+        try ByteStreamScheme.prepare(t)
         guard let easy = fresh ?? EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
         do {
             try configureBasics(easy, t)
@@ -64,10 +61,10 @@ final class EasyConfigurator {
                 try configureHeaders(easy, t, steps)
             } else {
                 try steps.configureAuthentication(easy, t)  // an FTP login from -u (the URL's own works too)
-                try steps.configureByteStream(easy, t)
+                try ByteStreamScheme.configure(easy, t)
             }
             if scheme.needsHost { try configureTLSAndProxy(easy, isTLS: scheme.isTLS) }
-            if scheme.isTLS { try steps.configureClientCertificate(easy) }
+            if scheme.isTLS { try configureClientCertificate(easy) }
             // The server-trust exception is the https challenge flow's (DECISIONS 91).
             if scheme.isHTTP && scheme.isTLS { try steps.configureTrustException(easy, t) }
             try trace.configure(easy, t)
@@ -208,5 +205,15 @@ final class EasyConfigurator {
         case .v1_2: return 6
         case .v1_3: return 7
         }
+    }
+
+    /// A client certificate for servers that ask for one (CURLOPT_SSLCERT/SSLKEY/KEYPASSWD,
+    /// PEM); part of libcurl's connection matching, so a connection made with it never
+    /// serves a request made without.
+    func configureClientCertificate(_ e: EasyHandle) throws(CurlSetupError) {
+        guard let certificate = configuration.clientCertificateFile else { return }
+        try e.set(CURLOPT_SSLCERT, certificate)
+        if let key = configuration.clientKeyFile { try e.set(CURLOPT_SSLKEY, key) }
+        if let password = configuration.clientKeyPassword { try e.set(CURLOPT_KEYPASSWD, password) }
     }
 }

@@ -13,16 +13,6 @@ import Foundation
 extension TransferEngine {
     static func trustKey(_ url: URL) -> String { "\(url.host?.lowercased() ?? ""):\(port(of: url))" }
 
-    /// A client certificate for servers that ask for one (CURLOPT_SSLCERT/SSLKEY/KEYPASSWD,
-    /// PEM); part of libcurl's connection matching, so a connection made with it never
-    /// serves a request made without.
-    func configureClientCertificate(_ e: EasyHandle) throws(CurlSetupError) {
-        guard let certificate = configuration.clientCertificateFile else { return }
-        try e.set(CURLOPT_SSLCERT, certificate)
-        if let key = configuration.clientKeyFile { try e.set(CURLOPT_SSLKEY, key) }
-        if let password = configuration.clientKeyPassword { try e.set(CURLOPT_KEYPASSWD, password) }
-    }
-
     func configureTrustException(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         t.usesTrustException = false
         if t.exchange.isProbingTrust {
