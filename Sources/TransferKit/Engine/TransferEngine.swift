@@ -11,36 +11,7 @@ final class TransferEngine: @unchecked Sendable {
     // @unchecked: `inbox` and `thread` are behind locks; every other mutable field is
     // touched only on the transfer thread (set up in `run`, torn down before it returns).
 
-    enum Command: Sendable {
-        /// `requestedAt`: when `resume()` asked for it, the task's fetch start (`Monotonic`).
-        case start(TransferTask, requestedAt: UInt64)
-        case suspend(TransferTask)
-        case resume(TransferTask)
-        case cancel(TransferTask, byProducingResumeData: Bool, reply: (@Sendable (Data?) -> Void)?)
-        case disposition(TransferTask, ResponseDisposition)
-        case redirect(TransferTask, TransferRequest?)
-        /// The task delegate's answer to an authentication challenge.
-        case challenge(TransferTask, AuthChallengeDisposition, TransferCredential?)
-        /// The session delegate's answer to a server-trust challenge.
-        case trust(TransferTask, AuthChallengeDisposition)
-        /// The data delegate caught up: unpause a transfer paused for back-pressure.
-        case drained(TransferTask)
-        /// The delegate's answer to `needNewBodyStream` (nil: none).
-        case bodyStream(TransferTask, SendableStream?)
-        /// A streamed body has bytes again.
-        case bodyReady(TransferTask)
-        case shutdown(DispatchSemaphore)
-
-        var task: TransferTask? {
-            switch self {
-            case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
-                 .disposition(let t, _), .redirect(let t, _), .challenge(let t, _, _), .trust(let t, _),
-                 .drained(let t), .bodyStream(let t, _),
-                 .bodyReady(let t): return t
-            case .shutdown: return nil
-            }
-        }
-    }
+    typealias Command = EngineCommand
 
     /// Data for the delegate is coalesced into chunks of this size (or one loop iteration).
     static let deliveryChunk = 1024 * 1024
@@ -56,15 +27,8 @@ final class TransferEngine: @unchecked Sendable {
     let clock = Monotonic()
     /// Tests move the timer clock (EngineTestClock.swift); untouched in real use.
     let testClock = EngineTestClock()
-    private let inbox = Locked<[Command]>([])
-    /// The loop swaps this with the inbox, so neither array is reallocated per iteration.
-    private var commandBuffer: [Command] = []
-    /// The next command of `commandBuffer` to run.
-    private var commandCursor = 0
-    /// New transfers set up per loop turn (`runCommands`): one. With 8, the first connects of
-    /// a 5,000-URL run measured 0.25-1.7 ms (curl: 0.15-0.25 ms); with 1, 0.04-0.3 ms, at the
-    /// same wall time (release build, nginx on loopback).
-    static let startsPerTurn = 1
+    /// Commands from any thread, run by the transfer thread a turn at a time (EngineCommand.swift).
+    private let inbox = CommandInbox()
     private let started = Locked(false)
 
     /// Delegate-queue work of this loop turn, and which thread is the transfer thread
@@ -135,20 +99,11 @@ final class TransferEngine: @unchecked Sendable {
         multi.setLong(CURLMOPT_MAXCONNECTS, 16 * max(min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 8))
     }
 
-    /// Queues a command for the transfer thread. False when the engine has shut down.
-    ///
-    /// Only the command that finds the inbox empty wakes the loop: a non-empty inbox already
-    /// had its wakeup, and the loop does not sleep while the inbox holds commands
-    /// (`hasCommandBacklog`). One wakeup per command was a `send` and a `recv` on libcurl's
-    /// socket pair per URL of a long list.
+    /// Queues a command for the transfer thread. False when the engine has shut down. Only
+    /// the command that finds the inbox empty wakes the loop (`CommandInbox.post`).
     func send(_ command: Command) -> Bool {
         startThreadIfNeeded()
-        return multi.whileOpen {
-            inbox.withLock { inbox in
-                inbox.append(command)
-                return inbox.count == 1
-            }
-        }
+        return multi.whileOpen { inbox.post(command) }
     }
 
     /// Stops the thread after tearing down every handle, and waits for it to finish.
@@ -159,7 +114,7 @@ final class TransferEngine: @unchecked Sendable {
             return
         }
         let done = DispatchSemaphore(value: 0)
-        if multi.whileOpen({ inbox.withLock { $0.append(.shutdown(done)); return true } }) { done.wait() }
+        if multi.whileOpen({ _ = inbox.post(.shutdown(done)); return true }) { done.wait() }
     }
 
     private func startThreadIfNeeded() {
@@ -189,7 +144,7 @@ final class TransferEngine: @unchecked Sendable {
         configurator.share = ShareHandle()
         hsts.load()
         while true {
-            if case .shutdown(let done)? = runCommands() {
+            if case .shutdown(let done)? = inbox.runTurn(handle) {
                 teardown()
                 outbox.flush()  // what the last turn's commands delivered
                 // A later thread may get this one's pthread_t: it must not be taken for the
@@ -212,41 +167,7 @@ final class TransferEngine: @unchecked Sendable {
         }
     }
 
-    /// Runs the commands that arrived, in order, but sets up at most `startsPerTurn` new
-    /// transfers before libcurl runs again: the rest wait for the next turn, which then polls
-    /// without sleeping. Setting up a few thousand handles in one turn (a long URL list) held
-    /// up the connections already being made, and libcurl counted that wait into their connect
-    /// and TLS phases.
-    /// Returns the shutdown command when one is reached.
-    private func runCommands() -> Command? {
-        if commandCursor == commandBuffer.count {
-            commandBuffer.removeAll(keepingCapacity: true)
-            commandCursor = 0
-            // Swapped, not copied: copying and then emptying the inbox allocated a new array
-            // on every iteration.
-            inbox.withLock { swap(&$0, &commandBuffer) }
-        }
-        var starts = 0
-        while commandCursor < commandBuffer.count {
-            let command = commandBuffer[commandCursor]
-            if case .start = command {
-                if starts == Self.startsPerTurn { break }
-                starts += 1
-            }
-            commandCursor += 1
-            if case .shutdown = command { return command }
-            handle(command)
-        }
-        return nil
-    }
-
-    /// Commands waiting: taken from the inbox but not yet run (a long list of starts, see
-    /// `runCommands`), or still in the inbox. The inbox counts because a poll during a backlog
-    /// consumes the wakeup that came with its commands: without it the loop then slept up to
-    /// 60 s with work waiting (seen once in four 5,000-URL runs).
-    var hasCommandBacklog: Bool {
-        commandCursor < commandBuffer.count || inbox.withLock { !$0.isEmpty }
-    }
+    var hasCommandBacklog: Bool { inbox.hasBacklog }
 
     private func handle(_ command: Command) {
         switch command {
