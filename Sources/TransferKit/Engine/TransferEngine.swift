@@ -55,8 +55,8 @@ final class TransferEngine: @unchecked Sendable {
     let sessionID: Int
     let multi: MultiHandle
     let clock = Monotonic()
-    /// Tests move the timer clock (EngineTestClock.swift); untouched in real use.
-    let testClock = EngineTestClock()
+    /// The time deadlines are checked against (EngineClock.swift); the monotonic clock in real use.
+    let timerClock: any EngineClock
     private let inbox = Locked<[Command]>([])
     /// The loop swaps this with the inbox, so neither array is reallocated per iteration.
     private var commandBuffer: [Command] = []
@@ -136,8 +136,9 @@ final class TransferEngine: @unchecked Sendable {
                                                   system: configuration.systemTrustLocations)
 
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
-         sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
+         sessionCookies: TransferCookieStorage = TransferCookieStorage(), timerClock: any EngineClock = MonotonicEngineClock()) {
         self.configuration = configuration
+        self.timerClock = timerClock
         self.cookieStorage = cookieStorage
         self.sessionCookies = sessionCookies
         self.sessionID = sessionID
@@ -340,7 +341,7 @@ final class TransferEngine: @unchecked Sendable {
             detach(t)
             finishKeepingResumeData(t, error: e)
         }
-        testClock.scanned()
+        timerClock.timerScanFinished()
     }
 
     /// Sleep until the next timer scan or deadline; an idle engine sleeps long (a wakeup ends
