@@ -1,4 +1,5 @@
 import BackgroundWire
+import Digest
 import Foundation
 import LoopbackServer
 import TestSupport

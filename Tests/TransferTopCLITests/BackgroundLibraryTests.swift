@@ -1,5 +1,6 @@
 import BackgroundJournal
 import BackgroundWire
+import Digest
 import Foundation
 import LoopbackServer
 import TestSupport
