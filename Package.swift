@@ -62,13 +62,26 @@ let package = Package(
         .target(name: "TransferTopUI", dependencies: ["TransferModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         // Background sessions' durable record: sessions, tasks, events, delivery bookmarks.
         .target(name: "BackgroundJournal", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
-        // The command line, line mode, ncurses backend and demo, as a testable library.
-        .target(name: "TransferTopCLI", dependencies: [
-            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal", "BackgroundWire",
+        // What a run is, for line mode, the monitor and the daemon alike: options and their
+        // checks, job files, the plan, the Runner (file placement, resume and completion
+        // stores), observability (logs, --trace, Prometheus /metrics over NIO), the version.
+        .target(name: "TransferTopRun", dependencies: [
+            "TransferKit", "TransferTopUI", "BackgroundWire",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ] + nio, plugins: ["VersionStamp"]),
+        // The background daemon: its socket, the sessions it runs through the Runner, the
+        // journal's use, and the client the CLI talks to it with. No terminal, no parser.
+        .target(name: "TransferTopDaemon", dependencies: [
+            "TransferTopRun", "TransferKit", "BackgroundJournal", "BackgroundWire",
+        ]),
+        // The command line (argument-parser), the monitor and its ncurses backend, the demo and
+        // the background commands' client side, as a testable library.
+        .target(name: "TransferTopCLI", dependencies: [
+            "TransferTopRun", "TransferTopDaemon", "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
+            "BackgroundWire",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // `transfertop --version`: git describe (or VERSION, or "unknown") stamped at build time.
         .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
@@ -90,7 +103,8 @@ let package = Package(
         ]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
         .testTarget(name: "TransferTopCLITests", dependencies: [
-            "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",
+            "TransferTopCLI", "TransferTopRun", "TransferTopDaemon", "Digest", "BackgroundJournal", "BackgroundWire",
+            "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], exclude: ["Golden"]),
     ]

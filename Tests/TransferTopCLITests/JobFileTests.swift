@@ -4,6 +4,8 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
+@testable import TransferTopRun
 
 @Suite struct JobFileTests {
     static let valid = """

@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopDaemon
+@testable import TransferTopRun
 
 /// `--log-file`, `--log-level`, `--trace` (swift-log) and `--prometheus` (/metrics),
 /// through the real binary against the loopback server.

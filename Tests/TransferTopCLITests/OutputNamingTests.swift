@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
+@testable import TransferTopRun
 
 @Suite struct OutputNamingTests {
     static let names: [(String, String)] = [

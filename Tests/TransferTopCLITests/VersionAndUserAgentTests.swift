@@ -3,6 +3,8 @@ import LoopbackServer
 import Testing
 import TransferKit
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
+@testable import TransferTopRun
 
 /// `--version` and the User-Agent: both carry the version stamped at build time
 /// and the libcurl actually loaded.
