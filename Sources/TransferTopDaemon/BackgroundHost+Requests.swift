@@ -2,7 +2,6 @@ import BackgroundJournal
 import BackgroundWire
 import Foundation
 import TransferKit
-import TransferTopRun
 
 extension BackgroundHost {
     // MARK: status

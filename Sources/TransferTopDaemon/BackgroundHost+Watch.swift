@@ -2,7 +2,6 @@ import BackgroundJournal
 import BackgroundWire
 import Foundation
 import TransferKit
-import TransferTopRun
 
 extension BackgroundHost {
     /// The monitor's feed (`DaemonRequest.watch`, DECISIONS 128): the sessions' status when

@@ -1,7 +1,6 @@
 import BackgroundWire
 import Foundation
 import TransferKit
-import TransferTopRun
 
 /// A connection to this user's daemon, which it starts when none runs (started on
 /// demand by the CLI). Every connection begins with `hello`; a daemon of another version is

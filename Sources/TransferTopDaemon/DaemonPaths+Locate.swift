@@ -1,7 +1,6 @@
 import BackgroundWire
 import Foundation
 import TransferKit
-import TransferTopRun
 
 extension DaemonPaths {
     /// Where `standard` puts the daemon's files, creating nothing: a local run's monitor only

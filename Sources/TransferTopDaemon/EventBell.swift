@@ -1,6 +1,5 @@
 import BackgroundWire
 import Foundation
-import TransferTopRun
 
 /// Wakes the clients that follow a session when the journal has something new. A counter
 /// under a condition: a follower remembers the count it last saw, so a ring between its

@@ -1,7 +1,6 @@
 import BackgroundJournal
 import BackgroundWire
 import Foundation
-import TransferTopRun
 
 /// Bytes received, journaled about once a second in one transaction rather than per chunk
 /// (progress is checkpointed in batches, not per tick). The thread sleeps on a

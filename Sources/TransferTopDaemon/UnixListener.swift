@@ -1,6 +1,5 @@
 import BackgroundWire
 import Foundation
-import TransferTopRun
 
 /// The daemon's listening socket. The caller holds the `DaemonLock`, so a socket file already
 /// at the path is a crashed daemon's and is replaced. Mode 0600 inside a 0700 directory, and

@@ -1,7 +1,6 @@
 import BackgroundWire
 import Foundation
 import TransferTopDaemon
-import TransferTopRun
 
 /// How `status`, `wait` and `attach` write background tasks: one line each, plain text.
 enum BackgroundFormat {

@@ -1,5 +1,4 @@
 import TransferModel
-import TransferTopRun
 
 /// argument-parser's messages made ours: one line in our words (the wording scripts and
 /// `BadInputMatrixTests` know), nothing echoed that a user did not mean to show, and the

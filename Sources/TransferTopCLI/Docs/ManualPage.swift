@@ -1,4 +1,3 @@
-import TransferTopRun
 /// `docs/man/transfertop.1`, written from the same declarations as `--help` (argument-parser's
 /// ToolInfo dump), so the two cannot drift: `ManualPageTests` fails when the committed page is
 /// not what this renders (`RECORD=1` rewrites it). man(7) macros, no date and no version in

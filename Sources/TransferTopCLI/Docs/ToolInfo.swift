@@ -1,5 +1,4 @@
 import Foundation
-import TransferTopRun
 
 /// The part of argument-parser's `--experimental-dump-help` JSON (ToolInfo, serialization
 /// version 0) the man page is written from. Our own copy of the shape: the library's

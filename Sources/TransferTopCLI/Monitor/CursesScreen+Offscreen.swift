@@ -1,6 +1,5 @@
 import CNcurses
 import Foundation
-import TransferTopRun
 
 /// The off-screen terminal of `CursesScreen.init?(offscreen:)`, for tests of the real ncurses
 /// path: what it opened, and the process state ncurses changes, to give back.

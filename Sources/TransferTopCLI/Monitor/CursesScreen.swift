@@ -1,6 +1,5 @@
 import CNcurses
 import Foundation
-import TransferTopRun
 import TransferTopUI
 
 /// The only code that calls ncurses, and only from the UI loop's thread (one

@@ -3,7 +3,6 @@ import Foundation
 import Synchronization
 import TransferKit
 import TransferTopDaemon
-import TransferTopRun
 import TransferTopUI
 
 /// The monitor's view of the daemon (DECISIONS 128): a thread of its own holds a

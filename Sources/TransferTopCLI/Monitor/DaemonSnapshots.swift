@@ -1,7 +1,6 @@
 import Foundation
 import TransferKit
 import TransferTopDaemon
-import TransferTopRun
 import TransferTopUI
 
 /// The daemon's status as the monitor's snapshots (DECISIONS 127): a background session is a

@@ -1,6 +1,5 @@
 import Synchronization
 import TransferKit
-import TransferTopRun
 
 /// Events from engine threads, waiting for the UI loop: bounded, so a flood of callbacks
 /// between two frames costs at most `capacity` entries (the oldest are dropped).

@@ -1,5 +1,4 @@
 import Foundation
-import TransferTopRun
 
 /// Frame times and key latencies measured by the monitor itself, for `scripts/bench` (the
 /// monitor with 10,000 tasks: median and p99 frame time, key latency). Written only when
