@@ -51,8 +51,8 @@ let package = Package(
         // SHA-256 and MD5 through CCurl's OpenSSL calls: file names, segment digests, bodies.
         .target(name: "Digest", dependencies: ["CCurl"]),
         // The daemon's wire, on Foundation and TransferModel: socket paths, the daemon lock,
-        // JSON lines, the library's requests, starting the daemon on demand. TransferKit and
-        // the CLI share it.
+        // JSON lines, the library's requests, starting the daemon on demand. TransferKit, the
+        // daemon and the CLI share it.
         .target(name: "BackgroundWire", dependencies: ["TransferModel"]),
         // The engine: sessions, tasks and the libcurl transfer thread.
         .target(name: "TransferKit", dependencies: ["TransferModel", "Digest", "BackgroundWire", "CCurl"]),

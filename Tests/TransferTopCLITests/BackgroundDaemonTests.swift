@@ -7,7 +7,6 @@ import Testing
 import TransferModel
 @testable import TransferTopCLI
 @testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// With real processes: `transfertop --background`, `status`, `wait`, `attach`,
 /// `control` and `daemon`, each a process of its own, the daemon started on demand in the

@@ -8,7 +8,6 @@ import TransferModel
 import Testing
 @testable import TransferTopCLI
 @testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// Library background sessions with real processes: `transferbench background` is an app using a
 /// TransferKit background session; it is killed with SIGKILL and started again, and the daemon

@@ -6,7 +6,6 @@ import Testing
 import TransferModel
 @testable import TransferTopCLI
 @testable import TransferTopDaemon
-@testable import TransferTopRun
 @testable import TransferTopUI
 
 /// The daemon's sessions in the monitor, without a terminal or a daemon (DECISIONS 127): the

@@ -6,7 +6,6 @@ import Testing
 import TransferModel
 @testable import TransferTopCLI
 @testable import TransferTopDaemon
-@testable import TransferTopRun
 import TransferTopUI
 
 /// The monitor on background sessions with real processes (DECISIONS 127-128): the

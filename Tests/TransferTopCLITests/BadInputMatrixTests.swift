@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// Bad input: every row runs the real binary and must end with the exit
 /// status and message it names, never a crash, never an echoed secret. Add a row with every

@@ -4,8 +4,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferModel
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// docs/csv.md is the CSV export's contract: its table names every column in order, and a real
 /// export, read back by CSV.swift, has in every cell what the table says.

@@ -1,6 +1,5 @@
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// The command line as argument-parser reads it (`TransferTopCommand`): every option lands in

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// Shell completions come from argument-parser (`--generate-completion-script SHELL`). The
 /// bash script is proven where it runs: sourced in a real bash, it registers `transfertop`

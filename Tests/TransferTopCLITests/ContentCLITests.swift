@@ -4,8 +4,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// In the CLI: content coding as curl (raw bytes unless `--compressed`) and download
 /// names from Content-Disposition as aria2 (unless `--no-content-disposition`).

@@ -2,8 +2,6 @@ import Foundation
 import LoopbackServer
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// `-H` and job-file credential headers stay with their origin across redirects,
 /// through the real binary; `--location-trusted` opts in (but never from https to http).

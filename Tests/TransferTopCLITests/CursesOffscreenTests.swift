@@ -4,8 +4,6 @@ import Testing
 import TransferModel
 @testable import TransferTopCLI
 import MonitorFixtures
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 import TransferTopUI
 
 /// The real ncurses path, off-screen. A fixed model is rendered by the pure

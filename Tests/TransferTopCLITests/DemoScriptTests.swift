@@ -4,7 +4,6 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// The demo's self-driving suspend and resume name the task as the monitor's table does

@@ -3,7 +3,6 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// The CLI's event path does constant work per event at a fixed stack depth, and a

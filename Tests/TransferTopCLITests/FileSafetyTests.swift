@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// Files and outputs, end to end through the binary against the loopback server.

@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// In the CLI: `-F/--form` as curl's, checked by the loopback server's streaming

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// The help argument-parser writes from our declarations, at a fixed width (COLUMNS=80), is
 /// the golden text: a change to an option's name or help shows as a diff to review.

@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// The command line against servers that break HTTP (`HostileCase`), decompression bombs and

@@ -4,7 +4,6 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 @Suite struct JobFileTests {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TransferKit
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 @Suite struct LineFormatTests {

@@ -93,8 +93,6 @@ import Testing
 }
 
 import TransferKit
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 @Suite(.serialized) struct InterruptTests {
     /// Ctrl-C mid-download keeps resume data; the same command again finishes byte-exact

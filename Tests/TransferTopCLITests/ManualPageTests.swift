@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
-@testable import TransferTopRun
 
 /// `docs/man/transfertop.1` is what `ManualPage` renders from the command's declarations
 /// today: an option added or changed without regenerating the page fails here.

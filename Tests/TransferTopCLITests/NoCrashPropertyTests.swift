@@ -3,7 +3,6 @@ import PropertyBased
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 import TransferTopUI
 

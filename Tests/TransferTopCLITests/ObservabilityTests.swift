@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// `--log-file`, `--log-level`, `--trace` (swift-log) and `--prometheus` (/metrics),

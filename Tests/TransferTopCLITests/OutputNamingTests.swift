@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 @Suite struct OutputNamingTests {

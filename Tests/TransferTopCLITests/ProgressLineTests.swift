@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 import TransferKit
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 import TransferTopUI
 

@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// What a run reports at its end counts each download once: a task continued with `R` is

@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// Through the binary: partials beside their destination and none left behind,

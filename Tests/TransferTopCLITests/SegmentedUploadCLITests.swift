@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// In the CLI: `transfertop -T FILE --segments N --segment-size SIZE URL` against the

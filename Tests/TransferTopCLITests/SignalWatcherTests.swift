@@ -3,7 +3,6 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// `SignalWatcher`: a signal sent once `init` has returned reaches the handler, for a second

@@ -3,7 +3,6 @@ import LoopbackServer
 import Testing
 import TransferKit
 @testable import TransferTopCLI
-@testable import TransferTopDaemon
 @testable import TransferTopRun
 
 /// `--version` and the User-Agent: both carry the version stamped at build time
