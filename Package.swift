@@ -37,7 +37,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
+        // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256 and MD5.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -45,28 +45,43 @@ let package = Package(
             name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]),
         // Value types and logic: states, metrics, errors, exports, resume data. No file or
-        // network I/O; it links CCurl for SHA-256 and MD5 (OpenSSL's), and StatePaths reads
-        // the environment.
-        .target(name: "TransferModel", dependencies: ["CCurl"]),
+        // network I/O and no C (its few short digests are its own, DECISIONS 181); StatePaths
+        // reads the environment.
+        .target(name: "TransferModel"),
+        // SHA-256 and MD5 through CCurl's OpenSSL calls: file names, segment digests, bodies.
+        .target(name: "Digest", dependencies: ["CCurl"]),
         // The daemon's wire, on Foundation and TransferModel: socket paths, the daemon lock,
-        // JSON lines, the library's requests, starting the daemon on demand. TransferKit and
-        // the CLI share it.
+        // JSON lines, the library's requests, starting the daemon on demand. TransferKit, the
+        // daemon and the CLI share it.
         .target(name: "BackgroundWire", dependencies: ["TransferModel"]),
         // The engine: sessions, tasks and the libcurl transfer thread.
-        .target(name: "TransferKit", dependencies: ["TransferModel", "BackgroundWire", "CCurl"]),
+        .target(name: "TransferKit", dependencies: ["TransferModel", "Digest", "BackgroundWire", "CCurl"]),
         // A loopback HTTP/1.1 + HTTPS + HTTP/2 server for tests, benchmarks and the demo.
-        .target(name: "LoopbackServer", dependencies: nio + ["TransferModel"]),
+        .target(name: "LoopbackServer", dependencies: nio + ["TransferModel", "Digest"]),
         // The monitor's pure parts: cell grid, layout, bars, waterfall, themes, key table.
         .target(name: "TransferTopUI", dependencies: ["TransferModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         // Background sessions' durable record: sessions, tasks, events, delivery bookmarks.
         .target(name: "BackgroundJournal", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
-        // The command line, line mode, ncurses backend and demo, as a testable library.
-        .target(name: "TransferTopCLI", dependencies: [
-            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal", "BackgroundWire",
+        // What a run is, for line mode, the monitor and the daemon alike: options and their
+        // checks, job files, the plan, the Runner (file placement, resume and completion
+        // stores), observability (logs, --trace, Prometheus /metrics over NIO), the version.
+        .target(name: "TransferTopRun", dependencies: [
+            "TransferKit", "TransferTopUI", "BackgroundWire",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ] + nio, plugins: ["VersionStamp"]),
+        // The background daemon: its socket, the sessions it runs through the Runner, the
+        // journal's use, and the client the CLI talks to it with. No terminal, no parser.
+        .target(name: "TransferTopDaemon", dependencies: [
+            "TransferTopRun", "TransferKit", "BackgroundJournal", "BackgroundWire",
+        ]),
+        // The command line (argument-parser), the monitor and its ncurses backend, the demo and
+        // the background commands' client side, as a testable library.
+        .target(name: "TransferTopCLI", dependencies: [
+            "TransferTopRun", "TransferTopDaemon", "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
+            "BackgroundWire",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // `transfertop --version`: git describe (or VERSION, or "unknown") stamped at build time.
         .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
@@ -78,7 +93,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["TransferModel", .product(name: "CSV", package: "CSV.swift")], path: "Tests/TestSupport",
                 exclude: ["ftp_server.py"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
+        // Digest too: TransferModel's own SHA-256 is checked against OpenSSL's.
+        .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "Digest", "TestSupport"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "BackgroundWire", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.
@@ -87,7 +103,8 @@ let package = Package(
         ]),
         .testTarget(name: "TransferTopUITests", dependencies: ["TransferTopUI", "MonitorFixtures"], exclude: ["Golden"]),
         .testTarget(name: "TransferTopCLITests", dependencies: [
-            "TransferTopCLI", "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",
+            "TransferTopCLI", "TransferTopRun", "TransferTopDaemon", "Digest", "BackgroundJournal", "BackgroundWire",
+            "LoopbackServer", "MonitorFixtures", "TestSupport", "CTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], exclude: ["Golden"]),
     ]

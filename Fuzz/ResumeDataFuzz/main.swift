@@ -5,7 +5,6 @@
 // Build and run from the repository root (see docs/resume-data.md):
 //
 //   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ResumeDataFuzz \
-//     -I Sources/CCurl -lcurl -lssl -lcrypto \
 //     Fuzz/ResumeDataFuzz/main.swift Sources/TransferModel/Resume/*.swift \
 //     Sources/TransferModel/Security/*.swift Sources/TransferModel/Export/JSONValue.swift \
 //     Sources/TransferModel/Export/ExportTimestamp.swift Sources/TransferModel/Model/HTTPHeader.swift \

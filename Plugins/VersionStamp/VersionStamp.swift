@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Stamps the version into TransferTopCLI at build time (`transfertop --version`, the
+/// Stamps the version into TransferTopRun at build time (`transfertop --version`, the
 /// User-Agent): `scripts/version-stamp` writes `BuildVersion.swift` from `git describe`, or a
 /// `VERSION` file in a tarball without `.git`, or "unknown". A prebuild command, so it runs on
 /// every build and sees a new commit or tag; the script rewrites the file only when the

@@ -1,2 +1,3 @@
-// TransferKit re-exports its value types so one import gives the whole API.
+// TransferKit re-exports its value types and digests so one import gives the whole API.
+@_exported import Digest
 @_exported import TransferModel

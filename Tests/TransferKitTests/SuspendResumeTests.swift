@@ -17,10 +17,11 @@ import Testing
         // The transfer idles at a gate on purpose: under TSan beside other suites on two cores
         // the test itself can be starved past the 60 s idle time-out (it was: the task ended
         // timed out before suspend), which is not what this test is about.
+        let clock = TestEngineClock()
         let session = TransferSession(configuration: ephemeralConfig {
             $0.allowsHTTP2 = false
             $0.timeoutIntervalForRequest = 900
-        }, delegate: rec)
+        }, delegate: rec, clock: clock)
         // The server sends 2 MB and holds the rest at a gate: the transfer is surely mid-flight,
         // and every byte the client has when it suspends is known.
         let gate = UUID().uuidString
@@ -30,7 +31,7 @@ import Testing
         try await waitUntil("the first 2 MB") { task.countOfBytesReceived == Int64(first) }
         task.suspend()
         #expect(task.state == .suspended)
-        try await session.engine.advanceTimers(to: 0)  // the transfer thread has taken the command
+        try await clock.advance(session, to: 0)  // the transfer thread has taken the command
         let stalls = server.stats.backPressureStalls
         server.openGate(gate)
         // The server writes until the kernel's socket buffers are full, then its connection
@@ -55,7 +56,8 @@ import Testing
         // Its own server: its connection count must see this task only.
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
-        let session = TransferSession(configuration: ephemeralConfig())
+        let clock = TestEngineClock()
+        let session = TransferSession(configuration: ephemeralConfig(), clock: clock)
         let box = Box<(Data?, TransferError?)>()
         let gate = UUID().uuidString
         let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/1000?headGate=\(gate)"))) { d, _, e in
@@ -64,13 +66,13 @@ import Testing
         task.resume()
         task.suspend()
         #expect(task.state == .suspended)
-        try await session.engine.advanceTimers(to: 0)  // the transfer thread has taken both commands
+        try await clock.advance(session, to: 0)  // the transfer thread has taken both commands
         // Whatever reached the server is let through: a suspended task still takes nothing.
         server.openGate(gate)
         // A suspended task that had no answer yet gives up its connection (libcurl cannot pause
         // it): once the server sees no connection, no byte can reach the task any more.
         try await waitFor("the connection to close") { server.stats.activeConnections == 0 }
-        try await session.engine.advanceTimers(to: 0)
+        try await clock.advance(session, to: 0)
         #expect(box.get == nil)
         #expect(task.countOfBytesReceived == 0)
         task.resume()
@@ -83,10 +85,11 @@ import Testing
     /// Injected time: an hour suspended fires neither timeout; resumed, the task completes.
     @Test func suspendedTaskIsNotSubjectToTimeouts() async throws {
         let server = try await TestServer.get()
+        let clock = TestEngineClock()
         let session = TransferSession(configuration: ephemeralConfig {
             $0.timeoutIntervalForRequest = 60
             $0.timeoutIntervalForResource = 600
-        })
+        }, clock: clock)
         let box = Box<(Data?, TransferError?)>()
         let gate = UUID().uuidString
         let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/400000?gate=\(gate)&holdAfter=1000"))) { d, _, e in
@@ -95,9 +98,9 @@ import Testing
         task.resume()
         try await waitUntil { task.countOfBytesReceived == 1000 }
         task.suspend()
-        try await session.engine.advanceTimers(to: 3600)
+        try await clock.advance(session, to: 3600)
         #expect(box.get == nil, "no timeout fired while suspended")
-        try await session.engine.advanceTimers(to: 0)
+        try await clock.advance(session, to: 0)
         task.resume()
         server.openGate(gate)
         let (data, error) = try await box.wait()

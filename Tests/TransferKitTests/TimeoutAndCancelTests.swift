@@ -27,16 +27,17 @@ import Testing
         return (task, box, gate)
     }
 
-    /// Injected time (EngineTestClock): a 60-second idle timeout, tested without waiting for it.
+    /// Injected time (TestEngineClock): a 60-second idle timeout, tested without waiting for it.
     /// "Not yet" is checked at half the interval: the real seconds a loaded machine (or a
     /// sanitizer) spends between the last byte and the scan add to the skew.
     @Test func idleTimeoutFiresOnAStalledBody() async throws {
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 })
+        let clock = TestEngineClock()
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 }, clock: clock)
         let (task, box, _) = try await heldDownload(session)
-        try await session.engine.advanceTimers(to: 30)
+        try await clock.advance(session, to: 30)
         #expect(box.get == nil, "fired before the idle interval")
         #expect(task.state == .running)
-        try await session.engine.advanceTimers(to: 61)
+        try await clock.advance(session, to: 61)
         let error = try await box.wait()
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("timeoutIntervalForRequest") == true)
@@ -47,11 +48,12 @@ import Testing
     /// A gap shorter than the idle interval does not fire, and the body then completes.
     @Test func idleTimeoutDoesNotFireOnASlowButSteadyBody() async throws {
         let server = try await TestServer.get()
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 })
+        let clock = TestEngineClock()
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 }, clock: clock)
         let (task, box, gate) = try await heldDownload(session)
-        try await session.engine.advanceTimers(to: 30)
+        try await clock.advance(session, to: 30)
         #expect(box.get == nil)
-        try await session.engine.advanceTimers(to: 0)
+        try await clock.advance(session, to: 0)
         server.openGate(gate)
         #expect(try await box.wait() == nil)
         #expect(task.countOfBytesReceived == 100_000)
@@ -59,14 +61,15 @@ import Testing
     }
 
     @Test func resourceTimeoutFires() async throws {
+        let clock = TestEngineClock()
         let session = TransferSession(configuration: ephemeralConfig {
             $0.timeoutIntervalForRequest = 100_000
             $0.timeoutIntervalForResource = 600
-        })
+        }, clock: clock)
         let (_, box, _) = try await heldDownload(session)
-        try await session.engine.advanceTimers(to: 300)
+        try await clock.advance(session, to: 300)
         #expect(box.get == nil)
-        try await session.engine.advanceTimers(to: 601)
+        try await clock.advance(session, to: 601)
         let error = try await box.wait()
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("timeoutIntervalForResource") == true)

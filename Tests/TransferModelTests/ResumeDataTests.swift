@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import Testing
 @testable import TransferModel
@@ -50,6 +51,18 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
     @Test func sha256MatchesAKnownVector() {
         #expect(SHA256.hex(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hex(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    /// TransferModel's own digest (resume-data envelope, Vary values) is the one OpenSSL
+    /// computes, at every length around the 64-byte block and its 56-byte padding edge.
+    @Test func modelDigestAgreesWithOpenSSL() {
+        for n in [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096 + 7] {
+            let data = Data((0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+            #expect(ModelSHA256.hex(data) == SHA256.hex(data), "\(n) bytes")
+        }
+        let h = ModelSHA256.Hasher()
+        for piece in ["abcdbcdecdefdefgefghfghighijhijk", "ijkljklmklmnlmnomnopnopq"] { Data(piece.utf8).withUnsafeBytes { h.update($0) } }
+        #expect(h.finalizeHex() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     static let valid = sampleResumeData().encoded()

@@ -1,10 +1,12 @@
 import BackgroundWire
+import Digest
 import Foundation
 import LoopbackServer
 import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
 
 /// With real processes: `transfertop --background`, `status`, `wait`, `attach`,
 /// `control` and `daemon`, each a process of its own, the daemon started on demand in the

@@ -1,11 +1,13 @@
 import BackgroundJournal
 import BackgroundWire
+import Digest
 import Foundation
 import LoopbackServer
 import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
 
 /// Library background sessions with real processes: `transferbench background` is an app using a
 /// TransferKit background session; it is killed with SIGKILL and started again, and the daemon

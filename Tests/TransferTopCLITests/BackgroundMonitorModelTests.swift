@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
 @testable import TransferTopUI
 
 /// The daemon's sessions in the monitor, without a terminal or a daemon (DECISIONS 127): the

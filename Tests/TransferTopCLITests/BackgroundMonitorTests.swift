@@ -1,9 +1,11 @@
+import Digest
 import Foundation
 import LoopbackServer
 import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
 import TransferTopUI
 
 /// The monitor on background sessions with real processes (DECISIONS 127-128): the

@@ -3,6 +3,8 @@ import LoopbackServer
 import TestSupport
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
+@testable import TransferTopRun
 
 /// `control NAME ACTION` without a task number reaches the tasks a runner has not started yet
 /// (behind its window of `Runner.window` per session): held by suspend, fed by resume,

@@ -1,5 +1,6 @@
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// The command line as argument-parser reads it (`TransferTopCommand`): every option lands in
 /// `Options`, and every mistake is one line of ours.

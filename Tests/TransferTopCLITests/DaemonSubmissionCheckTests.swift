@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopDaemon
+@testable import TransferTopRun
 
 /// The daemon checks every submission with the command line's own code: a client of the
 /// user's own making (anything can write to the socket) gets the parser's message back, and

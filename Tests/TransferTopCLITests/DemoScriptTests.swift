@@ -4,6 +4,7 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// The demo's self-driving suspend and resume name the task as the monitor's table does
 /// (session.task): in a plan of several sessions, `task 1` would be any session's first.

@@ -3,6 +3,7 @@ import LoopbackServer
 import Testing
 @testable import TransferKit
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// The CLI's event path does constant work per event at a fixed stack depth, and a
 /// long list streams through the Runner holding only its window. Not timed: these must simply

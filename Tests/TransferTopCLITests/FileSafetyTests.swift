@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopRun
 
 /// Files and outputs, end to end through the binary against the loopback server.
 /// Each test has its own output, state and config directories.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopRun
 
 /// In the CLI: `-F/--form` as curl's, checked by the loopback server's streaming
 /// multipart parser (`/form`), and bad fields as usage errors before any request.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopRun
 
 /// The command line against servers that break HTTP (`HostileCase`), decompression bombs and
 /// redirect loops: each failure names the server's fault with the same words in line mode,

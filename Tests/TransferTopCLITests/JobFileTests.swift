@@ -4,6 +4,7 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 @Suite struct JobFileTests {
     static let valid = """

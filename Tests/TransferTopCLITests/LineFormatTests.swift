@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TransferKit
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 @Suite struct LineFormatTests {
     func task(_ id: Int, _ state: TaskState, status: Int?, bytes: Int64, error: TransferError? = nil, out: String? = nil) -> TaskSnapshot {

@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopRun
 import TransferTopUI
 
 /// Random text thrown at every numeric option and at the job, theme and key parsers

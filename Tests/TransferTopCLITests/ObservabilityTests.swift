@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopRun
 
 /// `--log-file`, `--log-level`, `--trace` (swift-log) and `--prometheus` (/metrics),
 /// through the real binary against the loopback server.

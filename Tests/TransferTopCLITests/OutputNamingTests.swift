@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 @Suite struct OutputNamingTests {
     static let names: [(String, String)] = [

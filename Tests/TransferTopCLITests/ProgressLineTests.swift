@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TransferKit
 @testable import TransferTopCLI
+@testable import TransferTopRun
 import TransferTopUI
 
 /// Line mode's progress (DECISIONS 64): the text, the in-place redraw without escape

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// What a run reports at its end counts each download once: a task continued with `R` is
 /// its continuation, and a task that had already failed is not one the interruption stopped.

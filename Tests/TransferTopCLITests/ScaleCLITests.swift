@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import TransferModel
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// Through the binary: partials beside their destination and none left behind,
 /// `clean`, the stale-partials note, and input files checked line by line before any transfer.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 @testable import TransferTopCLI
 import TransferKit
+@testable import TransferTopRun
 
 /// In the CLI: `transfertop -T FILE --segments N --segment-size SIZE URL` against the
 /// loopback server's `PUT /segments/NAME`, which reassembles the file and counts attempts per

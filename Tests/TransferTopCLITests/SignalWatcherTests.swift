@@ -3,6 +3,7 @@ import TestSupport
 import TransferModel
 import Testing
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// `SignalWatcher`: a signal sent once `init` has returned reaches the handler, for a second
 /// watcher of the same signal in the same process too (after the first was cancelled). SIGUSR2,

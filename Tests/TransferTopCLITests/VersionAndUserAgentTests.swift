@@ -3,6 +3,7 @@ import LoopbackServer
 import Testing
 import TransferKit
 @testable import TransferTopCLI
+@testable import TransferTopRun
 
 /// `--version` and the User-Agent: both carry the version stamped at build time
 /// and the libcurl actually loaded.

@@ -1,4 +1,5 @@
 import CCurl
+import Digest
 import Foundation
 
 /// The HTTP cache in the task life cycle (DECISIONS 102-104). Before a task's

@@ -25,8 +25,8 @@ final class TransferEngine: @unchecked Sendable {
     let sessionID: Int
     let multi: MultiHandle
     let clock = Monotonic()
-    /// Tests move the timer clock (EngineTestClock.swift); untouched in real use.
-    let testClock = EngineTestClock()
+    /// The time deadlines are checked against (EngineClock.swift); the monotonic clock in real use.
+    let timerClock: any EngineClock
     /// Commands from any thread, run by the transfer thread a turn at a time (EngineCommand.swift).
     private let inbox = CommandInbox()
     private let started = Locked(false)
@@ -75,7 +75,7 @@ final class TransferEngine: @unchecked Sendable {
     let configurator: EasyConfigurator
 
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
-         sessionCookies: TransferCookieStorage = TransferCookieStorage()) {
+         sessionCookies: TransferCookieStorage = TransferCookieStorage(), timerClock: any EngineClock = MonotonicEngineClock()) {
         self.configuration = configuration
         slots = HostSlots(connectionsPerHost: configuration.httpMaximumConnectionsPerHost)
         cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
@@ -84,6 +84,7 @@ final class TransferEngine: @unchecked Sendable {
         trace = RequestTrace(configuration: configuration, sessionID: sessionID)
         downloads = DownloadFiles(configuration: configuration, sessionID: sessionID)
         configurator = EasyConfigurator(configuration: configuration, cookies: cookies, hsts: hsts, trace: trace)
+        self.timerClock = timerClock
         self.sessionID = sessionID
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
@@ -241,7 +242,7 @@ final class TransferEngine: @unchecked Sendable {
             detach(t)
             finishKeepingResumeData(t, error: e)
         }
-        testClock.scanned()
+        timerClock.timerScanFinished()
     }
 
     /// Sleep until the next timer scan or deadline; an idle engine sleeps long (a wakeup ends

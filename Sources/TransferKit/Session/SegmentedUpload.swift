@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// A large file sent as segments in parallel: each segment is

@@ -56,8 +56,16 @@ public final class TransferSession: @unchecked Sendable {
     ///   - configuration: copied; later changes to the original have no effect.
     ///   - delegate: kept until *didBecomeInvalidWithError* has been delivered.
     ///   - delegateQueue: a serial queue for callbacks; a private one by default.
-    public init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)? = nil,
-                delegateQueue: DispatchQueue? = nil, name: String? = nil) {
+    public convenience init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)? = nil,
+                            delegateQueue: DispatchQueue? = nil, name: String? = nil) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue, name: name,
+                  timerClock: MonotonicEngineClock())
+    }
+
+    /// `timerClock`: the time the engine checks its deadlines against. Internal, not a
+    /// configuration field: only tests pass another clock (DECISIONS 180).
+    init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)?,
+         delegateQueue: DispatchQueue?, name: String?, timerClock: any EngineClock) {
         let id = Self.ids.wrappingAdd(1, ordering: .relaxed).newValue
         self.sessionID = id
         self.configuration = configuration
@@ -80,7 +88,8 @@ public final class TransferSession: @unchecked Sendable {
         self.cookieStorage = cookies
         self.cookieFileProblems = problems
         self.configurationHeaderProblem = HeaderValidation.firstProblem(configuration.httpAdditionalHeaders)
-        self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies, sessionCookies: own)
+        self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies, sessionCookies: own,
+                                     timerClock: timerClock)
         if case .background(let identifier) = configuration.kind,
            !Self.liveBackgroundIdentifiers.withLock({ $0.insert(identifier).inserted }) {
             duplicateBackgroundIdentifier = identifier

@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// A stored response (URLSession's `CachedURLResponse`): the response head, its body, and

@@ -183,7 +183,7 @@ public enum CacheRules {
         for n in names {
             let value = requestHeaders.filter { $0.name.lowercased() == n }.map { $0.value.trimmingCharacters(in: .whitespaces) }
                 .joined(separator: ",")
-            out[n] = "sha256:" + SHA256.hex(Data(value.utf8))
+            out[n] = "sha256:" + ModelSHA256.hex(Data(value.utf8))
         }
         return out
     }

@@ -19,7 +19,7 @@ extension ResumeData {
             ("magic", .string(Self.magic)),
             ("version", .int(Int64(Self.formatVersion))),
             ("payload", .string(payloadText)),
-            ("sha256", .string(SHA256.hex(Data(payloadText.utf8)))),
+            ("sha256", .string(ModelSHA256.hex(Data(payloadText.utf8)))),
         ])
         return Data(envelope.serialized().utf8)
     }
@@ -55,7 +55,7 @@ extension ResumeData {
         guard let payload = envelope["payload"] as? String, let digest = envelope["sha256"] as? String else {
             throw .malformed("the envelope needs string fields \"payload\" and \"sha256\"")
         }
-        guard SHA256.hex(Data(payload.utf8)) == digest.lowercased() else { throw .integrityCheckFailed }
+        guard ModelSHA256.hex(Data(payload.utf8)) == digest.lowercased() else { throw .integrityCheckFailed }
         self = try ResumeFields.payload(payload)
     }
 

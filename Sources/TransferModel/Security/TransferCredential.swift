@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 
 /// A user name and password for HTTP authentication (URLCredential's
@@ -44,14 +43,4 @@ public struct NetrcUse: Sendable, Equatable, Codable {
     /// nil: libcurl's default, `$HOME/.netrc`.
     public var file: String?
     public init(file: String? = nil) { self.file = file }
-}
-
-/// MD5 through the OpenSSL shim, for RFC 7616 Digest in the loopback server only.
-public enum MD5 {
-    public static func hex(_ text: String) -> String {
-        var out = [UInt8](repeating: 0, count: 16)
-        let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { b in out.withUnsafeMutableBufferPointer { tk_md5(b.baseAddress, b.count, $0.baseAddress!) } }
-        return SHA256.hex(out)
-    }
 }

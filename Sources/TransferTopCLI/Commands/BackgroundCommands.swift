@@ -1,6 +1,8 @@
 import ArgumentParser
 import BackgroundWire
 import TransferKit
+import TransferTopDaemon
+import TransferTopRun
 
 /// What a background command asks; `BackgroundCLI` carries it out.
 public enum BackgroundCommand: Sendable, Equatable {
@@ -16,19 +18,6 @@ public enum DaemonAction: String, Sendable, Equatable, CaseIterable {
     /// Runs the daemon in the foreground (what the on-demand start and the systemd unit run).
     case run
     case start, status, stop
-}
-
-/// A background session's name: letters, digits, `.`, `_` and `-`, 1-64 of them (it is shown
-/// in messages and used as a key, never as a path).
-enum BackgroundName {
-    static func check(_ v: String, _ option: String) throws(UsageError) -> String {
-        // The rule is BackgroundWire's (a library identifier names a directory too); the
-        // message quotes the value the CLI's way.
-        guard LibraryWire.nameProblem(v, option) == nil else {
-            throw UsageError("\(option) takes a session name of 1-64 letters, digits, '.', '_' or '-', not '\(SafeQuote.quote(v, limit: 30))'")
-        }
-        return v
-    }
 }
 
 /// Background commands take none of the transfer options (the root reads them anywhere).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TransferKit
+import TransferTopRun
 
 /// `transfertop clean [DIR] [--yes]`: partial downloads (`.NAME.ttpart`) left in
 /// DIR by a run that was killed. A partial that a running transfertop is writing is locked

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TransferTopRun
 
 /// `transfertop demo [OPTIONS]`: the offline demonstration (`Demo`). It takes the root's
 /// monitor options (`--no-tui`, `--fps`, `--theme`, `--csv`, `--har`) but no URLs.

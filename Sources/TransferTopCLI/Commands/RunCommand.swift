@@ -1,4 +1,5 @@
 import ArgumentParser
+import TransferTopRun
 
 /// `transfertop [run] [OPTIONS] [URL ...]`: the default subcommand, so `transfertop URL` is
 /// `transfertop run URL`. It holds only the URLs; the options are the root's.

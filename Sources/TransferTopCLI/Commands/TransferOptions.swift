@@ -1,5 +1,6 @@
 import ArgumentParser
 import TransferKit
+import TransferTopRun
 
 /// The options of a run (and of the demo), declared for argument-parser. Declared on the root
 /// command so `transfertop --help` lists them and they may stand before or after the URLs.

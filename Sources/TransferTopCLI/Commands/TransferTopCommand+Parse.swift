@@ -1,4 +1,5 @@
 import ArgumentParser
+import TransferTopRun
 
 extension TransferTopCommand {
     /// What `arguments` (without the program name) ask for. argument-parser reads them; this

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TransferTopRun
 
 /// `transfertop`: the root of the command tree. argument-parser reads the command line, writes
 /// `--help`, `--version`, the completion scripts and the man page from these declarations.

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import TransferKit
+import TransferTopRun
 
 /// `transfertop demo`: an embedded loopback server and a scripted mix of sessions
 /// and tasks, entirely offline.

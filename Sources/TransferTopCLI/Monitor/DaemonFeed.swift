@@ -2,6 +2,7 @@ import BackgroundWire
 import Foundation
 import Synchronization
 import TransferKit
+import TransferTopDaemon
 import TransferTopUI
 
 /// The monitor's view of the daemon (DECISIONS 128): a thread of its own holds a

@@ -1,5 +1,6 @@
 import Foundation
 import TransferKit
+import TransferTopDaemon
 import TransferTopUI
 
 /// The daemon's status as the monitor's snapshots (DECISIONS 127): a background session is a

@@ -2,6 +2,7 @@ import BackgroundWire
 import Foundation
 import Synchronization
 import TransferKit
+import TransferTopRun
 import TransferTopUI
 
 /// The ncurses monitor: one loop on one thread takes keys, snapshots and

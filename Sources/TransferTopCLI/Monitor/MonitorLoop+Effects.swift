@@ -1,5 +1,6 @@
 import Foundation
 import TransferKit
+import TransferTopRun
 import TransferTopUI
 
 extension MonitorLoop {

@@ -1,5 +1,6 @@
 import Foundation
 import TransferKit
+import TransferTopRun
 import TransferTopUI
 
 /// The UI loop: the only owner of the terminal. Everything it reads from the engine is a
@@ -40,7 +41,7 @@ final class MonitorLoop {
         self.signals = signals
         frameLog = FrameLog(environment: environment)
         start = clock.now
-        locator = ThemeLocator(environment: environment, executablePath: Self.executablePath(),
+        locator = ThemeLocator(environment: environment, executablePath: Preflight.executablePath(),
                                currentDirectory: FileManager.default.currentDirectoryPath)
         screen = CursesScreen(environment: environment, inputIsTerminal: isatty(STDIN_FILENO) == 1)
         model.utf8 = Self.isUTF8(environment)
@@ -154,10 +155,6 @@ final class MonitorLoop {
             ? "\(why): detaching; the daemon's tasks go on"
             : "\(why): cancelling running downloads, keeping resume data…" + detach
         runner.interrupt()
-    }
-
-    static func executablePath() -> String? {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 
     static func isUTF8(_ env: [String: String]) -> Bool {

@@ -1,0 +1,189 @@
+import BackgroundWire
+import Foundation
+import TransferKit
+import TransferTopDaemon
+import TransferTopRun
+
+/// The client side of the background commands: `--background NAME`, `status`, `wait`, `attach`,
+/// `control` and `daemon`. Each talks to the daemon through `DaemonClient`, starting it when
+/// none runs (but `daemon status` and `daemon stop`, which only ask).
+enum BackgroundCLI {
+    static func run(_ command: BackgroundCommand, environment env: [String: String]) async -> Int32 {
+        let out = Output.shared
+        do {
+            let paths = try DaemonPaths.standard(env)
+            switch command {
+            case .daemon(.run):
+                return await DaemonServer.run(paths)
+            case .daemon(.start):
+                let client = try DaemonClient.connect(paths, start: true)
+                out.line("transfertop daemon running (pid \(client.daemonPID), version \(client.daemonVersion))")
+            case .daemon(.status):
+                return daemonStatus(paths)
+            case .daemon(.stop):
+                guard let client = try? DaemonClient.connectAnyVersion(paths) else {
+                    out.line("no transfertop daemon is running")
+                    return 0
+                }
+                _ = try client.request(.stop)
+                guard DaemonClient.waitUntilGone(paths) else {
+                    out.line("transfertop daemon (pid \(client.daemonPID)) is stopping; still saving resume data after 30 s")
+                    return 1
+                }
+                out.line("transfertop daemon (pid \(client.daemonPID)) stopped; unfinished downloads kept their resume data")
+            case .status(let session, let json):
+                let client = try DaemonClient.connect(paths, start: true)
+                guard case .status(let sessions) = try client.request(.status(session: session)) else { return 1 }
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    out.line(String(decoding: try encoder.encode(sessions), as: UTF8.self))
+                } else {
+                    for line in BackgroundFormat.table(sessions) { out.line(line) }
+                }
+            case .wait(let session):
+                return try follow(paths, session, untilDone: true) { event in
+                    if event.kind == "state", event.task?.state != "completed" { return nil }  // wait says outcomes only
+                    return BackgroundFormat.line(event)
+                }
+            case .attach(let session, let options):
+                // A terminal gets the monitor, as a local run does (DECISIONS 127); else lines.
+                guard TransferTopMain.useMonitor(options, env) else {
+                    return try follow(paths, session, untilDone: false) { BackgroundFormat.line($0) }
+                }
+                // Started if none runs (it restores the journal's tasks); an unknown NAME is
+                // said here, before the terminal is taken.
+                let client = try DaemonClient.connect(paths, start: true)
+                _ = try client.request(.status(session: session))
+                try Preflight.checkKeyBindings(environment: env)
+                try Preflight.checkTheme(options.theme, environment: env)
+                return await MonitorApp.attach(session, options: options, paths: paths, environment: env)
+            case .control(let session, let action, let task):
+                let client = try DaemonClient.connect(paths, start: true)
+                if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }
+            }
+            return 0
+        } catch let e as DaemonError {
+            out.error("transfertop: \(e.message)")
+            return 1
+        } catch let e as UsageError {
+            out.error(e.message)
+            return 2
+        } catch {
+            out.error("transfertop: \(error)")
+            return 1
+        }
+    }
+
+    /// `wait` and `attach`: the session's events as lines. `wait` ends when every task has
+    /// completed (exit 0 if all succeeded, else 1, as line mode); `attach` when the session is
+    /// invalidated, or at Ctrl-C (which detaches: the daemon goes on).
+    static func follow(_ paths: DaemonPaths, _ session: String, untilDone: Bool, line: (BackgroundEvent) -> String?) throws(DaemonError) -> Int32 {
+        let client = try DaemonClient.connect(paths, start: true)
+        try client.channel.send(DaemonRequest.follow(session: session, after: 0, untilDone: untilDone))
+        while let reply = try client.channel.receive(DaemonReply.self) {
+            switch reply {
+            case .event(let event):
+                if let text = line(event) { Output.shared.line(text) }
+                if !untilDone, event.kind == "invalidated" { return 0 }
+            case .done(let total, let failed):
+                Output.shared.line("\(session): \(total) task(s) completed, \(failed) failed")
+                return failed == 0 ? 0 : 1
+            case .failure(let why):
+                throw DaemonError(why)
+            default:
+                continue
+            }
+        }
+        throw DaemonError("the daemon went away")
+    }
+
+    static func daemonStatus(_ paths: DaemonPaths) -> Int32 {
+        guard let client = try? DaemonClient.connectAnyVersion(paths) else {
+            Output.shared.line("no transfertop daemon is running (socket \(paths.socket))")
+            return 1
+        }
+        var summary = ""
+        if case .status(let sessions)? = try? client.request(.status(session: nil)) {
+            let tasks = sessions.flatMap(\.tasks)
+            summary = ", \(sessions.count) session(s), \(tasks.filter { $0.state != "completed" }.count) of \(tasks.count) task(s) unfinished"
+        }
+        Output.shared.line("transfertop daemon running: pid \(client.daemonPID), version \(client.daemonVersion), socket \(paths.socket), journal \(paths.journal)\(summary)")
+        return 0
+    }
+
+    // MARK: submit
+
+    /// `transfertop --background NAME …`: checks everything here (exit 2 for usage errors, as
+    /// a local run), reads `-i` files and asks a missing `-u` password here, then hands the
+    /// tasks to the daemon and prints their ids.
+    static func submit(_ given: Options, environment env: [String: String]) async -> Int32 {
+        let out = Output.shared
+        guard let name = given.background else { return 2 }
+        var options = given
+        do {
+            try options.checkBackgroundSubmission()
+            if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+            // A file this command placed before and the server still has unchanged is skipped
+            // here, as a local rerun skips it (not downloaded again as 'name (1)').
+            let (plan, notes) = await AlreadyComplete.filter(try Preparation.plan(options), store: CompletionStore.standard())
+            for n in notes { out.line("note: \(n)") }
+            options.urls = plan.urlStrings
+            if options.urls.isEmpty {
+                out.line("nothing to submit: every file is already complete")
+                return 0
+            }
+            // The daemon knows a task by its URL (downloads of one URL are merged already).
+            if Set(options.urls).count != options.urls.count { throw UsageError("--background takes each URL once per submission") }
+            options.inputFiles = []
+            options.outputDirectory = plan.outputDirectory
+            options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)
+            options.background = nil
+        } catch let e as UsageError {
+            out.error(e.message)
+            return 2
+        } catch {
+            out.error("transfertop: \(error)")
+            return 2
+        }
+        do {
+            let client = try DaemonClient.connect(try DaemonPaths.standard(env), start: true)
+            guard case .submitted(let session, let numbers) = try client.request(.submit(session: name, options: options)) else { return 1 }
+            for (n, url) in zip(numbers, options.urls) { out.line("\(session):\(n) \(Redaction.redactURL(url))") }
+            return 0
+        } catch {
+            out.error("transfertop: \(error.message)")
+            return 1
+        }
+    }
+}
+
+extension Options {
+    /// Every path made absolute against `cwd`: the daemon runs elsewhere.
+    func withAbsolutePaths(_ cwd: String) -> Options {
+        func abs(_ p: String) -> String { p.hasPrefix("/") ? p : URL(fileURLWithPath: p, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path }
+        var o = self
+        o.outputDirectory = o.outputDirectory.map(abs)
+        o.caCertificate = o.caCertificate.map(abs)
+        o.upload = o.upload.map(abs)
+        o.cookieFiles = o.cookieFiles.map(abs)
+        o.cookieJar = o.cookieJar.map(abs)
+        if let file = o.netrc?.file { o.netrc?.file = abs(file) }
+        if let c = o.clientCertificate {
+            o.clientCertificate?.file = abs(c.file)
+            o.clientCertificate?.key = c.key.map(abs)
+        }
+        o.form = o.form.map {
+            switch $0 {
+            case .value: return $0
+            case .file(let name, let path, let type, let filename): return .file(name: name, path: abs(path), type: type, filename: filename)
+            case .contents(let name, let path, let type): return .contents(name: name, path: abs(path), type: type)
+            }
+        }
+        o.csv = o.csv.map(abs)
+        o.har = o.har.map(abs)
+        o.logFile = o.logFile.map(abs)
+        o.job = o.job.map(abs)
+        return o
+    }
+}

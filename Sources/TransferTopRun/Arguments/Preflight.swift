@@ -1,0 +1,157 @@
+import Foundation
+import TransferKit
+import TransferTopUI
+
+/// Checks made on disk after parsing and before any transfer starts: every input
+/// the run will read and every output it will write, so a mistake is a usage error (exit 2)
+/// now, not a surprise after a long download.
+package enum Preflight {
+    /// This program's file (themes are looked up beside it, as the monitor does).
+    package static func executablePath() -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+    }
+
+    /// `--upload` (and a job's upload `file`) must be a readable regular file (a directory used to end "cancelled").
+    static func checkUpload(_ path: String?) throws(UsageError) {
+        guard let path, path != "-" else { return }
+        let shown = SafeQuote.quote(path)
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw UsageError("'\(shown)' is a directory, not a file to upload")
+        }
+        if !FileManager.default.isReadableFile(atPath: path) { throw UsageError("cannot read upload file '\(shown)'") }
+    }
+
+    /// A FIFO, device or socket given to `-T` is read once, as a stream (as `-T -`): one URL.
+    static func checkStreamedUpload(_ o: Options) throws(UsageError) {
+        guard let path = o.upload, path != "-", FileKind.isStream(path), let kind = FileKind.of(path) else { return }
+        if o.urls.count != 1 || !o.inputFiles.isEmpty {
+            throw UsageError("--upload '\(SafeQuote.quote(path))' is \(kind): it is read once, so give exactly one URL")
+        }
+    }
+
+    /// `--cert` and `--key` must be readable PEM files (libcurl's own message would only say
+    /// "could not load PEM client certificate", after the connection was made).
+    static func checkClientCertificate(_ c: ClientCertificate?) throws(UsageError) {
+        guard let c else { return }
+        for (path, option, marker) in [(c.file, "--cert", "-----BEGIN CERTIFICATE-----")] + (c.key.map { [($0, "--key", "PRIVATE KEY-----")] } ?? []) {
+            try requireRegular(path, option)
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
+                  let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read \(option) file '\(SafeQuote.quote(path))'")
+            }
+            if data.range(of: Data(marker.utf8)) == nil {
+                throw UsageError("\(option) file '\(SafeQuote.quote(path))' holds no PEM \(option == "--cert" ? "certificate" : "private key") (expected \(marker))")
+            }
+        }
+    }
+
+    /// `-b FILE` must be readable; `-c FILE` must be a file (not a directory) in a directory
+    /// that exists and can be written, checked before any transfer (curl finds out at the end).
+    static func checkCookies(files: [String], jar: String?) throws(UsageError) {
+        let fm = FileManager.default
+        for path in files {
+            var isDir: ObjCBool = false
+            if !fm.fileExists(atPath: path, isDirectory: &isDir) || isDir.boolValue || !fm.isReadableFile(atPath: path) {
+                throw UsageError("cannot read cookie file '\(SafeQuote.quote(path))' (a value without '=' is a file name)")
+            }
+            // Each session reads the file when it starts: a FIFO would block it, or be empty
+            // for the second. A device such as /dev/null reads at once.
+            if let kind = FileKind.of(path), kind == .fifo || kind == .socket {
+                throw UsageError("cookie file '\(SafeQuote.quote(path))' is \(kind); -b reads a regular file")
+            }
+        }
+        guard let jar else { return }
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: jar, isDirectory: &isDir), isDir.boolValue {
+            throw UsageError("--cookie-jar '\(SafeQuote.quote(jar))' is a directory")
+        }
+        let dir = (jar as NSString).deletingLastPathComponent.isEmpty ? "." : (jar as NSString).deletingLastPathComponent
+        if !fm.isWritableFile(atPath: dir) { throw UsageError("cannot write the cookie jar '\(SafeQuote.quote(jar))': its directory is not writable") }
+    }
+
+    /// Every `--form` file must be a readable regular file too: a form is sent with its
+    /// length, taken from the file's size (a FIFO or device has none, and would block).
+    static func checkForm(_ fields: [FormField]) throws(UsageError) {
+        for path in fields.compactMap(\.path) {
+            try checkUpload(path)
+            if let kind = FileKind.of(path), kind != .regular {
+                throw UsageError("--form file '\(SafeQuote.quote(path))' is \(kind); a form sends regular files (their length goes first)")
+            }
+        }
+    }
+
+    /// `--cacert` must hold at least one PEM certificate; libcurl would otherwise fail every
+    /// https task later with a vaguer message, or an http-only run would hide the mistake.
+    static func checkCACertificate(_ path: String?) throws(UsageError) {
+        guard let path else { return }
+        let shown = SafeQuote.quote(path)
+        try requireRegular(path, "--cacert")
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read CA file '\(shown)'")
+        }
+        let marker = Data("-----BEGIN CERTIFICATE-----".utf8)
+        if data.range(of: marker) == nil {
+            throw UsageError("CA file '\(shown)' holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)")
+        }
+    }
+
+    /// A file read here and again when connections are made (`--cacert`, `--cert`, `--key`)
+    /// must be a regular file: a FIFO would block this check, then the transfer.
+    static func requireRegular(_ path: String, _ option: String) throws(UsageError) {
+        guard let kind = FileKind.of(path), kind != .regular, kind != .directory else { return }
+        throw UsageError("\(option) file '\(SafeQuote.quote(path))' is \(kind), not a regular file")
+    }
+
+    /// `--csv` / `--har`: the parent directory is writable, the file does not exist (unless
+    /// `--force`) and is not where a download of this run would go.
+    static func checkExport(_ path: String?, option: String, force: Bool, downloads: Set<String>) throws(UsageError) {
+        guard let path else { return }
+        let absolute = absolutePath(path)
+        let shown = SafeQuote.quote(path)
+        let parent = (absolute as NSString).deletingLastPathComponent
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
+              access(parent, W_OK | X_OK) == 0 else {
+            throw UsageError("\(option) '\(shown)': the directory is missing or not writable")
+        }
+        if downloads.contains(absolute) { throw UsageError("\(option) '\(shown)' is where a download of this run goes") }
+        if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDir) {
+            if isDir.boolValue { throw UsageError("\(option) '\(shown)' is a directory") }
+            if !force { throw UsageError("\(option) '\(shown)' exists (pass --force to replace it)") }
+        }
+    }
+
+    static func absolutePath(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+    }
+
+    /// The first names downloads of `plan` would take (before any " (1)" suffix).
+    static func downloadDestinations(_ plan: RunPlan) -> Set<String> {
+        let urls = plan.sessions.flatMap { s in
+            s.tasks.filter { $0.kind == .download }.map(\.url) + s.downloadURLs.compactMap(URL.init(string:))
+        }
+        return Set(urls.map { plan.outputDirectory + "/" + OutputNaming.sanitizedName(for: $0) })
+    }
+
+    /// keys.toml: one bad line is an error naming file and line, before any transfer (it used
+    /// to turn the whole file off silently once the monitor was up).
+    package static func checkKeyBindings(environment: [String: String]) throws(UsageError) {
+        guard let path = KeyBindingParser.configPath(environment: environment),
+              let data = FileManager.default.contents(atPath: path) else { return }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw UsageError("key bindings '\(SafeQuote.quote(path))' are not UTF-8 text")
+        }
+        do { _ = try KeyBindingParser.parse(text, file: path) } catch { throw UsageError("\(error)") }
+    }
+
+    /// `--theme`: a file that exists but is not a valid theme says what is wrong (it used to
+    /// say "not found" for a binary file), before any transfer.
+    package static func checkTheme(_ nameOrPath: String, environment: [String: String]) throws(UsageError) {
+        let locator = ThemeLocator(environment: environment, executablePath: executablePath(),
+                                   currentDirectory: FileManager.default.currentDirectoryPath)
+        if let problem = ThemeLoader.problem(nameOrPath, locator: locator) { throw UsageError(problem) }
+    }
+}
