@@ -1,5 +1,5 @@
 # scripts/bench-phases.sh: the cliphases case of scripts/bench (sourced by bench-cli.sh).
-# Issue 16: where time goes, phase by phase, transfertop beside the curl CLI in the same run.
+# Where time goes, phase by phase, transfertop beside the curl CLI in the same run.
 # BENCH_PHASE_RUNS (default 15) alternating rounds; each round is one fresh process per client:
 #   tt      transfertop --no-tui --csv, two URLs on two loopback addresses (127.0.0.1 and
 #           127.0.0.2: two connections, no TLS session to resume), so the table shows the

@@ -163,7 +163,9 @@ import TransferKit
         defer { server.stop() }
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try Run.spawn(["--no-tui", "--compressed", "-o", dir + "/out", server.base + "/decoded"],
+        // Held at the gate until this task runs again: a long idle timeout (docs/decisions/167).
+        let run = try Run.spawn(["--no-tui", "--compressed", "--request-timeout", "3600", "-o", dir + "/out",
+                                 server.base + "/decoded"],
                                 environment: ["XDG_STATE_HOME": dir + "/state"])
         try await gate.waitForArrival()
         #expect(tt_set_file_size_limit(run.pid, 500 * 1024) == 0)
