@@ -35,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The background-session journal: SQLite in WAL mode through GRDB.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // End-of-run percentiles per host and phase: HDR histograms (bounded relative error,
+        // constant memory per histogram whatever the number of transfers).
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256.
@@ -48,6 +51,9 @@ let package = Package(
         // network I/O; it links CCurl for SHA-256 and MD5 (OpenSSL's), and StatePaths reads
         // the environment.
         .target(name: "TransferModel", dependencies: ["CCurl"]),
+        // A run as evidence, pure: per-host phase histograms and their percentile table and
+        // JSON, budgets (`--slo`) and their checks, and `compare` of two CSV exports.
+        .target(name: "RunEvidence", dependencies: ["TransferModel", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The daemon's wire, on Foundation and TransferModel: socket paths, the daemon lock,
         // JSON lines, the library's requests, starting the daemon on demand. TransferKit and
         // the CLI share it.
@@ -62,7 +68,7 @@ let package = Package(
         .target(name: "BackgroundJournal", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         // The command line, line mode, ncurses backend and demo, as a testable library.
         .target(name: "TransferTopCLI", dependencies: [
-            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal", "BackgroundWire",
+            "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses", "BackgroundJournal", "BackgroundWire", "RunEvidence",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -79,6 +85,7 @@ let package = Package(
                 exclude: ["ftp_server.py"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "TestSupport"]),
+        .testTarget(name: "RunEvidenceTests", dependencies: ["RunEvidence", "TransferModel"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "BackgroundWire", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.
