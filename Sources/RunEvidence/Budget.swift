@@ -47,7 +47,7 @@ public struct Budget: Sendable, Equatable, CustomStringConvertible {
         return s + Self.number(limit) + "ms"
     }
 
-    static func number(_ v: Double) -> String {
+    public static func number(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
     }
 

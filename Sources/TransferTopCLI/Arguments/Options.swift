@@ -58,6 +58,10 @@ public struct Options: Sendable, Equatable, Codable {
     public var maxRedirects = 16
     /// `--[no-]content-disposition`: name downloads after the server's proposed name.
     public var contentDisposition = true
+    /// `--summary MODE`: what line mode prints when the run ends.
+    public var summary: SummaryMode = .tasks
+    /// `--slo BUDGETS`: the text, checked where it was read (`OptionValues.budgets`).
+    public var slo: String? = nil
     /// `--force`: `--csv`/`--har` may replace an existing file.
     public var force = false
     /// `--clobber` / `--no-clobber` (the last one given wins).
@@ -82,6 +86,15 @@ public struct Options: Sendable, Equatable, Codable {
     public init() {}
 }
 
+/// `--summary`: the per-task table (unchanged default), the per-host percentile table, both,
+/// or JSON (DECISIONS 190).
+public enum SummaryMode: String, Sendable, Equatable, Codable, CaseIterable {
+    case tasks, hosts, all, json
+
+    var showsTasks: Bool { self == .tasks || self == .all }
+    var showsHosts: Bool { self == .hosts || self == .all }
+}
+
 /// Where a server of ours listens (`--prometheus`).
 public struct ListenAddress: Sendable, Equatable, Codable {
     public var host: String
@@ -98,6 +111,8 @@ public enum Command: Sendable, Equatable {
     case print(String)
     /// `transfertop clean [DIR] [--yes]`: list (or delete) stale partial downloads.
     case clean(directory: String?, delete: Bool)
+    /// `transfertop compare BEFORE.csv AFTER.csv`: two runs' exports per host and phase.
+    case compare(CompareRequest)
     /// `status`, `wait`, `attach`, `control` and `daemon`.
     case background(BackgroundCommand)
 }
