@@ -73,9 +73,12 @@ public enum EvidenceFormat {
                      ("phases", .object(EvidencePhase.allCases.map { ($0.rawValue, phaseJSON(g.histogram($0))) }))])
         })))
         if !budgets.isEmpty {
-            members.append(("budgets", .array(budgets.map { r in
-                .object([("budget", .string(r.budget.description)), ("value", r.value.map(JSONValue.number) ?? .null),
-                         ("ok", .bool(!r.breached))] + (r.note.map { [("note", JSONValue.string($0))] } ?? []))
+            members.append(("budgets", .array(budgets.map { r -> JSONValue in
+                var fields: [(String, JSONValue)] = [("budget", .string(r.budget.description)),
+                                                     ("value", r.value.map { JSONValue.number($0) } ?? .null),
+                                                     ("ok", .bool(!r.breached))]
+                if let note = r.note { fields.append(("note", .string(note))) }
+                return .object(fields)
             })))
         }
         return .object(members)

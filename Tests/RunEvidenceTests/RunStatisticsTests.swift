@@ -97,7 +97,7 @@ import TransferModel
         #expect(lines.contains("b.example  h2  1 hop, 1 error (100.0%)"))
         let tls = try! #require(lines.first { $0.hasPrefix("  tls") })
         #expect(tls.split(separator: " ") == ["tls", "0", "-", "-", "-", "-"])
-        let dns = try! #require(lines.last { $0.hasPrefix("  dns") })
+        let dns = try! #require(lines.first { $0.hasPrefix("  dns") })
         #expect(dns.contains("0.012ms"))
     }
 
@@ -106,6 +106,6 @@ import TransferModel
         stats.add(HopSample(host: "a.example", protocolName: "h2", milliseconds: [.ttfb: 12.5], failed: false))
         let json = EvidenceFormat.json(stats, tasks: TaskTotals(total: 1, succeeded: 1)).serialized()
         #expect(json.hasPrefix(#"{"tasks":{"total":1,"succeeded":1,"failed":0},"hosts":[{"host":"a.example","protocol":"h2","count":1,"errors":0,"phases":{"dns":{"count":0},"#))
-        #expect(json.contains(#""ttfb":{"count":1,"p50_ms":12.5,"p90_ms":12.5,"p99_ms":12.5,"max_ms":12.5}"#))
+        #expect(json.contains(#""ttfb":{"count":1,"p50_ms":12.500,"p90_ms":12.500,"p99_ms":12.500,"max_ms":12.500}"#))
     }
 }

@@ -58,21 +58,27 @@ struct CompareCommand: ParsableCommand, CommandPlanning {
 
     /// Reads both files, prints the table and a verdict line, returns the exit status.
     static func execute(_ request: CompareRequest, out: Output = .shared) -> Int32 {
-        let runs: [[HopSample]]
-        do {
-            runs = try [request.before, request.after].map { file throws(UsageError) in
-                let shown = SafeQuote.quote(file)
+        var runs: [[HopSample]] = []
+        for file in [request.before, request.after] {
+            do {
                 let text = try TextFile.read(file, "CSV export")
-                do { return try CSVRun.samples(text, name: "'\(shown)'") } catch { throw UsageError(TerminalText.safe(error.reason)) }
+                runs.append(try CSVRun.samples(text, name: "'\(SafeQuote.quote(file))'"))
+            } catch let e as UsageError {
+                out.error(e.message)
+                return 2
+            } catch let e as CSVRun.ReadError {
+                out.error(UsageError(TerminalText.safe(e.reason)).message)
+                return 2
+            } catch {
+                out.error("transfertop: \(error)")
+                return 2
             }
-        } catch {
-            out.error(error.message)
-            return 2
         }
         let comparison = RunComparison(before: runs[0], after: runs[1], settings: request.settings)
         let s = request.settings
         out.line("before: \(TerminalText.safe(request.before)) (\(runs[0].count) hops), after: \(TerminalText.safe(request.after)) (\(runs[1].count) hops)")
-        out.line("a change counts past \(Budget.number(s.threshold * 100))% and \(Budget.number(s.minimumChangeMs))ms of the median at p < \(s.alpha) (Mann-Whitney U)")
+        out.line(String(format: "a change counts past %g%% and %gms of the median at p < %g (Mann-Whitney U)",
+                        s.threshold * 100, s.minimumChangeMs, s.alpha))
         out.line("")
         for line in comparison.table() { out.line(TerminalText.safe(line)) }
         let slower = comparison.rows.filter { $0.verdict == .slower }

@@ -39,7 +39,9 @@ public enum LineMode {
             }
         }
         runner.start()
-        for n in runner.takeNotices() { (json ? out.error : out.line)("note: " + TerminalText.safe(n)) }
+        for n in runner.takeNotices() {
+            if json { out.error("note: " + TerminalText.safe(n)) } else { out.line("note: " + TerminalText.safe(n)) }
+        }
         runner.whenFinished { deadline.finish() }
         for await _ in ended {}
         signals.cancel()
@@ -80,12 +82,13 @@ public enum LineMode {
     /// (`--slo`), the exit status: 3 when a budget was breached, else 1 when a task failed or
     /// an export could not be written, else 0 (DECISIONS 191).
     static func finish(_ runner: Runner, out: Output, summary: SummaryMode = .tasks, budgets: [Budget] = []) -> Int32 {
-        let say: (String) -> Void = summary == .json ? out.error : out.line
+        let json = summary == .json
+        let say: (String) -> Void = { json ? out.error($0) : out.line($0) }
         for n in runner.takeNotices() { say("note: " + TerminalText.safe(n)) }
         let all = runner.taskSnapshots()
         let stats = runner.statistics ?? RunStatistics()
         let results = Budget.check(budgets, stats)
-        if summary == .json {
+        if json {
             let totals = TaskTotals(total: all.count, succeeded: all.count { runner.succeeded($0) })
             out.line(EvidenceFormat.json(stats, tasks: totals, budgets: results).serialized(pretty: true))
         } else {
