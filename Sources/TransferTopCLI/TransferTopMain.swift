@@ -88,7 +88,7 @@ public enum TransferTopMain {
             return LineMode.reportBreaches(results, out: Output.shared) ? 3 : status
         }
         return await LineMode.run(runner, environment: environment, progress: options.progress,
-                                  summary: options.summary, budgets: budgets)
+                                  summary: options.summary ?? .tasks, budgets: budgets)
     }
 
     static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {

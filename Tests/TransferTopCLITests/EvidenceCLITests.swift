@@ -134,6 +134,18 @@ import Testing
         #expect(throws: UsageError.self) { try TransferTopCommand.command(from: ["--background", "n", "--slo", "errors<1%", "http://a.example/"]).checkedSubmission() }
     }
 
+    /// The daemon's journal keeps submissions as Options JSON: one written before `--summary`
+    /// and `--slo` existed (no such keys) still decodes, to the defaults.
+    @Test func optionsWithoutTheNewKeysStillDecode() throws {
+        var o = Options()
+        o.urls = ["http://a.example/"]
+        var object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(o)) as? [String: Any])
+        #expect(object["summary"] == nil && object["slo"] == nil)
+        object["summary"] = nil
+        let decoded = try JSONDecoder().decode(Options.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(decoded == o && decoded.summary == nil && decoded.slo == nil)
+    }
+
     static let pieces = ["ttfb", "dns", "connect", "tls", "total", "errors", ".", "p", "p95", "p99.9", "max", "<", "<=", ">",
                          "200", "0.5", "ms", "s", "us", "%", ",", " ", "host=", "a.example", ":", "8080", "[::1]", "é", "\u{0}", "\n"]
     static let text = Gen<String?>.element(of: pieces).map { $0! }.array(of: 0...16).map { $0.joined() }

@@ -58,8 +58,9 @@ public struct Options: Sendable, Equatable, Codable {
     public var maxRedirects = 16
     /// `--[no-]content-disposition`: name downloads after the server's proposed name.
     public var contentDisposition = true
-    /// `--summary MODE`: what line mode prints when the run ends.
-    public var summary: SummaryMode = .tasks
+    /// `--summary MODE`: what line mode prints when the run ends; nil is `tasks`. Optional,
+    /// as `slo` is, so a submission journaled by a version without them still decodes.
+    public var summary: SummaryMode? = nil
     /// `--slo BUDGETS`: the text, checked where it was read (`OptionValues.budgets`).
     public var slo: String? = nil
     /// `--force`: `--csv`/`--har` may replace an existing file.
