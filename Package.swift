@@ -35,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The background-session journal: SQLite in WAL mode through GRDB.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // End-of-run percentiles per host and phase: HDR histograms (bounded relative error,
+        // constant memory per histogram whatever the number of transfers).
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256 and MD5.
@@ -50,6 +53,9 @@ let package = Package(
         .target(name: "TransferModel"),
         // SHA-256 and MD5 through CCurl's OpenSSL calls: file names, segment digests, bodies.
         .target(name: "Digest", dependencies: ["CCurl"]),
+        // A run as evidence, pure: per-host phase histograms and their percentile table and
+        // JSON, budgets (`--slo`) and their checks, and `compare` of two CSV exports.
+        .target(name: "RunEvidence", dependencies: ["TransferModel", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The daemon's wire, on Foundation and TransferModel: socket paths, the daemon lock,
         // JSON lines, the library's requests, starting the daemon on demand. TransferKit, the
         // daemon and the CLI share it.
@@ -66,7 +72,7 @@ let package = Package(
         // checks, job files, the plan, the Runner (file placement, resume and completion
         // stores), observability (logs, --trace, Prometheus /metrics over NIO), the version.
         .target(name: "TransferTopRun", dependencies: [
-            "TransferKit", "TransferTopUI", "BackgroundWire",
+            "TransferKit", "TransferTopUI", "BackgroundWire", "RunEvidence",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
         ] + nio, plugins: ["VersionStamp"]),
@@ -79,7 +85,7 @@ let package = Package(
         // the background commands' client side, as a testable library.
         .target(name: "TransferTopCLI", dependencies: [
             "TransferTopRun", "TransferTopDaemon", "TransferKit", "TransferTopUI", "LoopbackServer", "CNcurses",
-            "BackgroundWire",
+            "BackgroundWire", "RunEvidence",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `transfertop --version`: git describe (or VERSION, or "unknown") stamped at build time.
@@ -95,6 +101,7 @@ let package = Package(
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         // Digest too: TransferModel's own SHA-256 is checked against OpenSSL's.
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "Digest", "TestSupport"]),
+        .testTarget(name: "RunEvidenceTests", dependencies: ["RunEvidence", "TransferModel"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "BackgroundWire", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.

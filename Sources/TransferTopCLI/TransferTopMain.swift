@@ -1,5 +1,6 @@
 import BackgroundWire
 import Foundation
+import RunEvidence
 import TransferKit
 import TransferTopRun
 
@@ -50,6 +51,8 @@ public enum TransferTopMain {
             return await Demo.run(options, environment: env)
         case .clean(let directory, let delete):
             return CleanCommand.execute(directory: directory, delete: delete)
+        case .compare(let request):
+            return CompareCommand.execute(request)
         case .background(let command):
             return await BackgroundCLI.run(command, environment: env)
         }
@@ -75,11 +78,18 @@ public enum TransferTopMain {
         let runner = Runner(plan: plan, store: demo ? nil : ResumeStore.standard(), observability: observability)
         if let server = metricsServer { runner.notice("serving Prometheus metrics at http://\(server.address)/metrics") }
         if !demo, let stale = StalePartials.notice(in: plan.outputDirectory) { Output.shared.error("transfertop: note: \(stale)") }
+        // Checked when the option was read (exit 2 with the column), so it parses here.
+        let budgets = (try? BudgetParser.parse(options.slo ?? "")) ?? []
         if monitor {
-            return await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo,
-                                        daemon: demo ? nil : DaemonFeed.standard(environment))
+            if !budgets.isEmpty { runner.collectEvidence() }
+            let status = await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo,
+                                              daemon: demo ? nil : DaemonFeed.standard(environment))
+            // After the screen is restored, as line mode says them.
+            let results = Budget.check(budgets, runner.statistics ?? RunStatistics())
+            return LineMode.reportBreaches(results, out: Output.shared) ? 3 : status
         }
-        return await LineMode.run(runner, environment: environment, progress: options.progress)
+        return await LineMode.run(runner, environment: environment, progress: options.progress,
+                                  summary: options.summary ?? .tasks, budgets: budgets)
     }
 
     static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {

@@ -150,6 +150,12 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--log-file", "/proc/transfertop-nope/log", url], fragment: "cannot open log file '/proc/transfertop-nope/log'"),
         BadInput(args: ["--trace", "--log-file", "{dir}/logs", url], directories: ["logs"], fragment: "cannot open log file"),
         BadInput(args: ["--log-level", "loud", url], fragment: "--log-level must be one of trace, debug, info, notice, warning, error, critical, not 'loud'"),
+        // Budgets and the summary (docs/evidence.md): the column of the problem, before any transfer.
+        BadInput(args: ["--slo", "ttfb.p95<200", url], fragment: "bad --slo 'ttfb.p95<200' at column 13: expected a unit: ms, s or us"),
+        BadInput(args: ["--slo", "ttfb.p95<1ms,,errors<1%", url], fragment: "at column 14: expected a budget"),
+        BadInput(args: ["--slo", "host=\u{1B}[2J:errors<1%", url], fragment: "a host name has no blanks or control characters", never: ["\u{1B}"]),
+        BadInput(args: ["--summary", "csv", url], fragment: "--summary must be tasks, hosts, all, json, not 'csv'"),
+        BadInput(args: ["--background", "n", "--slo", "errors<1%", url], fragment: "--background does not take --slo or --summary"),
         BadInput(args: ["--prometheus", "99999", url], fragment: "--prometheus must be PORT or HOST:PORT with a port from 0 to 65535, not '99999'"),
         BadInput(args: ["--prometheus", "host:", url], fragment: "--prometheus must be PORT or HOST:PORT"),
         BadInput(args: ["--prometheus", "192.0.2.1:9100", url], fragment: "--prometheus cannot listen on 192.0.2.1:9100"),

@@ -172,6 +172,10 @@ struct TmuxRig: Sendable {
         if let csv = csvs.first {
             let rows = try CSVRead.records(try String(contentsOfFile: dir + "/" + csv, encoding: .utf8))
             #expect(rows.count >= 2 && rows.allSatisfy { $0.count == rows[0].count })
+            // Beside it, the per-host percentile table of the finished tasks.
+            let table = try String(contentsOfFile: dir + "/" + csv.dropLast(4) + ".txt", encoding: .utf8)
+            #expect(table.contains("  PHASE ") || table.hasPrefix("no transactions"), "\(table)")
+            #expect(table.split(separator: "\n").allSatisfy { $0.count <= 80 })
         }
 
         // q: cancel with resume data, exit, terminal restored. A download the server made not

@@ -9,6 +9,8 @@ public enum Command: Sendable, Equatable {
     case print(String)
     /// `transfertop clean [DIR] [--yes]`: list (or delete) stale partial downloads.
     case clean(directory: String?, delete: Bool)
+    /// `transfertop compare BEFORE.csv AFTER.csv`: two runs' exports per host and phase.
+    case compare(CompareRequest)
     /// `status`, `wait`, `attach`, `control` and `daemon`.
     case background(BackgroundCommand)
 }

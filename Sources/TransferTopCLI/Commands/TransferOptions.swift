@@ -139,6 +139,15 @@ struct TransferOptions: ParsableArguments {
             completion: .file())
     var har: String?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Line mode's end-of-run summary: tasks (a row per task, the default), hosts (per host and protocol: hops, errors and p50/p90/p99/max of dns, connect, tls, ttfb and total), all (both), or json (the per-host numbers as JSON on stdout; state lines go to stderr).", valueName: "MODE"),
+            completion: .list(SummaryMode.allCases.map(\.rawValue)))
+    var summary: String?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Budgets checked at the end of the run, comma-separated: PHASE.pNN<LIMIT or PHASE.max<LIMIT (PHASE: dns, connect, tls, ttfb, total; LIMIT in ms, s or us) and errors<N%; 'host=NAME:' before one limits it to a host. A breach is a line on stderr and exit status 3.", valueName: "BUDGETS"))
+    var slo: String?
+
     @Flag(help: "Let --csv/--har replace an existing file.")
     var force = false
 
@@ -234,6 +243,8 @@ struct TransferOptions: ParsableArguments {
         if let v = csv { o.csv = try OptionValues.nonEmpty(v, "--csv") }
         if let v = har { o.har = try OptionValues.nonEmpty(v, "--har") }
         o.force = force
+        if let v = summary { o.summary = try OptionValues.summary(v) }
+        if let v = slo { o.slo = try OptionValues.budgets(v) }
         if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
         o.noTUI = noTUI
         o.progress = progress

@@ -70,8 +70,18 @@ enum ManualPage {
     static func trimPeriod(_ s: String) -> String { s.hasSuffix(".") ? String(s.dropLast()) : s }
     static func lowerFirst(_ s: String) -> String { s.prefix(1).lowercased() + s.dropFirst() }
 
-    /// What the declarations do not say: the environment, the files, where to read more.
+    /// What the declarations do not say: the exit statuses, the environment, the files, where
+    /// to read more.
     static let fixedSections = [
+        ".SH EXIT STATUS",
+        ".TP", "\\fB0\\fR",
+        "Every task completed with a 2xx response (file, ftp and data: URLs: without an error); \\fBcompare\\fR: no row got slower.",
+        ".TP", "\\fB1\\fR",
+        "A task failed, got an HTTP error or was cancelled, or an export could not be written; \\fBcompare\\fR: a row got slower beyond \\fB\\-\\-threshold\\fR.",
+        ".TP", "\\fB2\\fR",
+        "A usage error, found before any transfer: a bad option or budget (\\fB\\-\\-slo\\fR names the column), a file that cannot be read (\\fBcompare\\fR: a file that is not a \\fB\\-\\-csv\\fR export).",
+        ".TP", "\\fB3\\fR",
+        "A \\fB\\-\\-slo\\fR budget was breached (a line on stderr for each); it wins over 1.",
         ".SH ENVIRONMENT",
         ".TP", "\\fBXDG_STATE_HOME\\fR",
         "Resume data and the record of finished files live under \\fI$XDG_STATE_HOME/transfertop\\fR (default \\fI~/.local/state/transfertop\\fR).",
@@ -80,6 +90,6 @@ enum ManualPage {
         ".TP", "\\fBNO_COLOR\\fR",
         "When set, the monitor draws without colour.",
         ".SH SEE ALSO",
-        "\\fBcurl\\fR(1). The project's \\fIdocs/cli.md\\fR, \\fIdocs/jobs.md\\fR, \\fIdocs/keys.md\\fR and \\fIdocs/themes.md\\fR.",
+        "\\fBcurl\\fR(1). The project's \\fIdocs/cli.md\\fR, \\fIdocs/evidence.md\\fR, \\fIdocs/jobs.md\\fR, \\fIdocs/keys.md\\fR and \\fIdocs/themes.md\\fR.",
     ]
 }

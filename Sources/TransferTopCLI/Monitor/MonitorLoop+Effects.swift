@@ -1,4 +1,5 @@
 import Foundation
+import RunEvidence
 import TransferKit
 import TransferTopRun
 import TransferTopUI
@@ -78,7 +79,9 @@ extension MonitorLoop {
         model.statusMessage = "session \(s.sessionID) (\(plan.name)) created; press n to add a task to it"
     }
 
-    /// `e`: the CSV goes next to the downloads, with a time-stamped name shown in the status line.
+    /// `e`: the CSV goes next to the downloads, with a time-stamped name shown in the status
+    /// line, and beside it the per-host percentile table of the finished tasks (`.txt`, the
+    /// table of line mode's `--summary hosts`; DECISIONS 190).
     func exportCSV() {
         // The daemon's tasks are not this run's (they have no metrics here): `status --json` has them.
         if runner.taskSnapshots().isEmpty, model.sessions.contains(where: { model.isDaemonSession($0.id) }) {
@@ -87,9 +90,13 @@ extension MonitorLoop {
         }
         let f = DateFormatter()
         f.dateFormat = "yyyyMMdd-HHmmss"
-        let path = runner.plan.outputDirectory + "/transfertop-\(f.string(from: Date())).csv"
-        let errors = Exports.write(TransactionCSV.csv(runner.taskSnapshots()), to: path)
-        model.statusMessage = errors.first ?? "CSV written to \(path)"
+        let stem = runner.plan.outputDirectory + "/transfertop-\(f.string(from: Date()))"
+        let tasks = runner.taskSnapshots()
+        let finished = tasks.filter { $0.state == .completed }
+        let table = EvidenceFormat.table(RunStatistics(finished.flatMap(HopSample.samples)))
+            .map { TerminalText.safe($0) }.joined(separator: "\n") + "\n"
+        let errors = Exports.write(TransactionCSV.csv(tasks), to: stem + ".csv") + Exports.write(table, to: stem + ".txt")
+        model.statusMessage = errors.first ?? "CSV written to \(stem).csv, percentiles per host to \(stem).txt"
     }
 
     func loadTheme(_ name: String) {

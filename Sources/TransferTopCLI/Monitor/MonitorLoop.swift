@@ -1,4 +1,5 @@
 import Foundation
+import RunEvidence
 import TransferKit
 import TransferTopRun
 import TransferTopUI
@@ -30,11 +31,15 @@ final class MonitorLoop {
 
     /// Background sessions of the daemon, when listed.
     let daemon: DaemonFeed?
+    /// `--slo`: checked each frame against the finished tasks (the header turns red).
+    let budgets: [Budget]
 
     init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag,
          daemon: DaemonFeed? = nil, attached: String? = nil) {
         self.runner = runner
         self.daemon = daemon
+        // Checked when the option was read, so it parses here.
+        budgets = (try? BudgetParser.parse(options.slo ?? "")) ?? []
         self.ring = ring
         self.options = options
         self.environment = environment
@@ -54,6 +59,15 @@ final class MonitorLoop {
         if let attached { model.statusMessage = "attached to background session \(attached): q detaches, the daemon's tasks go on" }
         loadBindings()
         loadTheme(options.theme)
+    }
+
+    /// `OVER BUDGET ttfb.p95<100ms: 253ms` (the value, or why there is none).
+    static func breachText(_ r: BudgetResult) -> String {
+        let value = r.value.map { v -> String in
+            if case .errors = r.budget.metric { return String(format: "%.1f%%", v) }
+            return EvidenceFormat.duration(v)
+        } ?? r.note ?? ""
+        return TerminalText.safe("OVER BUDGET \(r.budget): \(value)")
     }
 
     /// Runs until `q` (or a signal) and every task has stopped; returns the exit status.
@@ -133,6 +147,10 @@ final class MonitorLoop {
         model.append(ring.drain() + (daemon?.takeEvents() ?? []))
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
         model.expireStatusMessage()
+        if !budgets.isEmpty, let stats = runner.statistics {
+            // The finished tasks so far against `--slo`: the header names the first breach.
+            model.budgetBreach = Budget.check(budgets, stats).first(where: \.breached).map(Self.breachText)
+        }
         let grid = ScreenRenderer.render(model, bindings: bindings)
         screen.flush(grid)
         let ended = clock.now

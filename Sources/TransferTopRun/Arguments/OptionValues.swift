@@ -1,4 +1,5 @@
 import Foundation
+import RunEvidence
 import TransferModel
 import TransferTopUI
 
@@ -108,5 +109,23 @@ package enum OptionValues {
             throw UsageError("\(option) must be PORT or HOST:PORT with a port from 0 to 65535, not '\(SafeQuote.quote(v, limit: 40))'")
         }
         return ListenAddress(host: host, port: port)
+    }
+
+    package static func summary(_ v: String) throws(UsageError) -> SummaryMode {
+        guard let mode = SummaryMode(rawValue: v) else {
+            throw UsageError("--summary must be \(SummaryMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(SafeQuote.quote(v, limit: 20))'")
+        }
+        return mode
+    }
+
+    /// `--slo`: parsed here so a bad budget is a usage error (exit 2) naming its column; the
+    /// run parses the same text again.
+    package static func budgets(_ v: String) throws(UsageError) -> String {
+        do {
+            _ = try BudgetParser.parse(v)
+        } catch {
+            throw UsageError("bad --slo '\(SafeQuote.quote(v, limit: 120))' at column \(error.column): \(error.reason)")
+        }
+        return v
     }
 }

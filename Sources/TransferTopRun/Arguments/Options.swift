@@ -58,6 +58,11 @@ public struct Options: Sendable, Equatable, Codable {
     public var maxRedirects = 16
     /// `--[no-]content-disposition`: name downloads after the server's proposed name.
     public var contentDisposition = true
+    /// `--summary MODE`: what line mode prints when the run ends; nil is `tasks`. Optional,
+    /// as `slo` is, so a submission journaled by a version without them still decodes.
+    public var summary: SummaryMode? = nil
+    /// `--slo BUDGETS`: the text, checked where it was read (`OptionValues.budgets`).
+    public var slo: String? = nil
     /// `--force`: `--csv`/`--har` may replace an existing file.
     public var force = false
     /// `--clobber` / `--no-clobber` (the last one given wins).
@@ -80,6 +85,15 @@ public struct Options: Sendable, Equatable, Codable {
     public var background: String? = nil
 
     public init() {}
+}
+
+/// `--summary`: the per-task table (unchanged default), the per-host percentile table, both,
+/// or JSON (DECISIONS 190).
+public enum SummaryMode: String, Sendable, Equatable, Codable, CaseIterable {
+    case tasks, hosts, all, json
+
+    var showsTasks: Bool { self == .tasks || self == .all }
+    var showsHosts: Bool { self == .hosts || self == .all }
 }
 
 /// Where a server of ours listens (`--prometheus`).

@@ -79,9 +79,18 @@ public enum LineFormat {
             emit(fmt(row(t)))
             if succeeded(t) { ok += 1 }
         }
+        emit(totalLine(tasks, ok: ok))
+    }
+
+    /// The summary's last line: `3 tasks: 2 succeeded, 1 did not (ok 2, …)`.
+    public static func totalLine(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool) -> String {
+        totalLine(tasks, ok: tasks.count { succeeded($0) })
+    }
+
+    static func totalLine(_ tasks: [TaskSnapshot], ok: Int) -> String {
         let counts = StateCounts(tasks)
-        emit("\(Units.count(tasks.count, "task")): \(ok) succeeded, \(tasks.count - ok) did not"
-            + " (ok \(counts[.completed]), HTTP error \(counts[.httpError]), error \(counts[.failed]), cancelled \(counts[.cancelled]))")
+        return "\(Units.count(tasks.count, "task")): \(ok) succeeded, \(tasks.count - ok) did not"
+            + " (ok \(counts[.completed]), HTTP error \(counts[.httpError]), error \(counts[.failed]), cancelled \(counts[.cancelled]))"
     }
 
     /// A field's width in the table: its characters (an ASCII field's bytes, counted without

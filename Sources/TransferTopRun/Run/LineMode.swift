@@ -1,4 +1,5 @@
 import Foundation
+import RunEvidence
 import Synchronization
 import TransferKit
 
@@ -6,36 +7,47 @@ import TransferKit
 public enum LineMode {
     /// `progress`: `--progress`, periodic progress lines when stdout is not a terminal (on a
     /// terminal the progress line is always drawn, in place).
-    public static func run(_ runner: Runner, environment: [String: String], progress: Bool = false) async -> Int32 {
-        let isTerminal = isatty(STDOUT_FILENO) == 1
+    /// `summary`: what the end prints (`--summary`); `budgets`: `--slo`, checked at the end.
+    public static func run(_ runner: Runner, environment: [String: String], progress: Bool = false,
+                           summary: SummaryMode = .tasks, budgets: [Budget] = []) async -> Int32 {
+        let json = summary == .json
+        // With JSON, stdout carries the one document a program reads: the lines a person
+        // follows go to stderr, and no progress line is drawn.
+        let isTerminal = isatty(json ? STDERR_FILENO : STDOUT_FILENO) == 1
         let color = usesColor(isTerminal: isTerminal, environment: environment)
         let out = Output.shared
         // Never silent (DECISIONS 110): `-k` is said once, before anything is fetched.
         if let warning = insecureWarning(runner.plan) { out.error(warning) }
         runner.keepsCompletedTasks = false  // a long list holds only its window
+        if !summary.showsTasks || !budgets.isEmpty { runner.collectEvidence() }
         let lines = LineBuffer(out)
-        let meter = LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
+        let meter = json ? nil : LineProgress.mode(isTerminal: isTerminal, progressFlag: progress)
             .map { LineProgress(mode: $0, runner: runner, lines: lines) }
-        runner.setEventSink(stateAndProgressOnly: true, sink(runner, color: color, progress: meter) { lines.line($0) })
+        runner.setEventSink(stateAndProgressOnly: true, sink(runner, color: color, progress: meter) {
+            if json { out.error($0) } else { lines.line($0) }
+        })
         let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self)
         let deadline = InterruptDeadline { endedContinuation.finish() }
         let signals = SignalWatcher { signo in
             meter?.stop()
             lines.clearStatus()
-            out.line("transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data")
+            let said = "transfertop: \(signo == SIGINT ? "interrupted" : "terminated"); cancelling, keeping resume data"
+            if json { out.error(said) } else { out.line(said) }
             runner.interrupt()
             deadline.arm(stopped: { runner.finishedCount }) {
                 out.error("transfertop: no task stopped for \(Int(InterruptDeadline.grace)) s after the cancel; ending without the ones left")
             }
         }
         runner.start()
-        for n in runner.takeNotices() { out.line("note: " + TerminalText.safe(n)) }
+        for n in runner.takeNotices() {
+            if json { out.error("note: " + TerminalText.safe(n)) } else { out.line("note: " + TerminalText.safe(n)) }
+        }
         runner.whenFinished { deadline.finish() }
         for await _ in ended {}
         signals.cancel()
         meter?.stop()
         lines.close()
-        return finish(runner, out: out)
+        return finish(runner, out: out, summary: summary, budgets: budgets)
     }
 
     /// The one stderr line of a run with `-k` (any of its sessions), nil without.
@@ -66,24 +78,51 @@ public enum LineMode {
         }
     }
 
-    /// After the run: notices, the summary table, the exports, the exit status.
-    static func finish(_ runner: Runner, out: Output) -> Int32 {
-        for n in runner.takeNotices() { out.line("note: " + TerminalText.safe(n)) }
-        out.line("")
+    /// After the run: notices, the summary (`--summary`), the exports, the budgets
+    /// (`--slo`), the exit status: 3 when a budget was breached, else 1 when a task failed or
+    /// an export could not be written, else 0 (DECISIONS 191).
+    static func finish(_ runner: Runner, out: Output, summary: SummaryMode = .tasks, budgets: [Budget] = []) -> Int32 {
+        let json = summary == .json
+        let say: (String) -> Void = { json ? out.error($0) : out.line($0) }
+        for n in runner.takeNotices() { say("note: " + TerminalText.safe(n)) }
         let all = runner.taskSnapshots()
-        // Streamed in 64 KiB writes: a 100,000-row table is never one string.
-        var chunk = ""
-        LineFormat.summaryLines(all, succeeded: runner.succeeded) { line in
-            chunk += line + "\n"
-            if chunk.utf8.count >= 64 * 1024 { out.write(chunk, fd: STDOUT_FILENO); chunk = "" }
+        let stats = runner.statistics ?? RunStatistics()
+        let results = Budget.check(budgets, stats)
+        if json {
+            let totals = TaskTotals(total: all.count, succeeded: all.count { runner.succeeded($0) })
+            out.line(EvidenceFormat.json(stats, tasks: totals, budgets: results).serialized(pretty: true))
+        } else {
+            out.line("")
+            // Streamed in 64 KiB writes: a 100,000-row table is never one string.
+            var chunk = ""
+            func emit(_ line: String) {
+                chunk += line + "\n"
+                if chunk.utf8.count >= 64 * 1024 { out.write(chunk, fd: STDOUT_FILENO); chunk = "" }
+            }
+            if summary.showsTasks {
+                LineFormat.summaryLines(all, succeeded: runner.succeeded, emit: emit)
+                if summary.showsHosts { emit("") }
+            }
+            if summary.showsHosts {
+                for line in EvidenceFormat.table(stats) { emit(TerminalText.safe(line)) }
+                if !summary.showsTasks { emit(LineFormat.totalLine(all, succeeded: runner.succeeded)) }
+            }
+            out.write(chunk, fd: STDOUT_FILENO)
         }
-        out.write(chunk, fd: STDOUT_FILENO)
         let notStarted = runner.notStartedCount
-        if notStarted > 0 { out.line("\(notStarted) task(s) of the list were not started") }
-        if let text = runner.interruptionMessage() { out.line(text) }
+        if notStarted > 0 { say("\(notStarted) task(s) of the list were not started") }
+        if let text = runner.interruptionMessage() { say(text) }
         let errors = runner.writeExports()
         for e in errors { out.error("transfertop: \(e)") }
+        if reportBreaches(results, out: out) { return 3 }
         return errors.isEmpty ? runner.exitStatus(all) : 1
+    }
+
+    /// One stderr line per breached budget; whether there was one.
+    package static func reportBreaches(_ results: [BudgetResult], out: Output) -> Bool {
+        let breached = results.filter(\.breached)
+        for r in breached { out.error("transfertop: " + TerminalText.safe(r.line)) }
+        return !breached.isEmpty
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RunEvidence
 import Synchronization
 import TransferKit
 
@@ -18,6 +19,10 @@ public final class Runner: @unchecked Sendable {
     /// out of `withLock`'s inout, so every read wrapped it in two more thunks, and after some
     /// 10,000 events calling it overflowed the stack.
     let sink = Locked<EventSink?>(nil)
+    /// Every finished task's hops, per host and phase, when the run reports them (`--summary
+    /// hosts|all|json`, `--slo`): histograms of constant size, so the evidence of a long list
+    /// costs no more memory than a short one's, and line mode still lets each task go.
+    let evidence = Locked<RunStatistics?>(nil)
     /// Cache problems already said (`takeNotices`).
     let reportedCacheProblems = Locked<Set<String>>([])
 
@@ -83,6 +88,12 @@ public final class Runner: @unchecked Sendable {
             CompletionStore.Journal(store: $0, outputDirectory: plan.outputDirectory)
         }
     }
+
+    /// Starts keeping the run's per-host phase statistics (before `start`).
+    public func collectEvidence() { evidence.withLock { if $0 == nil { $0 = RunStatistics() } } }
+
+    /// The statistics so far (nil unless `collectEvidence` was called).
+    public var statistics: RunStatistics? { evidence.withLock { $0 } }
 
     /// `stateAndProgressOnly`: the sink reads only task state changes and progress (line
     /// mode), so the sessions need not make the other events at all (DECISIONS 137).
@@ -244,6 +255,10 @@ extension Runner {
         guard first else { return }
         if observability.wantsFinishedTasks, let task = state.withLock({ $0.tasks[tid] }) {
             observability.taskFinished(task.snapshot())
+        }
+        if evidence.withLock({ $0 != nil }), let task = state.withLock({ $0.tasks[tid] }) {
+            let samples = HopSample.samples(task.snapshot())
+            evidence.withLock { stats in for s in samples { stats?.add(s) } }
         }
         // Start the next ones before leaving the group, so it never looks empty midway.
         retireIfStreaming(session, tid)

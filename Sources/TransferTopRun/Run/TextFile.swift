@@ -5,9 +5,9 @@ import TransferModel
 /// A pipe, a FIFO or `/dev/null` is read like a file (`-i <(generator)`): a FIFO waits for its
 /// writer here, before any signal handling is set up, so Ctrl-C or SIGTERM still end the
 /// process at once. Bytes that are not UTF-8 are a usage error naming the first such line.
-enum TextFile {
+package enum TextFile {
     /// `what` names the file in messages: "input file", "job file".
-    static func read(_ file: String, _ what: String) throws(UsageError) -> String {
+    package static func read(_ file: String, _ what: String) throws(UsageError) -> String {
         let shown = SafeQuote.quote(file)
         let data: Data
         if file == "-" {

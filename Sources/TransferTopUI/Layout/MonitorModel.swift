@@ -70,6 +70,9 @@ public struct MonitorModel: Sendable {
     /// No colour reaches the terminal (NO_COLOR, no colour support, the monochrome theme):
     /// glyphs then carry what colour would (waterfall phases get a letter each).
     public var monochrome = false
+    /// The first `--slo` budget the run has breached so far, as the header names it (e.g.
+    /// `OVER BUDGET ttfb.p95<100ms: 253ms`); nil while every budget holds.
+    public var budgetBreach: String?
     /// `--debug`: the header also shows how long each frame took.
     public var debug = false
     /// Destructive keys ask first (`--yes` turns this off).

@@ -4,8 +4,12 @@ import TransferModel
 extension ScreenRenderer {
     /// The totals line. Pieces are dropped from the least useful end until the line fits.
     static func drawHeader(_ grid: inout CellGrid, _ model: MonitorModel) {
-        grid.fill(role: .header, column: 0, row: 0, width: grid.width, height: 1)
+        // A breached `--slo` budget turns the whole line to the error colour and is named
+        // right after the program's name, so it survives any width (DECISIONS 191).
+        let role: StyleRole = model.budgetBreach == nil ? .header : .error
+        grid.fill(role: role, column: 0, row: 0, width: grid.width, height: 1)
         var pieces = headerPieces(model)
+        if let breach = model.budgetBreach { pieces.insert(breach, at: min(1, pieces.count)) }
         // `-k`: said first after the name, in the error colour, so it is never cut off.
         let unverified = model.totals.values.reduce(0) { $0 + $1.unverifiedTLS }
         // From the configuration at start (`-k`), counted once hops have completed unverified.
@@ -13,12 +17,12 @@ extension ScreenRenderer {
         let reserved = warning.isEmpty ? 0 : DisplayWidth.of(warning) + 2
         while pieces.count > 1, DisplayWidth.of(pieces.joined(separator: "  ")) + reserved > grid.width { pieces.removeLast() }
         guard !warning.isEmpty, let name = pieces.first else {
-            grid.write(pieces.joined(separator: "  "), column: 0, row: 0, role: .header)
+            grid.write(pieces.joined(separator: "  "), column: 0, row: 0, role: role)
             return
         }
-        var x = grid.write(name + "  ", column: 0, row: 0, role: .header)
+        var x = grid.write(name + "  ", column: 0, row: 0, role: role)
         x = grid.write(warning, column: x, row: 0, role: .error)
-        grid.write(([""] + pieces.dropFirst()).joined(separator: "  "), column: x, row: 0, role: .header)
+        grid.write(([""] + pieces.dropFirst()).joined(separator: "  "), column: x, row: 0, role: role)
     }
 
     /// In order of importance: name, tasks per state, speeds, sessions, frame time.
