@@ -52,7 +52,7 @@ let package = Package(
         // reads the environment.
         .target(name: "TransferModel"),
         // SHA-256 and MD5 through CCurl's OpenSSL calls: file names, segment digests, bodies.
-        .target(name: "Digest", dependencies: ["CCurl"]),
+        .target(name: "Digest", dependencies: ["CCurl", "TransferModel"]),
         // A run as evidence, pure: per-host phase histograms and their percentile table and
         // JSON, budgets (`--slo`) and their checks, and `compare` of two CSV exports.
         .target(name: "RunEvidence", dependencies: ["TransferModel", .product(name: "Histogram", package: "hdrhistogram-swift")]),

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import TransferModel
 
 /// SHA-256 through the OpenSSL shim in CCurl (no CryptoKit on Linux, and swift-crypto would be
 /// a dependency for one function): file names, segment digests and bodies hashed as they
@@ -16,17 +17,7 @@ public enum SHA256 {
     /// The digest as 64 lowercase hex digits.
     public static func hex(_ data: Data) -> String { hex(digest(data)) }
 
-    public static func hex(_ digest: [UInt8]) -> String {
-        // One buffer, no String per byte (it was most of a journal key's cost).
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: digest.count * 2) { out in
-            for (i, byte) in digest.enumerated() {
-                out[2 * i] = digits[Int(byte >> 4)]
-                out[2 * i + 1] = digits[Int(byte & 0xF)]
-            }
-            return digest.count * 2
-        }
-    }
+    public static func hex(_ digest: [UInt8]) -> String { HexDigits.lowercase(digest) }
 
     /// Incremental SHA-256, for bodies hashed as they stream (the loopback server's `/echo`).
     public final class Hasher {

@@ -21,18 +21,7 @@ public struct UnnamedFile: ~Copyable {
 
     /// Writes all of `data`; false with `errno` set (a full disk) otherwise.
     public func write(_ data: Data) -> Bool {
-        data.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let n = Foundation.write(fd, bytes.baseAddress! + done, bytes.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
-            }
-            return true
-        }
+        data.withUnsafeBytes { DownloadFiles.writeAll(fd, $0) }
     }
 
     /// Names the file `path`: 0, or -1 with `errno` (`EEXIST`: the name is taken; `ENOENT`

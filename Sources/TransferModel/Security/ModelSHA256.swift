@@ -17,17 +17,7 @@ enum ModelSHA256 {
     static func hex(_ data: Data) -> String { hex(digest(data)) }
 
     /// Any digest as lowercase hex digits.
-    static func hex(_ digest: [UInt8]) -> String {
-        // One buffer, no String per byte (it was most of a journal key's cost).
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: digest.count * 2) { out in
-            for (i, byte) in digest.enumerated() {
-                out[2 * i] = digits[Int(byte >> 4)]
-                out[2 * i + 1] = digits[Int(byte & 0xF)]
-            }
-            return digest.count * 2
-        }
-    }
+    static func hex(_ digest: [UInt8]) -> String { HexDigits.lowercase(digest) }
 
     /// Incremental SHA-256.
     final class Hasher {
