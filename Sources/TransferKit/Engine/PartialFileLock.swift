@@ -88,3 +88,28 @@ enum PartialFiles {
         return dir
     }
 }
+
+/// Where a session keeps partial downloads: the state directory for default sessions (so
+/// resume data survives a restart), a private temp directory for ephemeral ones. Computed and
+/// created once per session, on first use, from any thread.
+final class PartialDirectory: Sendable {
+    private let ephemeral: Bool
+    private let stateDirectory: String?
+    private let made = Locked<String?>(nil)
+
+    init(_ configuration: TransferConfiguration) {
+        if case .ephemeral = configuration.kind { ephemeral = true } else { ephemeral = false }
+        stateDirectory = configuration.stateDirectory
+    }
+
+    var path: String {
+        made.withLock { made in
+            if let made { return made }
+            let temporary = NSTemporaryDirectory() + "transferkit-\(getuid())"
+            let base = ephemeral ? temporary : StatePaths.stateDirectory(stateDirectory) ?? temporary
+            let path = PartialFiles.directory(under: base)
+            made = path
+            return path
+        }
+    }
+}

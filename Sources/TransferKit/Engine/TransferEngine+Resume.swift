@@ -4,27 +4,8 @@ import Foundation
 /// Download resume: resume data out of a stopped download, and a download
 /// continued from it that validates the server's answer and never splices two versions.
 extension TransferEngine {
-    /// Where this session keeps partial downloads: the state directory for default sessions
-    /// (so resume data survives a restart), a private temp directory for ephemeral ones.
-    var partialDirectory: String {
-        partialDirectoryCache.withLock { cached in
-            if let cached { return cached }
-            let made = makePartialDirectory()
-            cached = made
-            return made
-        }
-    }
-
-    /// Computed (and created) once per session, not once per download.
-    func makePartialDirectory() -> String {
-        let base: String
-        if case .ephemeral = configuration.kind {
-            base = NSTemporaryDirectory() + "transferkit-\(getuid())"
-        } else {
-            base = StatePaths.stateDirectory(configuration.stateDirectory) ?? NSTemporaryDirectory() + "transferkit-\(getuid())"
-        }
-        return PartialFiles.directory(under: base)
-    }
+    /// The session's partial directory, made on first use (`PartialDirectory`).
+    var partialDirectory: String { partials.path }
 
     /// Resume data for a download stopped now, or nil when it could not be continued.
     func makeResumeData(_ t: Transfer) -> Data? {

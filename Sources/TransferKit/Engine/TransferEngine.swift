@@ -62,8 +62,8 @@ final class TransferEngine: @unchecked Sendable {
     let cookies: CookieLayers
     /// HSTS hosts learnt by this session and their file (SessionHSTS.swift).
     let hsts: SessionHSTS
-    /// The partial directory, made on first use (read from any thread, hence the lock).
-    let partialDirectoryCache = Locked<String?>(nil)
+    /// Where this session keeps partial downloads (PartialFileLock.swift); any thread.
+    let partials: PartialDirectory
     /// The session's credentials: the configuration's store, else by kind (DECISIONS 89).
     lazy var credentials: CredentialStore = configuration.credentialStore
         ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared(stateDirectory: configuration.stateDirectory))
@@ -78,6 +78,7 @@ final class TransferEngine: @unchecked Sendable {
          sessionCookies: TransferCookieStorage = TransferCookieStorage(), timerClock: any EngineClock = MonotonicEngineClock()) {
         self.configuration = configuration
         slots = HostSlots(connectionsPerHost: configuration.httpMaximumConnectionsPerHost)
+        partials = PartialDirectory(configuration)
         cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
         hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
