@@ -46,8 +46,8 @@ final class TransferEngine: @unchecked Sendable {
     var allSuspended = false
     /// Each host's handles in the multi and the engine's queue for the rest (HostSlots).
     var slots: HostSlots<Transfer>
-    /// Transfers pausing before another connection attempt (`waitsForConnectivity`).
-    var connectivityWaiters: [ObjectIdentifier: Transfer] = [:]
+    /// Transfers pausing before another connection attempt (ConnectivityRetry.swift).
+    var connectivity: ConnectivityRetry
     /// Makes the files downloads are written to (DownloadFiles.swift); any thread.
     let downloads: DownloadFiles
     /// What the session asked to see of its requests (RequestTrace.swift).
@@ -87,6 +87,7 @@ final class TransferEngine: @unchecked Sendable {
         self.timerClock = timerClock
         self.sessionID = sessionID
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
+        connectivity = ConnectivityRetry(enabled: configuration.waitsForConnectivity)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
@@ -234,7 +235,7 @@ final class TransferEngine: @unchecked Sendable {
             if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
             next = min(next, d.resource)
         }
-        if !connectivityWaiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
+        if !connectivity.waiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
         nextDeadline = next
         allSuspended = !anyRunning
         for (t, e) in expired {
@@ -260,7 +261,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func teardown() {
         slots.removeAllWaiting()
-        connectivityWaiters.removeAll()
+        connectivity.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         hsts.save()
