@@ -73,7 +73,7 @@ extension TransferEngine {
                                           failingURL: Redaction.redactURL(t.request.url.absoluteString))
         }
         let status = stored.statusCode, headers = stored.headers, end = clock.date(Monotonic.now())
-        updateTransaction(t) { m in
+        TransactionRecorder.update(t) { m in
             m.statusCode = status
             m.responseHeaders = headers
             m.resourceFetchType = .localCache
@@ -138,7 +138,7 @@ extension TransferEngine {
                 t.sinkFailure = TransferError(.cannotWriteToFile, "the cached body could not be delivered",
                                               failingURL: Redaction.redactURL(t.request.url.absoluteString))
             }
-            updateTransaction(t) { m in
+            TransactionRecorder.update(t) { m in
                 m.statusCode = 304
                 m.isRevalidated = true
             }

@@ -125,7 +125,7 @@ extension TransferEngine {
             if let reply { task.session.deliver(awaited: true) { reply(nil) } }
             return
         }
-        recordInterruptedHop(t, error)
+        recorder.recordInterruptedHop(t, error)
         detach(t)
         let resumeData = byProducingResumeData ? makeResumeData(t) : nil
         var e = error

@@ -17,7 +17,7 @@ extension TransferEngine {
         // The live record gets the head now, so a monitor shows the status and the response
         // headers while the body is still coming; the hop's end sets them again.
         let status = t.statusCode > 0 ? t.statusCode : nil, headers = t.responseHeaders
-        updateTransaction(t) { m in
+        TransactionRecorder.update(t) { m in
             m.statusCode = status
             m.responseHeaders = headers
         }
@@ -189,7 +189,7 @@ extension TransferEngine {
         // The observers' event counts this run's bytes (`ProgressLedger`).
         guard t.progress.eventDue(now: now, interval: Self.progressInterval, final: final),
               let moved = t.progress.emit(.init(received: t.totalReceived, sent: t.hopSent), now: now) else { return }
-        if !final { updateLivePhase(t) }
+        if !final { recorder.updateLivePhase(t) }
         t.task.session.emit(.progress(received: moved.received, sent: moved.sent), task: t.task)
     }
 

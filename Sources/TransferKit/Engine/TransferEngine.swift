@@ -27,6 +27,8 @@ final class TransferEngine: @unchecked Sendable {
     let clock = Monotonic()
     /// The time deadlines are checked against (EngineClock.swift); the monotonic clock in real use.
     let timerClock: any EngineClock
+    /// Each hop's transaction record from libcurl's facts (TransactionRecorder.swift).
+    let recorder: TransactionRecorder
     /// Commands from any thread, run by the transfer thread a turn at a time (EngineCommand.swift).
     private let inbox = CommandInbox()
     private let started = Locked(false)
@@ -88,6 +90,7 @@ final class TransferEngine: @unchecked Sendable {
         self.sessionID = sessionID
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         connectivity = ConnectivityRetry(enabled: configuration.waitsForConnectivity)
+        recorder = TransactionRecorder(clock: clock, configuration: configuration)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
@@ -223,7 +226,7 @@ final class TransferEngine: @unchecked Sendable {
         for t in inMultiTransfers.values {
             anyRunning = anyRunning || t.flow.isRunning
             publishProgress(t, now: now)
-            if t.dequeuedAt != nil && t.firstHeaderAt == nil { updateLivePhase(t) }
+            if t.dequeuedAt != nil && t.firstHeaderAt == nil { recorder.updateLivePhase(t) }
             guard let d = deadlines(t) else { continue }
             if let e = expiredTimer(t, d, now: now) { expired.append((t, e)) }
             next = min(next, d.idle ?? .max, d.resource)
@@ -239,7 +242,7 @@ final class TransferEngine: @unchecked Sendable {
         nextDeadline = next
         allSuspended = !anyRunning
         for (t, e) in expired {
-            recordInterruptedHop(t, e)
+            recorder.recordInterruptedHop(t, e)
             detach(t)
             finishKeepingResumeData(t, error: e)
         }
