@@ -5,7 +5,7 @@ extension TransferEngine {
     // MARK: response head (called from the header callback)
 
     func responseHeadComplete(_ t: Transfer) {
-        cacheResponseHead(t)
+        httpCache?.responseHead(t)
         hsts.record(t)
         cookies.record(t.responseHeaders, for: t.request)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"

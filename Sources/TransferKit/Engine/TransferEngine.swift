@@ -29,6 +29,8 @@ final class TransferEngine: @unchecked Sendable {
     let timerClock: any EngineClock
     /// Each hop's transaction record from libcurl's facts (TransactionRecorder.swift).
     let recorder: TransactionRecorder
+    /// The HTTP cache's part in each task, when the configuration has one (CacheParticipation.swift).
+    let httpCache: CacheParticipation?
     /// Commands from any thread, run by the transfer thread a turn at a time (EngineCommand.swift).
     private let inbox = CommandInbox()
     private let started = Locked(false)
@@ -91,6 +93,7 @@ final class TransferEngine: @unchecked Sendable {
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         connectivity = ConnectivityRetry(enabled: configuration.waitsForConnectivity)
         recorder = TransactionRecorder(clock: clock, configuration: configuration)
+        httpCache = CacheParticipation(configuration: configuration, clock: clock)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
