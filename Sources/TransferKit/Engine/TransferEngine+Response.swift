@@ -23,7 +23,7 @@ extension TransferEngine {
         }
         // libcurl's own Digest answer may follow a 401 on this hop: each head starts afresh.
         t.redirectBody = Data()
-        if holdChallenge(t, response) { return }
+        if auth.holdChallenge(t, response) { return }
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),

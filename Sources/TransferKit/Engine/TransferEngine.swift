@@ -68,9 +68,8 @@ final class TransferEngine: @unchecked Sendable {
     let hsts: SessionHSTS
     /// The partial directory, made on first use (read from any thread, hence the lock).
     let partialDirectoryCache = Locked<String?>(nil)
-    /// The session's credentials: the configuration's store, else by kind (DECISIONS 89).
-    lazy var credentials: CredentialStore = configuration.credentialStore
-        ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared(stateDirectory: configuration.stateDirectory))
+    /// The session's credential store and the configuration's credentials (SessionCredentials.swift).
+    let auth: SessionCredentials
     /// Servers the session delegate trusted after a failed verification: "host:port" → the
     /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
     var trustExceptions: [String: String] = [:]
@@ -94,6 +93,7 @@ final class TransferEngine: @unchecked Sendable {
         connectivity = ConnectivityRetry(enabled: configuration.waitsForConnectivity)
         recorder = TransactionRecorder(clock: clock, configuration: configuration)
         httpCache = CacheParticipation(configuration: configuration, clock: clock)
+        auth = SessionCredentials(configuration: configuration)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
