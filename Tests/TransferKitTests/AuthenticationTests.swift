@@ -62,7 +62,7 @@ final class ChallengeAnswerer: TransferTaskDelegate, @unchecked Sendable {
         let (data, response) = try result.get()
         #expect(response.statusCode == 401)
         #expect(String(decoding: data, as: UTF8.self) == "authentication required\n")
-        #expect(seen.map(\.previousFailureCount) == Array(0..<TransferEngine.maximumChallenges))
+        #expect(seen.map(\.previousFailureCount) == Array(0..<SessionCredentials.maximumChallenges))
         #expect(seen.dropFirst().allSatisfy { $0.proposedCredential == Self.wrong })
     }
 

@@ -77,7 +77,7 @@ final class Transfer {
     /// Chunks handed to the data delegate and not yet consumed (shared with the delegate
     /// queue). Past `highWater` the transfer pauses so a slow delegate bounds memory.
     let chunksInFlight = Locked(0)
-    /// Authentication (TransferEngine+Auth.swift): the credential a challenge was answered
+    /// Authentication (SessionCredentials.swift): the credential a challenge was answered
     /// with and the space it answers (`credentialSpace`: its origin, or the proxy), the one
     /// this hop sent, the 401/407 held for the delegate, how many credentials were refused,
     /// and one to store once it worked.

@@ -193,7 +193,7 @@ extension Transfer {
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             held.append(contentsOf: bytes)
-            if cacheCapture != nil { engine.captureForCache(self, bytes) }
+            if cacheCapture != nil { engine.httpCache?.capture(self, bytes) }
             hopReceived += Int64(bytes.count)
             return bytes.count
         }
@@ -209,7 +209,7 @@ extension Transfer {
         case .file:
             if !writeToFile(bytes) { return 0 }
         }
-        if cacheCapture != nil { engine.captureForCache(self, bytes) }
+        if cacheCapture != nil { engine.httpCache?.capture(self, bytes) }
         hopReceived += Int64(bytes.count)
         return bytes.count
     }

@@ -12,8 +12,8 @@ extension TransferEngine {
         let doneAt = Monotonic.now()
         // An empty file (or a resumed one with nothing left) never called the write callback.
         if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
-        recordTransaction(t, code: code, doneAt: doneAt)
-        if code == CURLE_OK, !t.exchange.restartsFromZero, !t.exchange.keepsBodyAside, t.sinkFailure == nil { completeCaching(t) }
+        recorder.record(t, code: code, doneAt: doneAt, error: transferError(t, code: code))
+        if code == CURLE_OK, !t.exchange.restartsFromZero, !t.exchange.keepsBodyAside, t.sinkFailure == nil { httpCache?.complete(t) }
         // A file or FTP resource now shorter than the partial ("offset beyond file size",
         // before any MDTM comparison) has changed: start again from zero, as a changed MDTM
         // does, instead of failing with unusable resume data.

@@ -24,16 +24,16 @@ extension TransferEngine {
             if case .file(let url) = task.upload { try openUploadFile(t, url) }
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task.
-            let cache = cacheDecision(t)
+            let cache = httpCache?.decide(t)
             t.easy = try configurator.makeEasy(for: t, using: placeholder, steps: self)
             switch cache {
             case .useStored?:
                 beginTransaction(t)
-                serveFromCache(t)
+                httpCache?.serve(t, headComplete: responseHeadComplete, finish: { finish(t, error: $0) })
                 return
             case .fail?:
                 beginTransaction(t)
-                finish(t, error: Self.cacheMissError(t))
+                finish(t, error: CacheParticipation.missError(t))
                 return
             default: break
             }
@@ -125,7 +125,7 @@ extension TransferEngine {
             if let reply { task.session.deliver(awaited: true) { reply(nil) } }
             return
         }
-        recordInterruptedHop(t, error)
+        recorder.recordInterruptedHop(t, error)
         detach(t)
         let resumeData = byProducingResumeData ? makeResumeData(t) : nil
         var e = error

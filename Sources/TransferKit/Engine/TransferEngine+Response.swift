@@ -5,7 +5,7 @@ extension TransferEngine {
     // MARK: response head (called from the header callback)
 
     func responseHeadComplete(_ t: Transfer) {
-        cacheResponseHead(t)
+        httpCache?.responseHead(t)
         hsts.record(t)
         cookies.record(t.responseHeaders, for: t.request)
         let proto = t.easy.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_2_0) ? "h2" : "http/1.1"
@@ -17,13 +17,13 @@ extension TransferEngine {
         // The live record gets the head now, so a monitor shows the status and the response
         // headers while the body is still coming; the hop's end sets them again.
         let status = t.statusCode > 0 ? t.statusCode : nil, headers = t.responseHeaders
-        updateTransaction(t) { m in
+        TransactionRecorder.update(t) { m in
             m.statusCode = status
             m.responseHeaders = headers
         }
         // libcurl's own Digest answer may follow a 401 on this hop: each head starts afresh.
         t.redirectBody = Data()
-        if holdChallenge(t, response) { return }
+        if auth.holdChallenge(t, response) { return }
         let outcome = RedirectPolicy.evaluate(
             .init(method: t.request.httpMethod, url: t.request.url, headers: t.request.headers,
                   hasBody: t.task.upload != nil && t.hasBodyThisHop),
@@ -189,7 +189,7 @@ extension TransferEngine {
         // The observers' event counts this run's bytes (`ProgressLedger`).
         guard t.progress.eventDue(now: now, interval: Self.progressInterval, final: final),
               let moved = t.progress.emit(.init(received: t.totalReceived, sent: t.hopSent), now: now) else { return }
-        if !final { updateLivePhase(t) }
+        if !final { recorder.updateLivePhase(t) }
         t.task.session.emit(.progress(received: moved.received, sent: moved.sent), task: t.task)
     }
 

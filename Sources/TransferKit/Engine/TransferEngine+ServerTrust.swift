@@ -11,7 +11,7 @@ import Foundation
 /// of libcurl's connection matching, so an exception connection never serves a verified
 /// task (and the reverse). Exceptions last for the session, per host and port.
 extension TransferEngine {
-    static func trustKey(_ url: URL) -> String { "\(url.host?.lowercased() ?? ""):\(port(of: url))" }
+    static func trustKey(_ url: URL) -> String { "\(url.host?.lowercased() ?? ""):\(SessionCredentials.port(of: url))" }
 
     func configureTrustException(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {
         t.usesTrustException = false
@@ -56,7 +56,7 @@ extension TransferEngine {
             return
         }
         let url = t.request.url
-        let trust = ServerTrust(host: url.host ?? "", port: Self.port(of: url), certificates: certificates, reason: reason)
+        let trust = ServerTrust(host: url.host ?? "", port: SessionCredentials.port(of: url), certificates: certificates, reason: reason)
         let challenge = AuthenticationChallenge(
             protectionSpace: ProtectionSpace(host: trust.host, port: trust.port, protocol: "https", realm: nil,
                                              authenticationMethod: .serverTrust),

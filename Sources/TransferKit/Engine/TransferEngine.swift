@@ -27,6 +27,10 @@ final class TransferEngine: @unchecked Sendable {
     let clock = Monotonic()
     /// The time deadlines are checked against (EngineClock.swift); the monotonic clock in real use.
     let timerClock: any EngineClock
+    /// Each hop's transaction record from libcurl's facts (TransactionRecorder.swift).
+    let recorder: TransactionRecorder
+    /// The HTTP cache's part in each task, when the configuration has one (CacheParticipation.swift).
+    let httpCache: CacheParticipation?
     /// Commands from any thread, run by the transfer thread a turn at a time (EngineCommand.swift).
     private let inbox = CommandInbox()
     private let started = Locked(false)
@@ -46,8 +50,8 @@ final class TransferEngine: @unchecked Sendable {
     var allSuspended = false
     /// Each host's handles in the multi and the engine's queue for the rest (HostSlots).
     var slots: HostSlots<Transfer>
-    /// Transfers pausing before another connection attempt (`waitsForConnectivity`).
-    var connectivityWaiters: [ObjectIdentifier: Transfer] = [:]
+    /// Transfers pausing before another connection attempt (ConnectivityRetry.swift).
+    var connectivity: ConnectivityRetry
     /// Makes the files downloads are written to (DownloadFiles.swift); any thread.
     let downloads: DownloadFiles
     /// What the session asked to see of its requests (RequestTrace.swift).
@@ -64,9 +68,8 @@ final class TransferEngine: @unchecked Sendable {
     let hsts: SessionHSTS
     /// Where this session keeps partial downloads (PartialFileLock.swift); any thread.
     let partials: PartialDirectory
-    /// The session's credentials: the configuration's store, else by kind (DECISIONS 89).
-    lazy var credentials: CredentialStore = configuration.credentialStore
-        ?? (configuration.kind == .ephemeral ? CredentialStore() : .shared(stateDirectory: configuration.stateDirectory))
+    /// The session's credential store and the configuration's credentials (SessionCredentials.swift).
+    let auth: SessionCredentials
     /// Servers the session delegate trusted after a failed verification: "host:port" → the
     /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
     var trustExceptions: [String: String] = [:]
@@ -88,6 +91,10 @@ final class TransferEngine: @unchecked Sendable {
         self.timerClock = timerClock
         self.sessionID = sessionID
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
+        connectivity = ConnectivityRetry(enabled: configuration.waitsForConnectivity)
+        recorder = TransactionRecorder(clock: clock, configuration: configuration)
+        httpCache = CacheParticipation(configuration: configuration, clock: clock)
+        auth = SessionCredentials(configuration: configuration)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
@@ -223,7 +230,7 @@ final class TransferEngine: @unchecked Sendable {
         for t in inMultiTransfers.values {
             anyRunning = anyRunning || t.flow.isRunning
             publishProgress(t, now: now)
-            if t.dequeuedAt != nil && t.firstHeaderAt == nil { updateLivePhase(t) }
+            if t.dequeuedAt != nil && t.firstHeaderAt == nil { recorder.updateLivePhase(t) }
             guard let d = deadlines(t) else { continue }
             if let e = expiredTimer(t, d, now: now) { expired.append((t, e)) }
             next = min(next, d.idle ?? .max, d.resource)
@@ -235,11 +242,11 @@ final class TransferEngine: @unchecked Sendable {
             if let e = expiredTimer(head, d, now: now) { expired.append((head, e)) }
             next = min(next, d.resource)
         }
-        if !connectivityWaiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
+        if !connectivity.waiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
         nextDeadline = next
         allSuspended = !anyRunning
         for (t, e) in expired {
-            recordInterruptedHop(t, e)
+            recorder.recordInterruptedHop(t, e)
             detach(t)
             finishKeepingResumeData(t, error: e)
         }
@@ -261,7 +268,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func teardown() {
         slots.removeAllWaiting()
-        connectivityWaiters.removeAll()
+        connectivity.removeAll()
         for t in transfers.values { detach(t) }
         transfers.removeAll()
         hsts.save()

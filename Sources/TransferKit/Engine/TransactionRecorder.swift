@@ -1,17 +1,35 @@
 import CCurl
 import Foundation
 
-extension TransferEngine {
+/// A hop's transaction record (`TransactionMetrics`, the last of the task's live metrics):
+/// completed from libcurl's facts when the hop ends (read then, while the handle still holds
+/// them) and the engine's own timestamps, and moved forward while the hop runs so the
+/// monitor's waterfall grows. Used on the transfer thread only.
+struct TransactionRecorder {
+    /// The engine's clock: its monotonic timestamps become the record's dates.
+    let clock: Monotonic
+    /// The configuration's proxy: whether the connection went to it.
+    let proxy: String?
+    /// The configuration's `allowsInsecureTLS`: then no TLS hop was verified.
+    let allowsInsecureTLS: Bool
+
+    init(clock: Monotonic, configuration: TransferConfiguration) {
+        self.clock = clock
+        proxy = configuration.proxy
+        allowsInsecureTLS = configuration.allowsInsecureTLS
+    }
+
     /// Completes the current hop's transaction record from libcurl's facts (read now, while
-    /// the handle still holds them) and the engine's own timestamps.
-    func recordTransaction(_ t: Transfer, code: CURLcode, doneAt: UInt64) {
+    /// the handle still holds them) and the engine's own timestamps. `error`: the hop's
+    /// failure as libcurl reported it (asked for only when it is the record's).
+    func record(_ t: Transfer, code: CURLcode, doneAt: UInt64, error: @autoclosure () -> TransferError?) {
         let e = t.easy
         let dates = MetricsTranslation.phaseDates(timingFacts(t, until: doneAt))
         // A hop aborted for a restart from zero failed because of the server's answer, not
         // because of the write libcurl reports (the body callback refused its bytes).
         let failure = t.exchange.restartsFromZero ? t.exchange.restartReason
-            : code == CURLE_OK ? nil : transferError(t, code: code).message
-        updateTransaction(t) { m in
+            : code == CURLE_OK ? nil : error()?.message
+        Self.update(t) { m in
             m.apply(dates)
             m.statusCode = t.statusCode > 0 ? t.statusCode : nil
             // A non-HTTP hop had no header lines: its record keeps the made-up response's
@@ -22,13 +40,13 @@ extension TransferEngine {
             m.remotePort = Self.nonZero(e.long(CURLINFO_PRIMARY_PORT))
             m.localAddress = e.string(CURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
             m.localPort = Self.nonZero(e.long(CURLINFO_LOCAL_PORT))
-            m.isProxyConnection = ProxyConnection.isProxyConnection(proxy: configuration.proxy, remoteAddress: m.remoteAddress,
+            m.isProxyConnection = ProxyConnection.isProxyConnection(proxy: proxy, remoteAddress: m.remoteAddress,
                                                                     remotePort: m.remotePort)
             m.tlsProtocolVersion = t.tls?.version
             m.tlsCipherSuite = t.tls?.cipher
             m.isTLSSessionResumed = t.tls.map { $0.resumed && !m.isReusedConnection }
             // A server the delegate trusted (a pinned exception) was not verified either.
-            m.isTLSVerified = t.scheme.isTLS ? !(configuration.allowsInsecureTLS || t.usesTrustException) : nil
+            m.isTLSVerified = t.scheme.isTLS ? !(allowsInsecureTLS || t.usesTrustException) : nil
             m.countOfRequestHeaderBytesSent = Int64(e.long(CURLINFO_REQUEST_SIZE))
             m.countOfRequestBodyBytesSent = t.hopSent
             m.countOfResponseHeaderBytesReceived = Int64(e.long(CURLINFO_HEADER_SIZE))
@@ -67,31 +85,23 @@ extension TransferEngine {
     /// so the phases it reached stay in the screen, CSV and HAR.
     func recordInterruptedHop(_ t: Transfer, _ error: TransferError) {
         guard t.flow.isInMulti else { return }
-        recordTransaction(t, code: CURLE_ABORTED_BY_CALLBACK, doneAt: Monotonic.now())
-        updateTransaction(t) { $0.errorDescription = error.message }
+        record(t, code: CURLE_ABORTED_BY_CALLBACK, doneAt: Monotonic.now(), error: nil)
+        Self.update(t) { $0.errorDescription = error.message }
     }
 
     /// While a hop runs, moves its record's phase forward so the monitor's waterfall grows.
     func updateLivePhase(_ t: Transfer) {
-        let phase: TransactionPhase
-        if t.firstHeaderAt != nil {
-            phase = .receive
-        } else if t.prereqAt != nil {
-            phase = t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < t.task.uploadLength
-                ? .request : .wait
-        } else if t.dequeuedAt != nil {
-            let connectDone = t.easy.offset(CURLINFO_CONNECT_TIME_T) > 0
-            let dnsDone = t.easy.offset(CURLINFO_NAMELOOKUP_TIME_T) > 0
-            phase = connectDone ? .tls : (dnsDone ? .connect : .dns)
-        } else {
-            phase = .queued
-        }
+        let phase = Self.livePhase(headerSeen: t.firstHeaderAt != nil, requestStarted: t.prereqAt != nil,
+                                   sendingBody: t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < t.task.uploadLength,
+                                   dequeued: t.dequeuedAt != nil,
+                                   connected: t.easy.offset(CURLINFO_CONNECT_TIME_T) > 0,
+                                   resolved: t.easy.offset(CURLINFO_NAMELOOKUP_TIME_T) > 0)
         // Once connected, the connection's phases are final: dated now, so the monitor shows
         // DNS, connect and TLS while the request runs instead of only after the hop ended.
         let connection = t.prereqAt != nil && t.liveConnection == .undated
             ? MetricsTranslation.phaseDates(timingFacts(t, until: Monotonic.now())) : nil
         if connection != nil { t.liveConnection = .dated }
-        updateTransaction(t) { m in
+        Self.update(t) { m in
             m.currentPhase = phase
             if let d = connection { m.applyConnection(d) }
             if let d = t.dequeuedAt { m.queueEndDate = clock.date(d) }
@@ -102,7 +112,20 @@ extension TransferEngine {
         }
     }
 
-    func updateTransaction(_ t: Transfer, _ body: (inout TransactionMetrics) -> Void) {
+    /// The phase of a running hop from what it has reached, latest first: the response head,
+    /// the request (its body still being sent, or waiting for the answer), the connection
+    /// (TLS once connected, connect once resolved, else DNS), or the engine's queue.
+    /// The libcurl facts are read only when the answer depends on them.
+    static func livePhase(headerSeen: Bool, requestStarted: Bool, sendingBody: @autoclosure () -> Bool, dequeued: Bool,
+                          connected: @autoclosure () -> Bool, resolved: @autoclosure () -> Bool) -> TransactionPhase {
+        if headerSeen { return .receive }
+        if requestStarted { return sendingBody() ? .request : .wait }
+        if dequeued { return connected() ? .tls : (resolved() ? .connect : .dns) }
+        return .queued
+    }
+
+    /// Changes the task's current transaction record (the last one) under the task's lock.
+    static func update(_ t: Transfer, _ body: (inout TransactionMetrics) -> Void) {
         t.task.core.withLock { c in
             guard let i = c.metrics.transactionMetrics.indices.last else { return }
             body(&c.metrics.transactionMetrics[i])
