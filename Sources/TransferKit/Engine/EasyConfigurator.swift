@@ -6,7 +6,6 @@ import Foundation
 /// certificates and server-trust exceptions (+ServerTrust), a revalidation's headers (+Cache).
 protocol TransferSetupSteps: AnyObject {
     func configureAuthentication(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
-    func configureTrustException(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError)
     func cacheConditionalHeaders(_ t: Transfer) -> [HTTPHeader]
 }
 
@@ -28,8 +27,13 @@ final class EasyConfigurator {
     lazy var trustStore: TrustStore? = TrustStore(extraCAFile: configuration.additionalTrustedCAFile,
                                                   system: configuration.systemTrustLocations)
 
-    init(configuration: TransferConfiguration, cookies: CookieLayers, hsts: SessionHSTS, trace: RequestTrace) {
+    /// The session's server-trust exceptions, for an https hop's options.
+    let trustExceptions: ServerTrustExceptions
+
+    init(configuration: TransferConfiguration, cookies: CookieLayers, hsts: SessionHSTS, trace: RequestTrace,
+         trustExceptions: ServerTrustExceptions) {
         self.configuration = configuration
+        self.trustExceptions = trustExceptions
         self.cookies = cookies
         self.hsts = hsts
         self.trace = trace
@@ -66,7 +70,7 @@ final class EasyConfigurator {
             if scheme.needsHost { try configureTLSAndProxy(easy, isTLS: scheme.isTLS) }
             if scheme.isTLS { try configureClientCertificate(easy) }
             // The server-trust exception is the https challenge flow's (DECISIONS 91).
-            if scheme.isHTTP && scheme.isTLS { try steps.configureTrustException(easy, t) }
+            if scheme.isHTTP && scheme.isTLS { try trustExceptions.configure(easy, t) }
             try trace.configure(easy, t)
         } catch {
             throw TransferError(.badURL, "the request could not be set up: \(error)",

@@ -92,3 +92,14 @@ final class SegmentedBody {
         return lo
     }
 }
+
+extension SegmentedBody {
+    /// An upload file (`-T FILE`), open for reading while the transfer lives.
+    static func openForReading(_ url: URL) throws(TransferError) -> Int32 {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw TransferError(.cannotOpenFile, "cannot open the upload file \(url.path): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+}

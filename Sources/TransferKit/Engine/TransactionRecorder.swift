@@ -90,6 +90,18 @@ struct TransactionRecorder {
     }
 
     /// While a hop runs, moves its record's phase forward so the monitor's waterfall grows.
+    /// A live record for the hop that is starting (its request as it will be sent).
+    func begin(_ t: Transfer) {
+        t.headOut = ""
+        let record = TransactionMetrics(method: t.request.httpMethod, url: t.request.url.absoluteString,
+                                        requestHeaders: t.request.headers, fetchStartDate: clock.date(t.hopStart))
+        t.task.core.withLock { c in
+            c.currentRequest = t.request
+            c.metrics.transactionMetrics.append(record)
+            c.metrics.redirectCount = t.redirects
+        }
+    }
+
     func updateLivePhase(_ t: Transfer) {
         let phase = Self.livePhase(headerSeen: t.firstHeaderAt != nil, requestStarted: t.prereqAt != nil,
                                    sendingBody: t.task.upload != nil && t.hasBodyThisHop && t.uploadOffset < t.task.uploadLength,

@@ -42,7 +42,17 @@ final class Transfer {
     var cacheCapture: Data?
 
     // Where the body goes.
-    enum Sink { case collect, delegate, file }
+    enum Sink {
+        case collect, delegate, file
+
+        /// A download's body goes to a file; a data task's to its data delegate, unless it
+        /// has a completion handler (or no data delegate): then it is collected in memory.
+        static func of(_ task: TransferTask) -> Sink {
+            if task.kind == .download { return .file }
+            let hasHandler = task.core.withLock { $0.completion != nil }
+            return hasHandler || !(task.session.delegate is any TransferDataDelegate) ? .collect : .delegate
+        }
+    }
     var sink: Sink
     var collected = Data()
     var pending = Data()

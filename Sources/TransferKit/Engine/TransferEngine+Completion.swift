@@ -12,7 +12,7 @@ extension TransferEngine {
         let doneAt = Monotonic.now()
         // An empty file (or a resumed one with nothing left) never called the write callback.
         if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
-        recorder.record(t, code: code, doneAt: doneAt, error: transferError(t, code: code))
+        recorder.record(t, code: code, doneAt: doneAt, error: t.failure(curlCode: code))
         if code == CURLE_OK, !t.exchange.restartsFromZero, !t.exchange.keepsBodyAside, t.sinkFailure == nil { httpCache?.complete(t) }
         // A file or FTP resource now shorter than the partial ("offset beyond file size",
         // before any MDTM comparison) has changed: start again from zero, as a changed MDTM
@@ -29,7 +29,7 @@ extension TransferEngine {
         case .failed:
             if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
             if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
-            finishKeepingResumeData(t, error: t.sinkFailure ?? transferError(t, code: code))
+            finishKeepingResumeData(t, error: t.sinkFailure ?? t.failure(curlCode: code))
         }
     }
 
@@ -48,16 +48,6 @@ extension TransferEngine {
             return
         }
         finish(t, error: e)
-    }
-
-    func transferError(_ t: Transfer, code: CURLcode) -> TransferError {
-        let detail = t.easy.errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : t.easy.errorText
-        let observed = ServerFault.Observed(headComplete: t.exchange.sawFinalHead, informationalHeads: t.informationalHeads)
-        let fault = t.scheme.isHTTP
-            ? ServerFault.classify(curlCode: Int32(code.rawValue), curlText: t.easy.errorText, observed: observed) : nil
-        let mapped = fault?.code ?? CurlErrorMapping.code(forCurlCode: Int32(code.rawValue))
-        return TransferError(mapped, fault?.message ?? mapped.summary, curlCode: Int32(code.rawValue), curlMessage: detail,
-                             failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
 
     // MARK: redirects: one hop at a time, under the delegate's control

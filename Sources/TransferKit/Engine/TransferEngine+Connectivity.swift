@@ -20,7 +20,7 @@ extension TransferEngine {
             switch step {
             case .timedOut(let t):
                 let url = Redaction.redactURL(t.request.url.absoluteString)
-                finish(t, error: TransferError(.timedOut, "no connection within \(formatSeconds(configuration.timeoutIntervalForResource)) (timeoutIntervalForResource, waitsForConnectivity)", failingURL: url))
+                finish(t, error: TransferError(.timedOut, "no connection within \(TransferTimers.formatSeconds(configuration.timeoutIntervalForResource)) (timeoutIntervalForResource, waitsForConnectivity)", failingURL: url))
             case .retry(let t):
                 followRedirect(t, t.request, isRedirect: false)
             }

@@ -5,7 +5,7 @@ extension TransferEngine {
     // MARK: start
 
     func start(_ task: TransferTask, requestedAt: UInt64) {
-        let sink = sinkKind(for: task)
+        let sink = Transfer.Sink.of(task)
         guard let placeholder = spareHandles.take() else {
             task.fail(TransferError(.unknown, "libcurl could not create a handle"))
             return
@@ -21,7 +21,7 @@ extension TransferEngine {
             // A new download's file is created when its first body bytes outgrow the small
             // buffer, or at the end: queued tasks own no file.
             if let r = task.resumeFrom { try openPartialFile(t, r) }
-            if case .file(let url) = task.upload { try openUploadFile(t, url) }
+            if case .file(let url) = task.upload { t.uploadFD = try SegmentedBody.openForReading(url) }
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task.
             let cache = httpCache?.decide(t)
@@ -45,31 +45,8 @@ extension TransferEngine {
         if case .streamed? = task.upload { requestBodyStream(t) } else { attach(t) }
     }
 
-    func sinkKind(for task: TransferTask) -> Transfer.Sink {
-        if task.kind == .download { return .file }
-        let hasHandler = task.core.withLock { $0.completion != nil }
-        return hasHandler || !(task.session.delegate is any TransferDataDelegate) ? .collect : .delegate
-    }
-
-    func openUploadFile(_ t: Transfer, _ url: URL) throws(TransferError) {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw TransferError(.cannotOpenFile, "cannot open the upload file \(url.path): \(String(cString: strerror(errno)))")
-        }
-        t.uploadFD = fd
-    }
-
     /// Adds a live transaction record for the hop that is starting.
-    func beginTransaction(_ t: Transfer) {
-        t.headOut = ""
-        let record = TransactionMetrics(method: t.request.httpMethod, url: t.request.url.absoluteString,
-                                        requestHeaders: t.request.headers, fetchStartDate: clock.date(t.hopStart))
-        t.task.core.withLock { c in
-            c.currentRequest = t.request
-            c.metrics.transactionMetrics.append(record)
-            c.metrics.redirectCount = t.redirects
-        }
-    }
+    func beginTransaction(_ t: Transfer) { recorder.begin(t) }
 
     // MARK: suspend and resume
 
@@ -150,6 +127,4 @@ extension TransferEngine {
                                                                resourceTimeout: configuration.timeoutIntervalForResource),
                              failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
-
-    func formatSeconds(_ s: TimeInterval) -> String { TransferTimers.formatSeconds(s) }
 }

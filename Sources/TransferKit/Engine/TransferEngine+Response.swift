@@ -50,7 +50,7 @@ extension TransferEngine {
     func acceptFinalResponse(_ t: Transfer, _ original: TransferResponse) {
         var response = original
         t.exchange.accept(partialContent: response.statusCode == 206)
-        if let refusal = unsolicitedPartialContent(t, response) { t.sinkFailure = refusal }
+        if let refusal = t.unsolicitedPartialContent(response, sessionHeaders: configuration.httpAdditionalHeaders) { t.sinkFailure = refusal }
         if let r = t.task.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)
             t.response = response
@@ -75,17 +75,6 @@ extension TransferEngine {
                 _ = send(.disposition(dataTask, disposition))
             }
         }
-    }
-
-    /// A 206 to a download that asked for no range is part of a file that would be saved as the
-    /// whole: the body is refused and the task fails with a typed error.
-    func unsolicitedPartialContent(_ t: Transfer, _ response: TransferResponse) -> TransferError? {
-        guard response.statusCode == 206, t.task.kind == .download,
-              t.request.value(forHTTPHeaderField: "Range") == nil,
-              configuration.httpAdditionalHeaders.first(named: "Range") == nil else { return nil }
-        return TransferError(.badServerResponse,
-                             "the server answered 206 Partial Content to a request without Range; the partial body was not saved",
-                             failingURL: Redaction.redactURL(t.request.url.absoluteString))
     }
 
     func applyDisposition(_ t: Transfer, _ d: ResponseDisposition) {

@@ -70,9 +70,8 @@ final class TransferEngine: @unchecked Sendable {
     let partials: PartialDirectory
     /// The session's credential store and the configuration's credentials (SessionCredentials.swift).
     let auth: SessionCredentials
-    /// Servers the session delegate trusted after a failed verification: "host:port" → the
-    /// leaf's `sha256//` pin (TransferEngine+ServerTrust.swift).
-    var trustExceptions: [String: String] = [:]
+    /// Servers the session delegate trusted after a failed verification (ServerTrustExceptions.swift).
+    let trustExceptions: ServerTrustExceptions
     /// Sets up each transfer's easy handle; holds the share handle and the trust store
     /// (EasyConfigurator.swift).
     let configurator: EasyConfigurator
@@ -87,7 +86,9 @@ final class TransferEngine: @unchecked Sendable {
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
         trace = RequestTrace(configuration: configuration, sessionID: sessionID)
         downloads = DownloadFiles(configuration: configuration, sessionID: sessionID)
-        configurator = EasyConfigurator(configuration: configuration, cookies: cookies, hsts: hsts, trace: trace)
+        trustExceptions = ServerTrustExceptions(configuration: configuration)
+        configurator = EasyConfigurator(configuration: configuration, cookies: cookies, hsts: hsts, trace: trace,
+                                        trustExceptions: trustExceptions)
         self.timerClock = timerClock
         self.sessionID = sessionID
         outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
@@ -176,8 +177,6 @@ final class TransferEngine: @unchecked Sendable {
         }
     }
 
-    var hasCommandBacklog: Bool { inbox.hasBacklog }
-
     private func handle(_ command: Command) {
         switch command {
         case .start(let task, let requestedAt): start(task, requestedAt: requestedAt)
@@ -256,7 +255,7 @@ final class TransferEngine: @unchecked Sendable {
     /// Sleep until the next timer scan or deadline; an idle engine sleeps long (a wakeup ends
     /// any sleep at once).
     private func pollTimeoutMillis() -> Int {
-        if hasCommandBacklog { return 0 }
+        if inbox.hasBacklog { return 0 }
         if transfers.isEmpty { return 60_000 }
         let now = timerNow
         let until = min(nextScan, nextDeadline)
@@ -284,7 +283,7 @@ final class TransferEngine: @unchecked Sendable {
     func attach(_ t: Transfer) {
         guard t.flow.isDetached else { return }
         // Built once per hop (the string was 1 % of a small-file run when built per attach).
-        let key = t.hostKey ?? Self.hostKey(t.request.url)
+        let key = t.hostKey ?? HostSlots<Transfer>.key(t.request.url)
         t.hostKey = key
         guard slots.admit(t, key: key, priority: t.task.priority, defaultPriority: TransferTask.defaultPriority,
                           distant: distantHosts.contains(key)) else {
@@ -344,9 +343,5 @@ final class TransferEngine: @unchecked Sendable {
             // takes it, or a host with no handle left would never start its queue.
             if !next.flow.isDetached { return }
         }
-    }
-
-    static func hostKey(_ url: URL) -> String {
-        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TransferModel
 
 /// How many of a host's transfers are in libcurl's multi, and the engine's queue for the rest.
@@ -28,6 +29,11 @@ struct HostSlots<Waiter> {
     private(set) var prioritizedHosts: Set<String> = []
 
     init(connectionsPerHost: Int) { self.connectionsPerHost = connectionsPerHost }
+
+    /// What a hop's URL is counted under: scheme, host and port as written.
+    static func key(_ url: URL) -> String {
+        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
+    }
 
     var attachLimit: Int { max(connectionsPerHost, Self.minimumAttached) }
     var connectionLimit: Int { max(1, connectionsPerHost) }
