@@ -60,6 +60,23 @@ import Testing
         #expect(plan.cookieJar == dir + "/jar.txt")
     }
 
+    /// `--max-filesize` and `--max-redirs` are limits the user set for the whole run: a job's
+    /// sessions keep them as they keep the time-outs (they were once dropped with `--job`).
+    @Test func theCommandLinesLimitsReachEverySession() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.valid.write(toFile: dir + "/j.toml", atomically: true, encoding: .utf8)
+        var o = Options()
+        o.maxFileSize = 4096
+        o.maxRedirects = 2
+        o.compressed = true
+        let plan = try JobFile.load(dir + "/j.toml", outputDirectory: dir, defaults: o)
+        #expect(plan.sessions.count == 2)
+        for s in plan.sessions {
+            #expect(s.maxFileSize == 4096 && s.maxRedirects == 2 && s.compressed, "\(s.name)")
+        }
+    }
+
     /// The same through the binary: `-u` given with `--job` answers the server's challenge.
     @Test func aJobRunUsesTheCommandLinesCredential() async throws {
         let server = try await LoopbackServer.start()

@@ -86,17 +86,9 @@ struct JobReader {
     }
 
     func session(_ table: ConfigTable, path: String, number: Int) throws(JobFileError) -> SessionPlan {
-        var s = SessionPlan(name: "session-\(number)")
-        s.kind = defaults.session
-        s.maxConnectionsPerHost = defaults.maxConnectionsPerHost
-        s.requestTimeout = defaults.requestTimeout
-        s.resourceTimeout = defaults.resourceTimeout
-        s.caFile = defaults.caCertificate
-        s.locationTrusted = defaults.locationTrusted
-        s.compressed = defaults.compressed
-        // `--cache` and `--cache-policy` apply to every session of the job (each kind its cache).
-        s.cache = defaults.cache
-        s.cachePolicy = defaults.cachePolicy
+        // The command line's options are every session's defaults; the table's keys override
+        // them. `--cache` and `--cache-policy` apply to every session (each kind its cache).
+        var s = SessionPlan(name: "session-\(number)", options: defaults)
         for key in table.keys {
             let value = table[key]!
             let fail = { (m: String) in self.fail(path + "." + key, key, m) }

@@ -117,23 +117,31 @@ public struct TaskPlan: Sendable, Equatable {
     }
 }
 
+extension SessionPlan {
+    /// A session with the command line's session settings: its kind, limits, time-outs, CA,
+    /// cache, redirect and size limits, compression. A job file's sessions start from these too.
+    init(name: String, options o: Options) {
+        self.init(name: name)
+        kind = o.session
+        maxConnectionsPerHost = o.maxConnectionsPerHost
+        requestTimeout = o.requestTimeout
+        resourceTimeout = o.resourceTimeout
+        caFile = o.caCertificate
+        cache = o.cache
+        cachePolicy = o.cachePolicy
+        locationTrusted = o.locationTrusted
+        compressed = o.compressed
+        maxFileSize = o.maxFileSize
+        maxRedirects = o.maxRedirects
+    }
+}
+
 extension RunPlan {
     /// The plan for `transfertop [OPTIONS] URL...`: one session, every URL a download (or an
     /// upload of `--upload FILE`). `urls` already includes those from `--input-file`.
     public static func from(_ o: Options, urls: [URL], outputDirectory: String) throws(UsageError) -> RunPlan {
-        var s = SessionPlan(name: o.session.rawValue)
-        s.kind = o.session
-        s.maxConnectionsPerHost = o.maxConnectionsPerHost
-        s.requestTimeout = o.requestTimeout
-        s.resourceTimeout = o.resourceTimeout
+        var s = SessionPlan(name: o.session.rawValue, options: o)
         s.headers = try o.headers.map(HeaderParsing.parse)
-        s.caFile = o.caCertificate
-        s.cache = o.cache
-        s.cachePolicy = o.cachePolicy
-        s.locationTrusted = o.locationTrusted
-        s.compressed = o.compressed
-        s.maxFileSize = o.maxFileSize
-        s.maxRedirects = o.maxRedirects
         s.applySecurity(o, credential: try o.user?.credential())
         s.tasks = urls.map { url in
             if !o.form.isEmpty {
