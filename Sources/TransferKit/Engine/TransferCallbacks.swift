@@ -170,7 +170,7 @@ extension Transfer {
     /// `count` (or PAUSE) makes libcurl fail the transfer with CURLE_WRITE_ERROR.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if !scheme.needsHost { return receiveLocalBody(bytes) }
-        if !flow.receives { return Int(CURL_WRITEFUNC_PAUSE) }
+        if flow.isSuspended { return Int(CURL_WRITEFUNC_PAUSE) }
         let now = Monotonic.now()
         lastActivity = now
         lastByteAt = now
@@ -263,7 +263,7 @@ extension Transfer {
 
     /// Request body bytes, from memory or streamed from a file.
     func supplyBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if !flow.receives { return Int(CURL_READFUNC_PAUSE) }
+        if flow.isSuspended { return Int(CURL_READFUNC_PAUSE) }
         lastActivity = Monotonic.now()
         touch()
         var n = 0

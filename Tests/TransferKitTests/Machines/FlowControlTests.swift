@@ -15,7 +15,7 @@ import Testing
     @Test func aNewTransferIsDetachedAndRunning() {
         let flow = FlowControl()
         #expect(flow.placement == .detached)
-        #expect(flow.isRunning && flow.receives)
+        #expect(flow.isRunning && !flow.isSuspended)
         #expect(flow.holds.isEmpty && flow.suspendedTotal == 0)
     }
 
@@ -23,7 +23,7 @@ import Testing
         var flow = connected()
         #expect(flow.suspend(now: 10) == [.pauseHandle, .releaseSlot])
         #expect(flow.placement == .connected(.released))
-        #expect(!flow.receives)
+        #expect(flow.isSuspended)
         #expect(flow.resume(now: 25, waitsForDecision: false) == [.retakeSlot, .unpauseHandle])
         #expect(flow.placement == .connected(.counted))
         #expect(flow.suspendedTotal == 15)
@@ -42,7 +42,7 @@ import Testing
         flow.queued()
         #expect(flow.suspend(now: 1).isEmpty)
         #expect(flow.resume(now: 2, waitsForDecision: false).isEmpty)
-        #expect(flow.isWaiting)
+        #expect(flow.placement == .waiting)
     }
 
     @Test func aSuspendedTransferTakenOffTheQueueRestartsOnResume() {

@@ -73,7 +73,6 @@ struct FlowControl: Equatable {
         case .detached, .waiting: false
         }
     }
-    var isWaiting: Bool { placement == .waiting }
     /// Neither in the multi nor queued for it.
     var isDetached: Bool { placement == .detached }
 
@@ -139,9 +138,6 @@ struct FlowControl: Equatable {
     }
 
     // MARK: holds (the write and read callbacks, and the answers that lift them)
-
-    /// The write callback may take bytes (a suspended transfer returns PAUSE).
-    var receives: Bool { isRunning }
 
     mutating func hold(_ reason: Holds) { holds.insert(reason) }
 
