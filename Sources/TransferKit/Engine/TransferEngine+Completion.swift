@@ -100,7 +100,7 @@ extension TransferEngine {
             finish(t, error: error)
             return
         }
-        beginTransaction(t)
+        recorder.begin(t)
         if keepsBody, case .streamed? = t.task.upload {
             requestBodyStream(t)  // a stream cannot rewind: the delegate gives a new one
         } else if t.flow.isRunning {

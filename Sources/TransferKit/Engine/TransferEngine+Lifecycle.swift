@@ -17,6 +17,7 @@ extension TransferEngine {
         t.hopStart = min(requestedAt, t.hopStart)
         t.taskStart = t.hopStart
         transfers[ObjectIdentifier(task)] = t
+        let cache: CacheDecision?
         do {
             // A new download's file is created when its first body bytes outgrow the small
             // buffer, or at the end: queued tasks own no file.
@@ -24,29 +25,23 @@ extension TransferEngine {
             if case .file(let url) = task.upload { t.uploadFD = try SegmentedBody.openForReading(url) }
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task.
-            let cache = httpCache?.decide(t)
+            cache = httpCache?.decide(t)
             t.easy = try configurator.makeEasy(for: t, using: placeholder, steps: self)
-            switch cache {
-            case .useStored?:
-                beginTransaction(t)
-                httpCache?.serve(t, headComplete: responseHeadComplete, finish: { finish(t, error: $0) })
-                return
-            case .fail?:
-                beginTransaction(t)
-                finish(t, error: CacheParticipation.missError(t))
-                return
-            default: break
-            }
         } catch {
             finish(t, error: error)
             return
         }
-        beginTransaction(t)
-        if case .streamed? = task.upload { requestBodyStream(t) } else { attach(t) }
+        // The hop's live record, whoever answers it: the cache, or the network.
+        recorder.begin(t)
+        switch cache {
+        case .useStored?:
+            httpCache?.serve(t, headComplete: responseHeadComplete, finish: { finish(t, error: $0) })
+        case .fail?:
+            finish(t, error: CacheParticipation.missError(t))
+        default:
+            if case .streamed? = task.upload { requestBodyStream(t) } else { attach(t) }
+        }
     }
-
-    /// Adds a live transaction record for the hop that is starting.
-    func beginTransaction(_ t: Transfer) { recorder.begin(t) }
 
     // MARK: suspend and resume
 
