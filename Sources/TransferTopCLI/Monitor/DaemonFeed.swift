@@ -16,7 +16,9 @@ import TransferTopUI
 /// once and asked again less and less often, up to every 30 s.
 public final class DaemonFeed: @unchecked Sendable {
     // @unchecked: mutable state is behind `shared` (a lock) and `converter` (the feed thread's).
-    let paths: DaemonPaths
+    /// This user's daemon, or another host's through ssh (`attach ssh://…`).
+    let endpoint: DaemonEndpoint
+    let environment: [String: String]
     /// `attach NAME`: only that session; nil: every background session.
     let session: String?
 
@@ -43,9 +45,11 @@ public final class DaemonFeed: @unchecked Sendable {
     /// The feed thread's: names, ids, first sightings and last states of the rows.
     private var converter = DaemonSnapshots()
 
-    init(paths: DaemonPaths, session: String?) {
-        (self.paths, self.session) = (paths, session)
+    init(endpoint: DaemonEndpoint, session: String?, environment: [String: String] = [:]) {
+        (self.endpoint, self.session, self.environment) = (endpoint, session, environment)
     }
+
+    convenience init(paths: DaemonPaths, session: String?) { self.init(endpoint: .local(paths), session: session) }
 
     /// The feed of a local run's monitor: nil without HOME and XDG_STATE_HOME; it starts no
     /// daemon and creates no directory (DECISIONS 128).
@@ -135,7 +139,7 @@ public final class DaemonFeed: @unchecked Sendable {
             do throws(DaemonError) {
                 let client: DaemonClient
                 if let kept = shared.withLock({ $0.controlClient }) { client = kept } else {
-                    client = try DaemonClient.connect(paths, start: false)
+                    client = try endpoint.connect(start: false, environment: environment)
                     shared.withLock { $0.controlClient = client }
                 }
                 let reply = try client.request(.control(session: name, task: task, action: action))
@@ -198,8 +202,8 @@ public final class DaemonFeed: @unchecked Sendable {
         while !shared.withLock({ $0.stopped }) {
             var (refused, watching) = (false, false)
             do {
-                guard paths.runtimeDirectoryIsOurs else { throw DaemonError("no transfertop daemon is running") }
-                let client = try DaemonClient.connect(paths, start: false)
+                if case .local(let paths) = endpoint, !paths.runtimeDirectoryIsOurs { throw DaemonError("no transfertop daemon is running") }
+                let client = try endpoint.connect(start: false, environment: environment)
                 let back = shared.withLock { s -> Bool in
                     s.channel = client.channel
                     return s.gone && !s.stopped
