@@ -139,7 +139,7 @@ public final class DaemonFeed: @unchecked Sendable {
             do throws(DaemonError) {
                 let client: DaemonClient
                 if let kept = shared.withLock({ $0.controlClient }) { client = kept } else {
-                    client = try endpoint.connect(start: false, environment: environment)
+                    client = try endpoint.connect(start: false, environment: environment, interactive: false)
                     shared.withLock { $0.controlClient = client }
                 }
                 let reply = try client.request(.control(session: name, task: task, action: action))
@@ -203,7 +203,7 @@ public final class DaemonFeed: @unchecked Sendable {
             var (refused, watching) = (false, false)
             do {
                 if case .local(let paths) = endpoint, !paths.runtimeDirectoryIsOurs { throw DaemonError("no transfertop daemon is running") }
-                let client = try endpoint.connect(start: false, environment: environment)
+                let client = try endpoint.connect(start: false, environment: environment, interactive: false)
                 let back = shared.withLock { s -> Bool in
                     s.channel = client.channel
                     return s.gone && !s.stopped

@@ -11,12 +11,13 @@ public enum DaemonEndpoint: Sendable, Equatable {
     /// on a remote host `transfertop daemon dial-stdio` always starts it (as a local command
     /// would there). A remote daemon of another version is refused: the two ends would not
     /// agree on the protocol, and only its own host can replace it.
-    public func connect(start: Bool, environment: [String: String]) throws(DaemonError) -> DaemonClient {
+    /// `interactive`: ssh may prompt and speak on stderr (`SSHChannel`).
+    public func connect(start: Bool, environment: [String: String], interactive: Bool = true) throws(DaemonError) -> DaemonClient {
         switch self {
         case .local(let paths):
             return try DaemonClient.connect(paths, start: start)
         case .ssh(let destination):
-            let channel = try SSHChannel.open(destination, environment: environment)
+            let channel = try SSHChannel.open(destination, environment: environment, interactive: interactive)
             try channel.send(DaemonRequest.hello(version: DaemonServer.version))
             let reply: DaemonReply?
             do { reply = try channel.receive(DaemonReply.self) } catch {

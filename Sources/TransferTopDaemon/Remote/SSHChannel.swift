@@ -8,15 +8,20 @@ import Foundation
 ///
 /// `TRANSFERTOP_SSH_COMMAND` replaces `ssh` (run by `/bin/sh`, as git's `GIT_SSH_COMMAND`:
 /// `ssh -F my_config`), `TRANSFERTOP_REMOTE_PROGRAM` the remote `transfertop`.
+///
+/// Not `interactive` (the monitor's reconnections, while curses owns the terminal): ssh may
+/// not ask anything (`BatchMode`) and its stderr goes to /dev/null, so nothing it says tears
+/// the screen; the monitor shows the host as gone instead.
 public enum SSHChannel {
-    public static func open(_ destination: SSHDestination, environment: [String: String]) throws(DaemonError) -> LineChannel {
+    public static func open(_ destination: SSHDestination, environment: [String: String],
+                            interactive: Bool = true) throws(DaemonError) -> LineChannel {
         var fds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw DaemonError("socketpair: \(String(cString: strerror(errno)))")
         }
         let (ours, theirs) = (fds[0], fds[1])
         let remote = [environment["TRANSFERTOP_REMOTE_PROGRAM"] ?? "transfertop", "daemon", "dial-stdio"]
-        let arguments = destination.sshArguments(remoteCommand: remote)
+        let arguments = destination.sshArguments(remoteCommand: remote, batch: !interactive)
         let words: [String]
         if let command = environment["TRANSFERTOP_SSH_COMMAND"], !command.isEmpty {
             words = ["/bin/sh", "-c", command + " \"$@\"", "transfertop-ssh"] + arguments
@@ -28,6 +33,7 @@ public enum SSHChannel {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, theirs, 0)  // dup2 clears FD_CLOEXEC
         posix_spawn_file_actions_adddup2(&actions, theirs, 1)
+        if !interactive { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

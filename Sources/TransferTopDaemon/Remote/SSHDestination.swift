@@ -67,8 +67,9 @@ public struct SSHDestination: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The arguments after `ssh`: options, `--`, the destination, then the remote command.
-    public func sshArguments(remoteCommand: [String]) -> [String] {
-        var words: [String] = []
+    /// `batch`: ssh may not prompt (`-o BatchMode=yes`).
+    public func sshArguments(remoteCommand: [String], batch: Bool = false) -> [String] {
+        var words: [String] = batch ? ["-o", "BatchMode=yes"] : []
         if let port { words += ["-p", String(port)] }
         if let user { words += ["-l", user] }
         // No terminal: the channel carries the daemon's JSON lines, byte for byte.
