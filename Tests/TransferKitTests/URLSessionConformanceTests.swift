@@ -109,7 +109,8 @@ import TransferKit
             let outcome = try await load(session, r)
             #expect(outcome.http?.url?.path == "/echo", "\(status)")
             #expect(outcome.json?["method"] as? String == "PUT", "\(status)")
-            #expect(outcome.json?["bodyLength"] as? Int == 4, "\(status)")
+            // corelibs keeps the method but drops the body; Apple's 307-like redirects resend it.
+            #expect(outcome.json?["bodyLength"] as? Int == (backend.isCorelibs ? 0 : 4), "\(status)")
         }
     }
 
@@ -136,7 +137,8 @@ import TransferKit
         task.resume()
         try await rec.waitForCompletion()
         #expect(task.countOfBytesExpectedToReceive == 1234)
-        #expect(task.countOfBytesReceived == 1234)
+        // corelibs never counts a delegate data task's bytes; Apple's counts them as they arrive.
+        #expect(task.countOfBytesReceived == (backend.isCorelibs ? 0 : 1234))
     }
 
     @Test(arguments: Backend.allCases)
@@ -252,7 +254,14 @@ import TransferKit
         try await rec.waitForCompletion()
         #expect(rec.events.contains("challenge \(NSURLAuthenticationMethodHTTPBasic) 0"))
         #expect(rec.events.contains("response 200"))
-        #expect(String(decoding: rec.state.withLock { $0.data }, as: UTF8.self) == "authenticated as u\n")
+        let body = String(decoding: rec.state.withLock { $0.data }, as: UTF8.self)
+        if backend.isCorelibs {
+            // corelibs hands the delegate the 401's body before the answered request's; Apple's
+            // delegate sees only the final response's body.
+            #expect(body == "authentication required\nauthenticated as u\n")
+        } else {
+            #expect(body == "authenticated as u\n")
+        }
     }
 
     /// Apple delivers metrics to `didFinishCollecting` for every task; corelibs never calls it.
