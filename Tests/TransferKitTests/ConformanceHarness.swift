@@ -94,6 +94,10 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
     }
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                    totalBytesExpectedToSend: Int64) {
+        log("sent", task)
+    }
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         log("response \((response as? HTTPURLResponse)?.statusCode ?? 0)", dataTask)

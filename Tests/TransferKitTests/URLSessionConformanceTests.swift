@@ -299,4 +299,82 @@ import TransferKit
         #expect(rec.events.last == "invalid")
         #expect(rec.events.contains("complete"))
     }
+
+    @Test(arguments: Backend.allCases)
+    func uploadReportsSentBytesAndTheServerGetsThem(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let rec = FoundationRecorder()
+        let session = backend.session(delegate: rec)
+        defer { session.finishTasksAndInvalidate() }
+        var r = URLRequest(url: url("\(server.httpBase)/echo"))
+        r.httpMethod = "PUT"
+        let body = expectedBody(200_000, seed: 9)
+        let task = session.uploadTask(with: r, from: body)
+        task.resume()
+        try await rec.waitForCompletion()
+        #expect(rec.events.contains("sent"))
+        #expect(task.countOfBytesSent == 200_000)
+        let echo = try #require(try JSONSerialization.jsonObject(with: rec.state.withLock { $0.data }) as? [String: Any])
+        #expect(echo["bodySHA256"] as? String == sha256(body))
+    }
+
+    /// A task's own delegate, set before `resume()`, gets its callbacks; the session's does not
+    /// (Apple's documented order). corelibs asks a task's delegate only for the async methods'
+    /// tasks: a delegate task's callbacks still go to the session's.
+    @Test(arguments: Backend.allCases)
+    func taskDelegateIsAskedInsteadOfTheSessions(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let sessionDelegate = FoundationRecorder()
+        let taskDelegate = FoundationRecorder()
+        let session = backend.session(delegate: sessionDelegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: url("\(server.httpBase)/bytes/300"))
+        task.delegate = taskDelegate
+        task.resume()
+        let (asked, other) = backend.isCorelibs ? (sessionDelegate, taskDelegate) : (taskDelegate, sessionDelegate)
+        try await asked.waitForCompletion()
+        #expect(asked.state.withLock { $0.data } == expectedBody(300))
+        #expect(!other.events.contains("data"))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func additionalHeadersOfTheConfigurationAreSent(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-Conformance": "both"]
+        let session = backend.session(configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let token = UUID().uuidString
+        _ = try await load(session, url("\(server.httpBase)/echo?t=\(token)"))
+        #expect(try received(server, token).header("X-Conformance") == "both")
+    }
+
+    /// Apple's `cancel(byProducingResumeData:)` gives data for a resumable download and
+    /// `downloadTask(withResumeData:)` finishes it; corelibs always gives nil.
+    @Test(arguments: Backend.allCases)
+    func cancelledDownloadResumesFromItsResumeData(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let name = "conformance-\(backend.rawValue)-\(UUID().uuidString.prefix(6)).bin"
+        server.setFile(name, size: 300_000, seed: 3)
+        let gate = UUID().uuidString
+        let session = backend.session()
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=100000"))
+        task.resume()
+        try await server.waitForGate(gate)
+        try await waitUntil("100,000 bytes written") { task.countOfBytesReceived == 100_000 || backend.isCorelibs }
+        let data = Box<Data?>()
+        task.cancel { data.set($0) }
+        let resumeData = try await data.wait()
+        server.openGate(gate)
+        if backend.isCorelibs {
+            #expect(resumeData == nil, "corelibs produces no resume data")
+            return
+        }
+        let again = Box<Data?>()
+        session.downloadTask(withResumeData: try #require(resumeData)) { file, _, _ in
+            again.set(file.flatMap { FileManager.default.contents(atPath: $0.path) })
+        }.resume()
+        #expect(try await again.wait() == expectedBody(300_000, seed: 3))
+    }
 }
