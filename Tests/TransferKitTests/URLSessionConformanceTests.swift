@@ -298,6 +298,7 @@ import TransferKit
         try await waitUntil("didBecomeInvalidWithError") { rec.state.withLock { $0.invalidated } }
         #expect(rec.events.last == "invalid")
         #expect(rec.events.contains("complete"))
+        try await waitUntil("the delegate let go of") { session.delegate == nil }
     }
 
     @Test(arguments: Backend.allCases)

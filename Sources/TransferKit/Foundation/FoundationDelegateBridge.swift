@@ -24,8 +24,7 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
     // MARK: session
 
     func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) {
-        guard let owner else { return }
-        owner.delegate?.urlSession(owner, didBecomeInvalidWithError: error?.urlError)
+        owner?.engineDidInvalidate()
     }
 
     func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,

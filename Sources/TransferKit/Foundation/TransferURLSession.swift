@@ -94,7 +94,7 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
 
     /// A request with a body (`httpBody` or `httpBodyStream`) is sent as an upload of it.
     public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-        let r = try Self.request(request)
+        let r = try transferRequest(request)
         if let body = r.httpBody { return try await foundation { () async throws(TransferError) in try await session.upload(for: r, from: body) } }
         return try await foundation { () async throws(TransferError) in try await session.data(for: r) }
     }
@@ -102,18 +102,18 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     public func data(from url: URL) async throws -> (Data, URLResponse) { try await data(for: URLRequest(url: url)) }
 
     public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
-        let r = try Self.request(request)
+        let r = try transferRequest(request)
         return try await foundation { () async throws(TransferError) in try await session.upload(for: r, from: bodyData) }
     }
 
     public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, URLResponse) {
-        let r = try Self.request(request)
+        let r = try transferRequest(request)
         return try await foundation { () async throws(TransferError) in try await session.upload(for: r, fromFile: fileURL) }
     }
 
     /// The file belongs to the caller, as Apple's: move it or remove it.
     public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-        let r = try Self.request(request)
+        let r = try transferRequest(request)
         return try await foundation { () async throws(TransferError) in try await session.download(for: r) }
     }
 
@@ -128,7 +128,7 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// (`.lines` for text). Cancelling the Swift task, or dropping the sequence's consumer
     /// and cancelling `bytes.task`, cancels the transfer.
     public func bytes(for request: URLRequest) async throws -> (TransferAsyncBytes, URLResponse) {
-        let r = try Self.request(request)
+        let r = try transferRequest(request)
         let task = r.httpBody.map { session.uploadTask(with: r, from: $0) } ?? session.dataTask(with: r)
         let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let head = bridge.router.register(task, continuation)
@@ -238,13 +238,22 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     }
 
     /// A request without a URL cannot be refused here (Apple's methods do not throw): it
-    /// becomes one that fails with `.unsupportedURL` when resumed. The configuration's
-    /// cookies are offered to the engine first.
+    /// becomes one that fails with `.unsupportedURL` when resumed.
     private func prepare(_ request: URLRequest) -> TransferRequest {
-        if let foundationCookies, request.httpShouldHandleCookies {
-            for c in foundationCookies.cookies ?? [] { session.cookieStorage.setCookie(TransferCookie(c)) }
-        }
+        offerCookies(for: request)
         return Self.requestOrInvalid(request)
+    }
+
+    /// The async methods' conversion, which throws for a request without a URL.
+    private func transferRequest(_ request: URLRequest) throws -> TransferRequest {
+        offerCookies(for: request)
+        return try Self.request(request)
+    }
+
+    /// The configuration's cookies, offered to the engine's store before a request is made.
+    private func offerCookies(for request: URLRequest) {
+        guard let foundationCookies, request.httpShouldHandleCookies else { return }
+        for c in foundationCookies.cookies ?? [] { session.cookieStorage.setCookie(TransferCookie(c)) }
     }
 
     static func requestOrInvalid(_ r: URLRequest) -> TransferRequest {
@@ -287,8 +296,21 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
 
     // MARK: lifetime and task lists
 
-    override public func finishTasksAndInvalidate() { session.finishTasksAndInvalidate() }
-    override public func invalidateAndCancel() { session.invalidateAndCancel() }
+    /// As Apple's, neither has an effect on `shared`.
+    override public func finishTasksAndInvalidate() {
+        guard self !== Self.sharedSession else { return }
+        session.finishTasksAndInvalidate()
+    }
+
+    override public func invalidateAndCancel() {
+        guard self !== Self.sharedSession else { return }
+        session.invalidateAndCancel()
+    }
+
+    /// The engine session delivered its last task: corelibs' own invalidation (it has no tasks)
+    /// calls the delegate's `didBecomeInvalidWithError` on the delegate queue and lets go of
+    /// the delegate, which breaks the usual delegate → session → delegate cycle as Apple's does.
+    func engineDidInvalidate() { super.finishTasksAndInvalidate() }
 
     /// The tasks resumed and neither completed nor being cancelled, as Foundation lists them.
     override public func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {

@@ -137,6 +137,7 @@ public final class TransferURLSessionDownloadTask: URLSessionDownloadTask, @unch
 
     /// TransferKit's resume data (docs/resume-data.md), for `downloadTask(withResumeData:)`.
     override public func cancel(byProducingResumeData completionHandler: @escaping (Data?) -> Void) {
+        // Foundation's signature has no @Sendable; the handler is called once, on the delegate queue.
         nonisolated(unsafe) let handler = completionHandler
         transferTask.cancel { data in handler(data) }
     }
