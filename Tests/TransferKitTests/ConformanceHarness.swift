@@ -66,9 +66,13 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
     let followsRedirects: Bool
     let credential: URLCredential?
 
-    init(followsRedirects: Bool = true, credential: URLCredential? = nil) {
+    /// What `needNewBodyStream` hands over, a new stream each time.
+    let streamedBody: Data?
+
+    init(followsRedirects: Bool = true, credential: URLCredential? = nil, streamedBody: Data? = nil) {
         self.followsRedirects = followsRedirects
         self.credential = credential
+        self.streamedBody = streamedBody
     }
 
     var events: [String] { state.withLock { $0.events } }
@@ -93,6 +97,11 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
         if let credential, challenge.previousFailureCount == 0 { completionHandler(.useCredential, credential) } else {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
+    }
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        log("needNewBodyStream", task)
+        completionHandler(streamedBody.map { InputStream(data: $0) })
     }
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
                     totalBytesExpectedToSend: Int64) {

@@ -378,4 +378,21 @@ import TransferKit
         }.resume()
         #expect(try await again.wait() == expectedBody(300_000, seed: 3))
     }
+
+    /// The body of `uploadTask(withStreamedRequest:)` comes from `needNewBodyStream`.
+    @Test(arguments: Backend.allCases)
+    func streamedUploadAsksTheDelegateForItsBody(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let body = expectedBody(120_000, seed: 8)
+        let rec = FoundationRecorder(streamedBody: body)
+        let session = backend.session(delegate: rec)
+        defer { session.finishTasksAndInvalidate() }
+        var r = URLRequest(url: url("\(server.httpBase)/echo"))
+        r.httpMethod = "PUT"
+        session.uploadTask(withStreamedRequest: r).resume()
+        try await rec.waitForCompletion()
+        #expect(rec.events.first == "needNewBodyStream")
+        let echo = try #require(try JSONSerialization.jsonObject(with: rec.state.withLock { $0.data }) as? [String: Any])
+        #expect(echo["bodySHA256"] as? String == sha256(body))
+    }
 }
