@@ -183,4 +183,19 @@ import Testing
         #expect(echo["bodyLength"] as? Int == body.count)
         #expect(echo["bodySHA256"] as? String == sha256(body))
     }
+
+    @Test func configurationConvertsFromFoundations() {
+        let c = URLSessionConfiguration.default
+        c.timeoutIntervalForRequest = 12
+        c.timeoutIntervalForResource = 345
+        c.httpMaximumConnectionsPerHost = 3
+        c.httpAdditionalHeaders = ["X-A": "1"]
+        c.httpShouldSetCookies = false
+        let t = TransferConfiguration(c)
+        #expect(t.timeoutIntervalForRequest == 12)
+        #expect(t.timeoutIntervalForResource == 345)
+        #expect(t.httpMaximumConnectionsPerHost == 3)
+        #expect(t.httpAdditionalHeaders == [HTTPHeader("X-A", "1")])
+        #expect(t.httpShouldSetCookies == false)
+    }
 }

@@ -16,6 +16,14 @@ extension URLError {
     public var downloadTaskResumeData: Data? { userInfo[NSURLSessionDownloadTaskResumeData] as? Data }
 }
 
+extension TransferConfiguration {
+    /// What TransferKit takes from a `URLSessionConfiguration` (the settings
+    /// `TransferURLSession(configuration:)` reads), for a `TransferSession`.
+    public init(_ configuration: URLSessionConfiguration) {
+        self = TransferURLSession.transferConfiguration(configuration)
+    }
+}
+
 extension TransferRequest {
     /// A request from Foundation's: URL, method, header fields, body (a body stream is read
     /// into memory), and the timeout when it differs from URLRequest's default of 60 s (the

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// Foundation's task classes, handed to Foundation's own delegate protocols
 /// (`URLSessionDataDelegate`, `URLSessionDownloadDelegate`, `URLSessionTaskDelegate`), so
 /// code typed against URLSession changes only the line that makes the session. What it costs
-/// (a unused corelibs session underneath, metrics behind a cast, the async methods only when
+/// (an unused corelibs session underneath, metrics behind a cast, the async methods only when
 /// the static type is this class) is DECISIONS 170; what differs is docs/urlsession-parity.md.
 public final class TransferURLSession: URLSession, @unchecked Sendable {
     // @unchecked: immutable but for `faces`, which is behind its lock.
