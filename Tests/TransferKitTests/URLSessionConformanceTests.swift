@@ -395,4 +395,37 @@ import TransferKit
         let echo = try #require(try JSONSerialization.jsonObject(with: rec.state.withLock { $0.data }) as? [String: Any])
         #expect(echo["bodySHA256"] as? String == sha256(body))
     }
+
+    /// The storage's accept policy decides: with `.never` nothing is kept.
+    @Test(arguments: Backend.allCases)
+    func cookieStorageThatAcceptsNothingKeepsNothing(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let configuration = URLSessionConfiguration.ephemeral
+        let storage = try #require(configuration.httpCookieStorage)
+        storage.cookieAcceptPolicy = .never
+        configuration.httpCookieAcceptPolicy = .never
+        let session = backend.session(configuration)
+        defer { session.finishTasksAndInvalidate() }
+        _ = try await load(session, url("\(server.httpBase)/cookies/set?refused=1"))
+        #expect(storage.cookies?.isEmpty ?? true)
+        let echo = try await load(session, url("\(server.httpBase)/cookies"))
+        #expect((echo.json?["cookies"] as? [String: String])?["refused"] == nil)
+    }
+
+    /// The async methods: Foundation's on `URLSession`, TransferKit's on `TransferURLSession`
+    /// (the static type picks them, DECISIONS 170), with the same answers.
+    @Test(arguments: Backend.allCases)
+    func asyncDataAnswersFoundationsTypes(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let session = backend.session()
+        defer { session.finishTasksAndInvalidate() }
+        func data(_ u: URL) async throws -> (Data, URLResponse) {
+            if let t = session as? TransferURLSession { return try await t.data(from: u) }
+            return try await session.data(from: u)
+        }
+        let (body, response) = try await data(url("\(server.httpBase)/bytes/777"))
+        #expect(body == expectedBody(777))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        await #expect(throws: URLError.self) { try await data(url("http://127.0.0.1:1/refused")) }
+    }
 }
