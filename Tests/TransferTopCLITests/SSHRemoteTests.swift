@@ -53,6 +53,49 @@ import Testing
         let followed = await attach.wait()
         #expect(followed.status == 0, "\(followed.stderr)")
         #expect(followed.stdout.contains("nightly:1 completed ok 200"), "\(followed.stdout)")
+        withExtendedLifetime(ssh) {}
+    }
+
+    /// The monitor over ssh, in a real terminal: the first watch is the connection `attach`
+    /// checked the session with; a key goes to the other host's daemon; a daemon stopped
+    /// there shows as gone and is not started again by the monitor's reconnections; q detaches
+    /// naming the host.
+    @Test func theMonitorAttachesThroughSSHAndKeysActThere() async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let ssh = try SSHServerRig(aliases: ["hostb"])
+        let hostB = ssh.hosts["hostb"]!
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/3000000?seed=8&gate=\(gate)&holdAfter=1000000"
+        let submit = try await Run.binary(["--background", "m", "--request-timeout", "3600", "-o", ssh.dir + "/out", url], environment: hostB)
+        #expect(submit.status == 0, "\(submit.stderr)")
+        try await server.waitForGate(gate)
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
+                            "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach ssh://hostb/m; echo TT-EXITED $?; sleep 60"])
+        var screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("running") == true }
+        #expect(Tmux.row(screen, "m:1")?.contains("running") == true, "\(screen)")
+        try await tmux.keys("s")
+        screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("suspended") == true }
+        #expect(Tmux.row(screen, "m:1")?.contains("suspended") == true, "\(screen)")
+        let status = try await Run.binary(["status", "m", "--json"], environment: hostB)
+        #expect(try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8)).first?.tasks.first?.state == "suspended")
+        let stop = try await Run.binary(["daemon", "stop"], environment: hostB)
+        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)")
+        screen = try await tmux.waitFor { $0.contains("daemon gone") }
+        #expect(screen.contains("daemon gone"), "\(screen)")
+        // The reconnections ask with --no-start: host b's daemon stays stopped.
+        let after = try await Run.binary(["daemon", "status"], environment: hostB)
+        #expect(after.stdout.contains("no transfertop daemon is running"), "\(after.stdout)")
+        try await tmux.keys("q")
+        screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        #expect(screen.contains("transfertop status m --host ssh://hostb"), "\(screen)")
+        server.openGate(gate)
+        withExtendedLifetime(ssh) {}
     }
 
     /// A host ssh cannot reach, and addresses that are not ssh:// ones.
@@ -70,5 +113,9 @@ import Testing
             #expect(r.status == 2, "\(args): \(r.stderr)")
             #expect(r.stderr.contains(fragment), "\(args): \(r.stderr)")
         }
+        let password = try await Run.binary(["status", "--host", "ssh://me:s3cret@hosta"], environment: ssh.clientEnvironment)
+        #expect(password.status == 2 && password.stderr.contains("no password in the address"), "\(password.stderr)")
+        #expect(!password.stderr.contains("s3cret"))
+        withExtendedLifetime(ssh) {}
     }
 }

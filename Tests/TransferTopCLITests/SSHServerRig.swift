@@ -40,12 +40,13 @@ final class SSHServerRig: @unchecked Sendable {
         // sshd refuses to start without its privilege separation directory (root runs only).
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o755])
-        port = try Self.freePort()
+        // The port is free when asked; another suite may take it before sshd binds it: then
+        // sshd exits at once saying so, and the rig asks again (below).
+        var port = try Self.freePort()
         let forwarded = ["XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
                          "TSAN_OPTIONS", "ASAN_OPTIONS"]
         try """
         ListenAddress 127.0.0.1
-        Port \(port)
         HostKey \(dir)/host_key
         AuthorizedKeysFile \(dir)/authorized_keys
         PasswordAuthentication no
@@ -58,20 +59,60 @@ final class SSHServerRig: @unchecked Sendable {
         LogLevel INFO
 
         """.write(toFile: dir + "/sshd_config", atomically: true, encoding: .utf8)
-        let hostKey = try String(contentsOfFile: dir + "/host_key.pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        try "[127.0.0.1]:\(port) \(hostKey)\n".write(toFile: dir + "/known_hosts", atomically: true, encoding: .utf8)
         var hosts: [String: [String: String]] = [:]
-        var client = ""
-        let sanitizer = ProcessInfo.processInfo.environment.filter { ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains($0.key) }
         for alias in aliases {
             var env: [String: String] = [:]
             for key in ["XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"] {
                 env[key] = dir + "/\(alias)/" + key.lowercased()
             }
             hosts[alias] = env
-            let sent = env.merging(sanitizer) { a, _ in a }.sorted { $0.key < $1.key }
+        }
+        self.hosts = hosts
+        // In the foreground (-D), its log on stderr (-e): it is listening once it says so, and
+        // it exits (end of its log) when it cannot. The read ends either way: no deadline needed.
+        var attempt = 0
+        var started: Process?
+        while started == nil {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sshd)
+            process.arguments = ["-D", "-e", "-f", dir + "/sshd_config", "-o", "Port=\(port)"]
+            let log = Pipe()
+            process.standardError = log
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var said = ""
+            let reader = log.fileHandleForReading
+            while !said.contains("Server listening on") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                said += String(decoding: chunk, as: UTF8.self)
+            }
+            if said.contains("Server listening on") {
+                started = process
+                // The log goes on (a line per login): drained so sshd never blocks on a full pipe.
+                Thread.detachNewThread { while !reader.availableData.isEmpty {} }
+                continue
+            }
+            process.waitUntilExit()
+            attempt += 1
+            guard attempt < 5, said.contains("Address already in use") else { throw TestFailure("sshd did not start: \(said)") }
+            port = try Self.freePort()
+        }
+        self.port = port
+        process = started!
+        let hostKey = try String(contentsOfFile: dir + "/host_key.pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try "[127.0.0.1]:\(port) \(hostKey)\n".write(toFile: dir + "/known_hosts", atomically: true, encoding: .utf8)
+        try clientConfig(port: port).write(toFile: dir + "/ssh_config", atomically: true, encoding: .utf8)
+    }
+
+    /// One `Host` block per alias: the server's port, the throw-away key, its own known_hosts,
+    /// no prompt, and the alias's directories (and the sanitizer options) sent along.
+    func clientConfig(port: Int) -> String {
+        let sanitizer = ProcessInfo.processInfo.environment.filter { ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains($0.key) }
+        return hosts.keys.sorted().map { alias in
+            let sent = hosts[alias]!.merging(sanitizer) { a, _ in a }.sorted { $0.key < $1.key }
                 .map { "\($0.key)=\"\($0.value)\"" }.joined(separator: " ")
-            client += """
+            return """
             Host \(alias)
               HostName 127.0.0.1
               Port \(port)
@@ -83,26 +124,7 @@ final class SSHServerRig: @unchecked Sendable {
               SetEnv \(sent)
 
             """
-        }
-        self.hosts = hosts
-        try client.write(toFile: dir + "/ssh_config", atomically: true, encoding: .utf8)
-        // In the foreground (-D), its log on stderr (-e): it is listening once it says so.
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: sshd)
-        process.arguments = ["-D", "-e", "-f", dir + "/sshd_config"]
-        let log = Pipe()
-        process.standardError = log
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var said = ""
-        let reader = log.fileHandleForReading
-        while !said.contains("Server listening on") {
-            let chunk = reader.availableData
-            guard !chunk.isEmpty else { throw TestFailure("sshd exited before it listened: \(said)") }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
-        // The log goes on (one line per login): drained so sshd never blocks on a full pipe.
-        Thread.detachNewThread { while !reader.availableData.isEmpty {} }
+        }.joined()
     }
 
     /// A port nobody listens on now (the kernel's choice for a socket bound to port 0).

@@ -21,8 +21,11 @@ enum BackgroundCLI {
                 throw UsageError("--host is given once")
             case .daemon where remote != nil:
                 throw UsageError("'daemon' acts on this host's daemon only; it takes no --host")
+            case .bridge(let start):
+                guard remote == nil else { throw UsageError("'daemon dial-stdio' bridges this host's daemon; it takes no --host") }
+                return StdioBridge.run(paths, start: start)
             case .daemon(.dialStdio):
-                return StdioBridge.run(paths)
+                return StdioBridge.run(paths, start: true)
             case .daemon(.run):
                 return await DaemonServer.run(paths)
             case .daemon(.start):
@@ -67,7 +70,10 @@ enum BackgroundCLI {
                 _ = try client.request(.status(session: session))
                 try Preflight.checkKeyBindings(environment: env)
                 try Preflight.checkTheme(options.theme, environment: env)
-                return await MonitorApp.attach(session, options: options, endpoint: endpoint, environment: env)
+                // Over ssh the checked connection is the monitor's first watch: the only one
+                // that may ask for a password (the terminal is not curses' yet).
+                let handed: DaemonClient? = remote == nil ? nil : client
+                return await MonitorApp.attach(session, options: options, endpoint: endpoint, environment: env, connected: handed)
             case .control(let session, let action, let task):
                 let client = try endpoint.connect(start: true, environment: env)
                 if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }

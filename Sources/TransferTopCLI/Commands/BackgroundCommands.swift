@@ -15,13 +15,17 @@ public enum BackgroundCommand: Sendable, Equatable {
     /// `--host ssh://…` (or `attach ssh://host/NAME`): the command, answered by that host's
     /// daemon through ssh.
     indirect case onHost(SSHDestination, BackgroundCommand)
+    /// `daemon dial-stdio [--no-start]`: the remote end of `--host`; `start`: start the daemon
+    /// when none runs (what every remote command but the monitor's reconnections asks).
+    case bridge(start: Bool)
 }
 
 public enum DaemonAction: String, Sendable, Equatable, CaseIterable {
     /// Runs the daemon in the foreground (what the on-demand start and the systemd unit run).
     case run
     case start, status, stop
-    /// The remote end of `--host ssh://…`: bridges stdin/stdout to this user's daemon.
+    /// The remote end of `--host ssh://…`: bridges stdin/stdout to this user's daemon
+    /// (`BackgroundCommand.bridge`).
     case dialStdio = "dial-stdio"
 }
 
@@ -145,12 +149,16 @@ struct DaemonCommand: ParsableCommand, CommandPlanning {
         abstract: "The background daemon: run (in the foreground, as the systemd unit does), start, status, stop (which keeps resume data), or dial-stdio (what --host ssh:// runs on the other host).")
     @ParentCommand var root: TransferTopCommand
     @Argument(help: ArgumentHelp("run, start, status, stop or dial-stdio (default: run).", valueName: "ACTION")) var action: String?
+    @Flag(help: "With dial-stdio: only a daemon that runs answers; none is started (the monitor's reconnections).")
+    var noStart = false
 
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "daemon [run|start|status|stop|dial-stdio]")
+        try noTransferOptions(root, "daemon [run|start|status|stop|dial-stdio [--no-start]]")
         guard let a = DaemonAction(rawValue: action ?? "run") else {
             throw UsageError("daemon: ACTION is run, start, status, stop or dial-stdio, not '\(SafeQuote.quote(action ?? "", limit: 30))'")
         }
+        if a == .dialStdio { return .background(.bridge(start: !noStart)) }
+        guard !noStart else { throw UsageError("daemon: --no-start goes with dial-stdio only") }
         return .background(.daemon(a))
     }
 }

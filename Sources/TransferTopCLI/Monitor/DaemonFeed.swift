@@ -37,6 +37,8 @@ public final class DaemonFeed: @unchecked Sendable {
         var channel: LineChannel?
         var stopped = false
         var controlClient: DaemonClient?
+        /// The caller's connection, used by the first watch (`init(…connected:)`).
+        var handedOver: DaemonClient?
     }
 
     private let shared = Locked(Shared())
@@ -45,11 +47,15 @@ public final class DaemonFeed: @unchecked Sendable {
     /// The feed thread's: names, ids, first sightings and last states of the rows.
     private var converter = DaemonSnapshots()
 
-    init(endpoint: DaemonEndpoint, session: String?, environment: [String: String] = [:]) {
+    /// `connected`: a client the caller already has (`attach` checked the session with it,
+    /// before the terminal was taken, where ssh could ask for a password): the first watch
+    /// uses it. Later connections may not prompt (`interactive: false`).
+    init(endpoint: DaemonEndpoint, session: String?, environment: [String: String], connected: DaemonClient? = nil) {
         (self.endpoint, self.session, self.environment) = (endpoint, session, environment)
+        shared.withLock { $0.handedOver = connected }
     }
 
-    convenience init(paths: DaemonPaths, session: String?) { self.init(endpoint: .local(paths), session: session) }
+    convenience init(paths: DaemonPaths, session: String?) { self.init(endpoint: .local(paths), session: session, environment: [:]) }
 
     /// The feed of a local run's monitor: nil without HOME and XDG_STATE_HOME; it starts no
     /// daemon and creates no directory (DECISIONS 128).
@@ -203,7 +209,8 @@ public final class DaemonFeed: @unchecked Sendable {
             var (refused, watching) = (false, false)
             do {
                 if case .local(let paths) = endpoint, !paths.runtimeDirectoryIsOurs { throw DaemonError("no transfertop daemon is running") }
-                let client = try endpoint.connect(start: false, environment: environment, interactive: false)
+                let given = shared.withLock { s -> DaemonClient? in defer { s.handedOver = nil }; return s.handedOver }
+                let client = try given ?? endpoint.connect(start: false, environment: environment, interactive: false)
                 let back = shared.withLock { s -> Bool in
                     s.channel = client.channel
                     return s.gone && !s.stopped

@@ -13,14 +13,16 @@ import Foundation
 /// not ask anything (`BatchMode`) and its stderr goes to /dev/null, so nothing it says tears
 /// the screen; the monitor shows the host as gone instead.
 public enum SSHChannel {
+    /// `start`: the remote daemon is started when none runs (`daemon dial-stdio`), else only a
+    /// running one answers (`--no-start`).
     public static func open(_ destination: SSHDestination, environment: [String: String],
-                            interactive: Bool = true) throws(DaemonError) -> LineChannel {
+                            interactive: Bool = true, start: Bool = true) throws(DaemonError) -> LineChannel {
         var fds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw DaemonError("socketpair: \(String(cString: strerror(errno)))")
         }
         let (ours, theirs) = (fds[0], fds[1])
-        let remote = [environment["TRANSFERTOP_REMOTE_PROGRAM"] ?? "transfertop", "daemon", "dial-stdio"]
+        let remote = [environment["TRANSFERTOP_REMOTE_PROGRAM"] ?? "transfertop", "daemon", "dial-stdio"] + (start ? [] : ["--no-start"])
         let arguments = destination.sshArguments(remoteCommand: remote, batch: !interactive)
         let words: [String]
         if let command = environment["TRANSFERTOP_SSH_COMMAND"], !command.isEmpty {

@@ -34,6 +34,8 @@ public struct SSHDestination: Sendable, Equatable, CustomStringConvertible {
         if let at = rest.lastIndex(of: "@") {
             user = String(rest[..<at])
             rest = rest[rest.index(after: at)...]
+            // ssh://user:password@host: a password would reach ssh's argv (ps) and messages.
+            guard user?.contains(":") != true else { throw DaemonError("ssh://: no password in the address; ssh asks for it, or use a key or an agent") }
             guard let u = user, Self.isWord(u) else { throw DaemonError("ssh://: the user in '\(text)' is empty or not a plain name") }
         }
         var port: Int?

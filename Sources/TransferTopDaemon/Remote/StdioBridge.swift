@@ -6,11 +6,13 @@ import Foundation
 /// between it and stdin/stdout until either side ends. ssh runs it; nothing listens on the
 /// network.
 public enum StdioBridge {
-    public static func run(_ paths: DaemonPaths) -> Int32 {
+    /// `start`: start the daemon when none runs, as a local background command would; without
+    /// it (the monitor's reconnections) a stopped daemon stays stopped.
+    public static func run(_ paths: DaemonPaths, start: Bool) -> Int32 {
         do {
-            // Started and of this version (an idle older one is replaced), as a local command
-            // makes sure; the bytes then go over a connection of their own.
-            _ = try DaemonClient.connect(paths, start: true)
+            // Started (if asked) and of this version (an idle older one is replaced), as a local
+            // command makes sure; the bytes then go over a connection of their own.
+            _ = try DaemonClient.connect(paths, start: start)
             let daemon = try LineChannel.connect(paths.socket)
             let toDaemon = Thread {
                 copy(from: STDIN_FILENO, to: daemon.fd)
