@@ -52,7 +52,8 @@ import Testing
     @Test func damagedLinesAreNotRead() {
         for text in [#"{"key":"k","record":{"name":"f","size":1}"#, #"{"key":"k","record":{"name":"f","size":}}"#,
                      #"{"key":"k","record":{"name":"f","size":99999999999999999999}}"#, #"{"key":"k","record":{"name":"f","size":1}}x"#,
-                     #"{"key":"k","record":{"name":"f"#, #"{"key":"k","record":{"name":"a\qb","size":1}}"#, ""] {
+                     #"{"key":"k","record":{"name":"f"#, #"{"key":"k","record":{"name":"a\qb","size":1}}"#, "",
+                     #"{"key":"k","record":{"name":"f","size":012}}"#, #"{"key":"k","record":{"name":"\u+041","size":1}}"#] {
             #expect(Self.parse(text) == nil, "\(text)")
         }
         let invalidUTF8: [UInt8] = Array(#"{"key":"k","record":{"name":""#.utf8) + [0xFF, 0xFE] + Array(#"","size":1}}"#.utf8)

@@ -42,11 +42,27 @@ enum CompletionLineReader {
             return true
         }
 
-        /// A decimal integer, optionally negative, that fits an `Int64`.
+        /// Exactly four hexadecimal digits (no sign, which `UInt32(_:radix:)` would take).
+        static func hex4(_ digits: Slice<UnsafeRawBufferPointer>) -> UInt32? {
+            var value: UInt32 = 0
+            for d in digits {
+                switch d {
+                case 0x30...0x39: value = value << 4 | UInt32(d - 0x30)
+                case 0x41...0x46: value = value << 4 | UInt32(d - 0x41 + 10)
+                case 0x61...0x66: value = value << 4 | UInt32(d - 0x61 + 10)
+                default: return nil
+                }
+            }
+            return value
+        }
+
+        /// A decimal integer as JSON writes one: optionally negative, no leading zero, fits an
+        /// `Int64`.
         mutating func integer() -> Int64? {
             var negative = false
             if at < bytes.count, bytes[at] == UInt8(ascii: "-") { negative = true; at += 1 }
             let start = at
+            if at + 1 < bytes.count, bytes[at] == UInt8(ascii: "0"), (0x30...0x39).contains(bytes[at + 1]) { return nil }
             var value: Int64 = 0
             while at < bytes.count, case let digit = bytes[at], digit >= 0x30, digit <= 0x39 {
                 let (times, o1) = value.multipliedReportingOverflow(by: 10)
@@ -92,8 +108,7 @@ enum CompletionLineReader {
                     case UInt8(ascii: "u"):
                         // Only what the writer makes: control characters, U+2028 and U+2029
                         // (no surrogate pairs; those go to JSONDecoder).
-                        guard bytes.count - at >= 4,
-                              let value = UInt32(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<at + 4]), as: UTF8.self), radix: 16),
+                        guard bytes.count - at >= 4, let value = Self.hex4(bytes[at..<at + 4]),
                               !(0xD800...0xDFFF).contains(value), let scalar = Unicode.Scalar(value) else { return nil }
                         at += 4
                         out.append(contentsOf: Array(String(Character(scalar)).utf8))
