@@ -59,10 +59,10 @@ extension ScreenRenderer {
         case .url: return [Span(TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
         case .progress: return progressCell(t, model: model, barWidth: columns.barWidth)
         case .result: return resultCell(t, hops: hops)
-        case .dns: return TaskPhases.cell(.dns, hops: hops)
-        case .connect: return TaskPhases.cell(.connect, hops: hops)
-        case .tls: return TaskPhases.cell(.tls, hops: hops)
-        case .ttfb: return TaskPhases.cell(.wait, hops: hops)
+        case .dns: return TaskPhases.cell(.dns, hops: hops, width: width, utf8: model.utf8)
+        case .connect: return TaskPhases.cell(.connect, hops: hops, width: width, utf8: model.utf8)
+        case .tls: return TaskPhases.cell(.tls, hops: hops, width: width, utf8: model.utf8)
+        case .ttfb: return TaskPhases.cell(.wait, hops: hops, width: width, utf8: model.utf8)
         case .waterfall: return TaskPhases.miniWaterfall(t.metrics, hops: hops, now: model.now, width: width, utf8: model.utf8, monochrome: model.monochrome)
         case .size: return [Span(sizeLabel(t))]
         case .speed: return running && DisplayState(t) != .queued ? [Span(Units.speed(model.rates.speed(of: t.id)))] : []
