@@ -33,8 +33,17 @@ public struct MonitorModel: Sendable {
     public var sessions: [SessionSnapshot] = [] {
         didSet {
             totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks, superseded: superseded)) }, uniquingKeysWith: { a, _ in a })
+            headerTotals = SessionTotals(summing: sessions.map { s in
+                // A local monitor's header is this run's: a background session's finished
+                // history (the daemon keeps it) is in the sessions pane, not in the totals.
+                guard attachedSession == nil, isDaemonSession(s.id) else { return totals[s.id] ?? SessionTotals() }
+                return SessionTotals(s.tasks.lazy.filter { $0.state != .completed }, superseded: superseded)
+            })
         }
     }
+    /// What the header sums: every session's totals, without the background sessions' ended
+    /// tasks unless this monitor is attached to one.
+    public private(set) var headerTotals = SessionTotals()
     /// The run was started with `-k`: the header says TLS is not verified from the first
     /// frame, before any hop has completed (DECISIONS 110).
     public var insecureConfiguration = false
@@ -99,6 +108,9 @@ public struct MonitorModel: Sendable {
     /// Tasks continued by another (`R`): their bytes are the continuation's, counted once.
     /// Set before `apply`, which sums the totals with it.
     public var superseded: Set<TaskID> = []
+    /// URLs of the run's lists that no task has been made for yet (the runner starts a window
+    /// of them at a time): the header's total counts them, and its ETA expects them.
+    public var notStarted = 0
     /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
     /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
     public var awaitingResumeData: [TaskID: Date?] = [:]
