@@ -111,6 +111,8 @@ public struct MonitorModel: Sendable {
     /// URLs of the run's lists that no task has been made for yet (the runner starts a window
     /// of them at a time): the header's total counts them, and its ETA expects them.
     public var notStarted = 0
+    /// When the monitor first saw each suspended task suspended (see `suspendedFor`).
+    public private(set) var suspendedSince: [TaskID: Date] = [:]
     /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
     /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
     public var awaitingResumeData: [TaskID: Date?] = [:]
@@ -128,7 +130,30 @@ public struct MonitorModel: Sendable {
         sessions = snapshots
         holdCancelingWhileResumeDataIsMade()
         rates.record(snapshots, at: time)
+        noteSuspensions()
         normalizeSelection()
+    }
+
+    /// A suspension longer than this is marked: servers close idle connections after about a
+    /// minute (nginx's send timeout is 60 s), and a resume may then find the connection gone.
+    public static let longSuspension: TimeInterval = 60
+
+    /// How long the monitor has seen the task suspended, nil when it is not.
+    public func suspendedFor(_ id: TaskID) -> TimeInterval? {
+        suspendedSince[id].map { Swift.max(0, now.timeIntervalSince($0)) }
+    }
+
+    /// Notes when each suspended task was first seen suspended (at `now`), and forgets tasks
+    /// no longer suspended.
+    private mutating func noteSuspensions() {
+        var suspended = Set<TaskID>()
+        for s in sessions {
+            for t in s.tasks where t.state == .suspended {
+                suspended.insert(t.id)
+                if suspendedSince[t.id] == nil { suspendedSince[t.id] = now }
+            }
+        }
+        if suspendedSince.count > suspended.count { suspendedSince = suspendedSince.filter { suspended.contains($0.key) } }
     }
 
     /// Appends events, dropping the oldest beyond `maxEvents`. Progress events are left out:

@@ -113,6 +113,8 @@ extension ScreenRenderer {
             spans.append(Span(", waiting for a connection to \(URLText.url(t.currentURL)?.host ?? "the host")\(limit)", .stateQueued))
         } else if state == .canceling {
             spans.append(Span(", stopping the transfer", .dim))
+        } else if state == .suspended, let d = model.suspendedFor(t.id), d >= MonitorModel.longSuspension {
+            spans.append(Span(", for \(Units.eta(d)): the server may have closed the connection", .stateCanceling))
         } else if let phase = Waterfall.hops(t.metrics, now: model.now).last?.currentPhase {
             spans.append(Span(", \(phase.label)", phase.role))
         }

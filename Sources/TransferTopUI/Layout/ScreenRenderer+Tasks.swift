@@ -58,7 +58,7 @@ extension ScreenRenderer {
         case .state: return [Span(DisplayState(t).label, DisplayState(t).role)]
         case .url: return [Span(TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
         case .progress: return progressCell(t, model: model, barWidth: columns.barWidth)
-        case .result: return resultCell(t, hops: hops)
+        case .result: return resultCell(t, hops: hops, suspendedFor: model.suspendedFor(t.id))
         case .dns: return TaskPhases.cell(.dns, hops: hops, width: width, utf8: model.utf8)
         case .connect: return TaskPhases.cell(.connect, hops: hops, width: width, utf8: model.utf8)
         case .tls: return TaskPhases.cell(.tls, hops: hops, width: width, utf8: model.utf8)
@@ -73,8 +73,13 @@ extension ScreenRenderer {
 
     /// A completed task's outcome (`ok`, `HTTP 404`, `error`, `cancelled`); a queued task's
     /// reason; a running task's live phase (`wait` while waiting for the first byte).
-    static func resultCell(_ t: TaskSnapshot, hops: [WaterfallHop]) -> [Span] {
+    /// A task suspended longer than `MonitorModel.longSuspension` (a minute) says so, `idle
+    /// >1m`, and the detail pane for how long: its server may have closed the connection.
+    static func resultCell(_ t: TaskSnapshot, hops: [WaterfallHop], suspendedFor: TimeInterval? = nil) -> [Span] {
         let state = DisplayState(t)
+        if state == .suspended, let d = suspendedFor, d >= MonitorModel.longSuspension {
+            return [Span("idle >1m", .stateCanceling)]
+        }
         // `-k`: a task whose certificate was not checked says so in red, even when it went well.
         if t.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) {
             return [Span((state.outcome(t) ?? "") + " !tls", .error)]
