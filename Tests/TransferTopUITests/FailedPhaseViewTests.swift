@@ -51,7 +51,7 @@ import TransferModel
         let m = Fixtures.model(width: 120, height: 40, selecting: Self.tlsFailed())
         let detail = ScreenRenderer.detailContent(m).map { $0.map(\.text).joined() }
         let hop = try #require(detail.first { $0.contains("#1 ---") })
-        #expect(hop.contains("dns 3.0ms tls 22ms ✗ failed"), "\(detail)")
+        #expect(hop.contains("dns 3ms tls 22ms ✗ failed"), "\(detail)")
         #expect(!hop.contains("tcp"), "no zero-length connect: \(hop)")
         // The bar's failed part is shaded, so it reads without colour too.
         let line = WaterfallView.line(Waterfall.hops(Self.tlsFailed().metrics, now: m.now)[0], scaleMs: 25, barWidth: 25,

@@ -76,6 +76,23 @@ public struct TransactionTimings: Sendable, Equatable {
         }
     }
 
+    /// The same durations without the failed phase's: for statistics of how long phases take
+    /// (percentiles, budgets, compare, Prometheus), where the time a failure took is not a sample
+    /// of the phase (the failure is counted as an error there).
+    public var completedPhases: TransactionTimings {
+        var d = self
+        switch failedPhase {
+        case .dns: d.dnsMs = nil
+        case .connect: d.connectMs = nil
+        case .tls: d.tlsMs = nil
+        case .request: d.requestMs = nil
+        case .wait: d.waitMs = nil
+        default: break
+        }
+        d.failedPhase = nil
+        return d
+    }
+
     /// Connect including TLS (HAR `connect`): connect start → connect end.
     public static func connectIncludingTLSMs(_ m: TransactionMetrics) -> Double? {
         guard let a = m.connectStartDate, let b = m.connectEndDate else { return nil }

@@ -73,7 +73,7 @@ public final class FleetMetrics: Sendable {
         let hops = task.metrics.transactionMetrics
         for i in hops.indices {
             let hop = hops[i]
-            let timings = TransactionTimings(hop, transactionEnd: task.metrics.transactionEnd(at: i))
+            let timings = TransactionTimings(hop, transactionEnd: task.metrics.transactionEnd(at: i)).completedPhases
             let labels = [("host", URL(string: hop.url)?.host ?? "unknown"),
                           ("protocol", hop.networkProtocolName?.lowercased() ?? "unknown")]
             for (phase, ms) in zip(Self.phases, [timings.dnsMs, timings.connectMs, timings.tlsMs, timings.ttfbMs]) {

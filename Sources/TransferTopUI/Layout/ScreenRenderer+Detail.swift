@@ -68,22 +68,23 @@ extension ScreenRenderer {
     }
 
     /// `speed ▁▂▅█▇▆  peak 3.2 MiB/s, one block a second`: the task's own sparkline, the
-    /// same drawing as the sessions pane's. The peak is never below the task's average: bytes
-    /// that arrived before the monitor's first sample of the task, or between two of its
-    /// once-a-second samples, were moved at some speed (a 64 KiB burst then a stall read
-    /// `peak 0 B/s`).
+    /// same drawing as the sessions pane's. When no sample saw the task move (its bytes came
+    /// before the monitor's first sample of it, then it stalled: `peak 0 B/s` after 64 KiB),
+    /// the peak is its average, the least it must have reached.
     static func speedHistoryLine(_ history: [Double], width: Int, utf8: Bool, average: Double = 0) -> [Span] {
-        let peak = "  peak \(Units.speed(Swift.max(history.suffix(60).max() ?? 0, average))), one block a second"
+        let sampled = history.suffix(60).max() ?? 0
+        let peak = "  peak \(Units.speed(sampled > 0 ? sampled : average)), one block a second"
         let room = Swift.min(TransferRates.historyLength, width - 6 - DisplayWidth.of(peak))
         guard room >= 4 else { return [Span("speed ", .dim), Span(Sparkline.text(history, width: Swift.max(1, width - 6), utf8: utf8), .phaseReceive)] }
         let line = Sparkline.text(history, width: room, utf8: utf8)
         return [Span("speed ", .dim), Span(line, .phaseReceive), Span(peak, .dim)]
     }
 
-    /// The task's bytes over the time since its first response byte (its start when none yet),
-    /// until its end or now; 0 when no time has passed.
+    /// The task's bytes over the time since the first response byte of its last hop (the one
+    /// whose body it keeps; its start when none yet), until its end or now; 0 when no time has
+    /// passed.
     static func averageSpeed(_ t: TaskSnapshot, now: Date) -> Double {
-        let start = t.metrics.transactionMetrics.lazy.compactMap(\.responseStartDate).first ?? t.metrics.taskIntervalStart
+        let start = t.metrics.transactionMetrics.last?.responseStartDate ?? t.metrics.taskIntervalStart
         let seconds = (t.metrics.taskIntervalEnd ?? now).timeIntervalSince(start)
         let bytes = TransferRates.progressBytes(t) - (t.resumeOffset ?? 0)
         return seconds > 0 && bytes > 0 ? Double(bytes) / seconds : 0
