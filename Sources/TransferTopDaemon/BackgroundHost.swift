@@ -201,7 +201,8 @@ final class BackgroundHost: @unchecked Sendable {
                 let status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
                                                   statusCode: s.statusCode, error: s.state == .completed ? error : nil,
                                                   path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
-                                                  bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
+                                                  bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil,
+                                                  keptResumeData: journalState == .completed && resume != nil)
                 let event = try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
                                                error: status.error, path: s.outputPath, resumeData: resume,
                                                event: "state", payload: try JSONEncoder().encode(
