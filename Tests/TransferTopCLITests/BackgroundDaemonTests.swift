@@ -241,6 +241,14 @@ import TransferModel
         let wait = try await rig.run(["wait", "k"])
         #expect(wait.stdout.contains("k:1 completed cancelled, resume data kept"), "\(wait.stdout)\(rig.log)")
         #expect(!wait.stdout.contains("k:1 completed failed"), "\(wait.stdout)")
+        // The same download again continues from that resume data, and `wait` says so before
+        // the completion it led to.
+        #expect(try await rig.run(["--background", "k", "-o", rig.out, "\(server.httpBase)/files/k.bin?gate=\(gate)&holdAfter=100000"]).status == 0)
+        let again = try await rig.run(["wait", "k"])
+        let lines = again.stdout.split(separator: "\n").map(String.init)
+        let resuming = lines.firstIndex { $0.contains("resuming") }
+        let completed = lines.firstIndex { $0.hasPrefix("k:2 completed ok") }
+        #expect(resuming != nil && completed != nil && resuming! < completed!, "\(again.stdout)\(rig.log)")
     }
 
     /// Invalidating a session whose task no runner holds (suspended when the daemon died) ends
