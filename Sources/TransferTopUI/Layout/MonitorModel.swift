@@ -67,6 +67,8 @@ public struct MonitorModel: Sendable {
     public var filter = ""
     /// The task table's order (`o`/F6).
     public var sort: TaskSort = .none
+    /// Which columns the task table keeps when they do not all fit (`v`).
+    public var columnSet: ColumnSet = .phases
     public var prompt: Prompt?
     /// A one-line message: why an action was refused, where a CSV went, a theme error.
     public var statusMessage: String?
