@@ -33,9 +33,12 @@ public enum CSVRun {
                 throw ReadError(reason: "\(name): record \(n + 1) has \(record.count) fields, the header \(header.count)")
             }
             func cell(_ column: String) -> String { record[index[column]!] }
+            // The phase a hop failed in has the failure's time (an appended column names it):
+            // not a sample of the phase, as for the live run's statistics.
+            let failedPhase = index["failed_phase"].map { record[$0] } ?? ""
             func ms(_ column: String) throws(ReadError) -> Double? {
                 let v = cell(column)
-                if v.isEmpty { return nil }
+                if v.isEmpty || (!failedPhase.isEmpty && column == failedPhase + "_ms") { return nil }
                 guard let d = Double(v), d.isFinite, d >= 0 else {
                     throw ReadError(reason: "\(name): record \(n + 1): \(column) is '\(String(v.prefix(20)))', not milliseconds")
                 }

@@ -41,7 +41,7 @@ public struct HopSample: Sendable, Equatable {
         }
         return hops.indices.map { i in
             let m = hops[i]
-            let t = TransactionTimings(m, transactionEnd: task.metrics.transactionEnd(at: i))
+            let t = TransactionTimings(m, transactionEnd: task.metrics.transactionEnd(at: i)).completedPhases
             let last = i == hops.count - 1
             let failed = m.errorDescription != nil || (last && taskFailed) || (m.statusCode ?? 0) >= 400
             return HopSample(host: authority(m.url), protocolName: m.networkProtocolName?.lowercased() ?? "-",

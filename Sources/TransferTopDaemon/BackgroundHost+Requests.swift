@@ -19,7 +19,8 @@ extension BackgroundHost {
 
     static func status(_ t: JournalTask) -> BackgroundTaskStatus {
         BackgroundTaskStatus(number: t.number, url: Redaction.redactURL(t.url), state: t.state.rawValue, statusCode: t.statusCode,
-                             error: t.error, path: t.path, bytesReceived: t.bytesReceived, bytesExpected: t.bytesExpected)
+                             error: t.error, path: t.path, bytesReceived: t.bytesReceived, bytesExpected: t.bytesExpected,
+                             keptResumeData: t.resumeData != nil)
     }
 
     // MARK: follow

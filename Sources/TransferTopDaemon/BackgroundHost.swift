@@ -182,6 +182,9 @@ final class BackgroundHost: @unchecked Sendable {
     /// after the placement, writes the completion with its file (a library got none, once).
     func record(_ task: TransferTask, of hosted: Hosted, number: Int64, told: TaskState? = nil) {
         writer.async { [self] in
+            // The runner's notices so far ("resuming … from where the last run stopped") go
+            // before the state they led to, so followers read them in the order they happened.
+            for note in hosted.runner.takeNotices() { appendNote(hosted.session, note) }
             // Written after `daemon stop` began: a cancellation of the daemon's own, not the
             // user's; the task stays unfinished for the next start (DECISIONS 119).
             if state.withLock({ $0.stopping }) { return }
@@ -201,7 +204,8 @@ final class BackgroundHost: @unchecked Sendable {
                 let status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
                                                   statusCode: s.statusCode, error: s.state == .completed ? error : nil,
                                                   path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
-                                                  bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
+                                                  bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil,
+                                                  keptResumeData: journalState == .completed && resume != nil)
                 let event = try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
                                                error: status.error, path: s.outputPath, resumeData: resume,
                                                event: "state", payload: try JSONEncoder().encode(

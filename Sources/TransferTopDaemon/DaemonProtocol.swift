@@ -76,6 +76,14 @@ public struct BackgroundTaskStatus: Codable, Sendable, Equatable {
     public var path: String?
     public var bytesReceived: Int64
     public var bytesExpected: Int64?
+    /// Cancelled with resume data the journal keeps (`control … cancel` of a download, a
+    /// library's cancel by producing resume data): an outcome of its own, not a failure.
+    /// Optional: an event journaled before it existed still decodes.
+    public var keptResumeData: Bool? = nil
+    /// Cancelled and continuable from the journal's resume data.
+    public var isCancelledWithResumeData: Bool {
+        state == "completed" && keptResumeData == true && (error?.hasPrefix("cancelled") ?? false)
+    }
     /// Completed without error, with a 2xx response (or none needed) and its file placed.
     public var succeeded: Bool { state == "completed" && error == nil && statusCode.map { (200..<300).contains($0) } ?? true }
 }

@@ -226,6 +226,31 @@ import TransferModel
         #expect(Self.sha(rig.out + "/r.bin") == SHA256.hex(Data(LoopbackServer.body(size: 900_000, seed: 4))))
     }
 
+    /// A download cancelled with resume data is reported as such, not as a failure.
+    @Test func cancelWithResumeDataIsItsOwnOutcome() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        // A file with a validator, so the download can be continued.
+        server.setFile("k.bin", size: 300_000, seed: 5)
+        #expect(try await rig.run(["--background", "k", "-o", rig.out, "\(server.httpBase)/files/k.bin?gate=\(gate)&holdAfter=100000"]).status == 0)
+        try await server.waitForGate(gate)
+        #expect(try await rig.run(["control", "k", "cancel-with-resume-data", "1"]).status == 0)
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "k"])
+        #expect(wait.stdout.contains("k:1 completed cancelled, resume data kept"), "\(wait.stdout)\(rig.log)")
+        #expect(!wait.stdout.contains("k:1 completed failed"), "\(wait.stdout)")
+        // The same download again continues from that resume data, and `wait` says so before
+        // the completion it led to.
+        #expect(try await rig.run(["--background", "k", "-o", rig.out, "\(server.httpBase)/files/k.bin?gate=\(gate)&holdAfter=100000"]).status == 0)
+        let again = try await rig.run(["wait", "k"])
+        let lines = again.stdout.split(separator: "\n").map(String.init)
+        let resuming = lines.firstIndex { $0.contains("resuming") }
+        let completed = lines.firstIndex { $0.hasPrefix("k:2 completed ok") }
+        #expect(resuming != nil && completed != nil && resuming! < completed!, "\(again.stdout)\(rig.log)")
+    }
+
     /// Invalidating a session whose task no runner holds (suspended when the daemon died) ends
     /// that task too, so `wait` ends.
     @Test func invalidatingEndsTasksNoRunnerHolds() async throws {

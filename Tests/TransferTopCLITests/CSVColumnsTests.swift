@@ -57,13 +57,14 @@ import TransferModel
         let csv = dir + "/m.csv"
         let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "--csv", csv, "--cacert", ca,
                                       "\(server.httpBase)/redirect/2", "\(server.httpsBase)/bytes/2000?seed=1",
-                                      "\(server.httpBase)/status/404", "http://127.0.0.1:1/refused"],
+                                      "\(server.httpBase)/status/404", "http://127.0.0.1:1/refused",
+                                      server.httpBase.replacingOccurrences(of: "http://", with: "https://") + "/tls-to-plain"],
                                      environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
         let records = try CSVRead.records(String(contentsOfFile: csv, encoding: .utf8))
         #expect(records.first == TransactionCSV.header)
         let rows: [[String: String]] = records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(TransactionCSV.header, $0)) }
-        let expectedRows = 6  // 3 hops, https, 404, refused
+        let expectedRows = 7  // 3 hops, https, 404, refused, TLS to the plain port
         #expect(rows.count == expectedRows)
         for (i, row) in rows.enumerated() {
             let hasHop = !(row["hop"] ?? "").isEmpty
@@ -89,5 +90,10 @@ import TransferModel
         let refused = try #require(rows.first { cell($0, "url").hasSuffix("/refused") })
         let refusedError = cell(refused, "error"), refusedStatus = cell(refused, "status")
         #expect(!refusedError.isEmpty && refusedStatus.isEmpty)
+        // The phase that failed is named, with its time, as the monitor shows it.
+        #expect(cell(refused, "failed_phase") == "connect" && !cell(refused, "connect_ms").isEmpty)
+        let handshake = try #require(rows.first { cell($0, "url").hasSuffix("/tls-to-plain") })
+        #expect(cell(handshake, "failed_phase") == "tls" && !cell(handshake, "tls_ms").isEmpty, "\(handshake)")
+        #expect(rows.filter { !cell($0, "failed_phase").isEmpty }.count == 2)
     }
 }

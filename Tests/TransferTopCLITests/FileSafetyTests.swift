@@ -159,6 +159,8 @@ import TransferKit
         server.changeFile(name, newSeed: 2)
         let changed = try await Run.binary(["-o", d.out, url], environment: d.env)
         #expect(changed.status == 0 && !changed.stdout.contains("already complete"), "\(changed.stdout)")
+        // The run's one session is session 1, though the completion probe's session came first.
+        #expect(changed.stdout.contains(" 1.1 completed ok") && !changed.stdout.contains(" 3.1 "), "\(changed.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/\(name) (1)")) == Data(LoopbackServer.body(size: 50_000, seed: 2)))
         #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/" + name)) == Data(LoopbackServer.body(size: 50_000, seed: 1)))
     }

@@ -52,6 +52,16 @@ import TransferKit
         #expect(lines[4] == "3 tasks: 1 succeeded, 2 did not (ok 1, HTTP error 1, error 0, cancelled 1)")
     }
 
+    /// The table left on the screen at the end says why a task failed (a cancelled one was
+    /// asked to stop and says nothing more).
+    @Test func summaryTableCarriesTheErrorText() {
+        let tasks = [task(1, .completed, status: nil, bytes: 0, error: TransferError(.cannotFindHost, "cannot find host nowhere.invalid")),
+                     task(2, .completed, status: nil, bytes: 0, error: .cancelled())]
+        let lines = LineFormat.summary(tasks) { _ in false }.split(separator: "\n").map(String.init)
+        #expect(lines[1].hasSuffix("http://***:***@h/f1  error: cannot find host nowhere.invalid"), "\(lines[1])")
+        #expect(!lines[2].contains("error:"), "\(lines[2])")
+    }
+
     /// The monitor's `n` takes a URL without a scheme as curl does.
     @Test func newTaskURLWithoutScheme() throws {
         #expect(URLCheck.withDefaultScheme(" example.org/x ") == "http://example.org/x")

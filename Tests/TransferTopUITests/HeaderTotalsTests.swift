@@ -58,4 +58,67 @@ private let mib = Fixtures.mib
         #expect(slowest.map { abs($0 - 60) < 1 } == true, "\(String(describing: slowest))")
         #expect(ScreenRenderer.overall(m).hasSuffix("ETA \(Units.eta(slowest))"), "\(ScreenRenderer.overall(m))")
     }
+
+    @Test func aListCountsEndedStartedAndNotYetStartedURLs() {
+        // 1.1 ended, 1.2 runs (4 of 10 MiB), 1.3 is queued without a size; 7 lines not started.
+        let tasks = [
+            Fixtures.task(1, 1, .completed, url: "http://h/a", received: 10 * mib, expected: 10 * mib, status: 200),
+            Fixtures.task(1, 2, .running, url: "http://h/b", received: 4 * mib, expected: 10 * mib, status: 200),
+            Fixtures.task(1, 3, .running, url: "http://h/c", metrics: Fixtures.queuedMetrics()),
+        ]
+        var m = MonitorModel()
+        m.notStarted = 7
+        m.apply([Self.session(tasks)], at: 0)
+        #expect(ScreenRenderer.taskCount(m) == "1/3/10 tasks")
+        // 14 of 20 MiB known, and 8 more tasks of about 10 MiB each: 14 of 100 MiB, not 70 %.
+        #expect(ScreenRenderer.overall(m).hasPrefix("14.0 MiB/20.0 MiB+ 14%"), "\(ScreenRenderer.overall(m))")
+        m.notStarted = 0
+        m.apply([Self.session(tasks)], at: 1)
+        #expect(ScreenRenderer.taskCount(m) == "3 tasks")
+    }
+
+    @Test func theETAWaitsForTheQueuedTasks() {
+        // 1.1 runs at 1 MiB/s with 5 MiB left (5 s); 1.2 and 1.3 are queued, about 10 MiB each:
+        // 25 MiB at 1 MiB/s is 25 s, not 5.
+        var m = MonitorModel()
+        for second in 0...5 {
+            m.apply([Self.session([
+                Fixtures.task(1, 1, .running, url: "http://h/a", received: Int64(second) * mib, expected: 10 * mib),
+                Fixtures.task(1, 2, .running, url: "http://h/b", metrics: Fixtures.queuedMetrics()),
+                Fixtures.task(1, 3, .running, url: "http://h/c", metrics: Fixtures.queuedMetrics()),
+            ])], at: Double(second))
+        }
+        let speed = m.rates.down.bytesPerSecond
+        #expect(abs(speed - Double(mib)) < 1)
+        #expect(ScreenRenderer.overall(m).hasSuffix("ETA \(Units.eta(Double(25 * mib) / speed))"), "\(ScreenRenderer.overall(m))")
+    }
+
+    @Test func aDownloadContinuedWithRIsOneTaskInTheHeader() {
+        let tasks = [
+            Fixtures.task(1, 1, .completed, url: "http://h/a", received: 6 * mib, expected: 10 * mib, status: 200,
+                          error: TransferError(.cancelled, "cancelled"), resumable: true),
+            Fixtures.task(1, 2, .running, url: "http://h/a", received: 8 * mib, expected: 10 * mib, status: 206),
+        ]
+        var m = MonitorModel()
+        m.superseded = [TaskID(session: 1, task: 1)]
+        m.apply([Self.session(tasks)], at: 0)
+        #expect(ScreenRenderer.taskCount(m) == "1 task")
+    }
+
+    @Test func aLocalMonitorLeavesTheDaemonsFinishedHistoryOutOfItsHeader() {
+        let own = Self.session([Fixtures.task(1, 1, .running, url: "http://h/a", received: 1 * mib, expected: 4 * mib)])
+        let id = DaemonRows.firstSessionID
+        let history = SessionSnapshot(id: id, name: "bg", kind: .background(identifier: "bg"), state: .active, maxConnectionsPerHost: 6, tasks: [
+            Fixtures.task(id, 1, .completed, url: "http://h/old", received: 50 * mib, expected: 50 * mib, status: 200),
+            Fixtures.task(id, 2, .running, url: "http://h/live", received: 1 * mib, expected: 2 * mib),
+        ])
+        var m = MonitorModel()
+        m.apply([own, history], at: 0)
+        #expect(ScreenRenderer.taskCount(m) == "2 tasks")
+        #expect(ScreenRenderer.overall(m).hasPrefix("2.0 MiB/6.0 MiB 33%"), "\(ScreenRenderer.overall(m))")
+        #expect(m.totals[id]?.counts.total == 2, "the sessions pane still shows the history")
+        m.attachedSession = "bg"
+        m.apply([history], at: 1)
+        #expect(ScreenRenderer.taskCount(m) == "2 tasks", "attached, the session's history is the subject")
+    }
 }

@@ -115,7 +115,7 @@ extension TransferSession {
     /// Lets every outstanding task finish, refuses new ones, then delivers
     /// *didBecomeInvalidWithError* and lets go of the delegate.
     public func finishTasksAndInvalidate() {
-        guard self !== TransferSession.shared else { return }  // like URLSession's shared
+        guard !isShared else { return }  // like URLSession's shared
         let done = core.withLock { c -> Bool? in
             guard c.state == .active else { return nil }
             c.state = .invalidating
@@ -128,7 +128,7 @@ extension TransferSession {
 
     /// Cancels every outstanding task, refuses new ones, then invalidates as above.
     public func invalidateAndCancel() {
-        guard self !== TransferSession.shared else { return }
+        guard !isShared else { return }
         // Also valid while `finishTasksAndInvalidate()` is waiting: it then cancels the rest.
         let (live, wasActive, proceed) = core.withLock { c -> ([TransferTask], Bool, Bool) in
             let wasActive = c.state == .active

@@ -7,7 +7,16 @@ public final class TransferSession: @unchecked Sendable {
     // @unchecked: mutable state lives in `core` (a lock); the engine is itself thread-safe.
 
     /// A process-wide session with the default configuration and no delegate.
-    public static let shared = TransferSession(configuration: .default)
+    public static let shared: TransferSession = {
+        let s = TransferSession(configuration: .default)
+        sharedID.store(s.sessionID, ordering: .relaxed)
+        return s
+    }()
+    /// The shared session's id once it exists (ids start at 1). Invalidating a session asks
+    /// whether it is the shared one without touching `shared`, which would make it and spend
+    /// a session number (and the numbers users see count from 1).
+    private static let sharedID = Atomic<Int>(0)
+    var isShared: Bool { sessionID == Self.sharedID.load(ordering: .relaxed) }
 
     public let configuration: TransferConfiguration
     /// Serial: callbacks arrive one at a time, in order.
@@ -40,6 +49,7 @@ public final class TransferSession: @unchecked Sendable {
     }
 
     private static let ids = Atomic<Int>(0)
+    private static let unnumberedIDs = Atomic<Int>(0)
 
     /// Background identifiers of the live sessions of this process (two live sessions with
     /// one identifier are an error, where Apple leaves it undefined).
@@ -62,11 +72,21 @@ public final class TransferSession: @unchecked Sendable {
                   timerClock: MonotonicEngineClock())
     }
 
+    /// A session for the program's own work that users never see as a session (the CLI's
+    /// probe of files a rerun may skip): its id is negative, from a count of its own, so the
+    /// sessions a user sees are numbered 1, 2, 3 in the order they were made.
+    package convenience init(unnumbered configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)?,
+                             name: String) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: nil, name: name,
+                  timerClock: MonotonicEngineClock(), numbered: false)
+    }
+
     /// `timerClock`: the time the engine checks its deadlines against. Internal, not a
     /// configuration field: only tests pass another clock (DECISIONS 180).
     init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)?,
-         delegateQueue: DispatchQueue?, name: String?, timerClock: any EngineClock) {
-        let id = Self.ids.wrappingAdd(1, ordering: .relaxed).newValue
+         delegateQueue: DispatchQueue?, name: String?, timerClock: any EngineClock, numbered: Bool = true) {
+        let id = numbered ? Self.ids.wrappingAdd(1, ordering: .relaxed).newValue
+            : Self.unnumberedIDs.wrappingSubtract(1, ordering: .relaxed).newValue
         self.sessionID = id
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")

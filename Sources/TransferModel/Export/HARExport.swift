@@ -54,6 +54,7 @@ public enum HARExport {
             ("_tlsVerified", m.isTLSVerified.map(JSONValue.bool) ?? .null),
             ("_fetchType", m.fetchTypeName.isEmpty ? .null : .string(m.fetchTypeName)),
             ("_error", error.map { .string(Redaction.redactText($0)) } ?? .null),
+            ("_failedPhase", m.failedPhase.map { .string($0.rawValue) } ?? .null),
         ]
         return .object(fields)
     }
@@ -162,11 +163,21 @@ public struct HARTimings: Sendable, Equatable {
         func us(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
         blocked = us(d.queuedMs ?? -1)
         dns = us(d.dnsMs ?? -1)
-        connect = us(TransactionTimings.connectIncludingTLSMs(m) ?? -1)
+        connect = us(TransactionTimings.connectIncludingTLSMs(m) ?? Self.failedConnectMs(d) ?? -1)
         ssl = us(d.tlsMs ?? -1)
         send = us(d.requestMs ?? 0)
         wait = us(d.waitMs ?? 0)
         receive = us(d.receiveMs ?? 0)
+    }
+
+    /// A connection that failed has no connect end: its attempt (TCP, and the TLS handshake that
+    /// failed) lasted until the hop ended, as the screen draws it.
+    static func failedConnectMs(_ d: TransactionTimings) -> Double? {
+        switch d.failedPhase {
+        case .connect: return d.connectMs
+        case .tls: return d.tlsMs.map { $0 + (d.connectMs ?? 0) }
+        default: return nil
+        }
     }
 
     /// The sum of the non-negative timings, `ssl` excluded (it is inside `connect`).

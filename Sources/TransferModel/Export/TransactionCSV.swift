@@ -11,6 +11,7 @@ public enum TransactionCSV {
         "response_header_bytes", "response_body_bytes", "error",
         // Appended columns (not in the fixed prefix).
         "session_id", "task_state", "resume_offset_bytes", "tls_verified", "fetch_type",
+        "failed_phase",
     ]
 
     /// The whole file: header, then rows ordered by session id, task id, hop. CRLF records.
@@ -52,7 +53,8 @@ public enum TransactionCSV {
             String(m.countOfRequestHeaderBytesSent), String(m.countOfRequestBodyBytesSent),
             String(m.countOfResponseHeaderBytesReceived), String(m.countOfResponseBodyBytesReceived),
             text(error.map(Redaction.redactText)),
-        ] + trailing(t) + [m.isTLSVerified.map { $0 ? "true" : "false" } ?? "", m.fetchTypeName]
+        ] + trailing(t) + [m.isTLSVerified.map { $0 ? "true" : "false" } ?? "", m.fetchTypeName,
+                                m.failedPhase?.rawValue ?? ""]
     }
 
     static func emptyRow(_ t: TaskSnapshot) -> [String] {
@@ -64,7 +66,7 @@ public enum TransactionCSV {
         cells[5] = CSVEncoding.guardFormula(Redaction.redactURL(t.currentURL))
         cells[6] = num(t.statusCode)
         cells[28] = CSVEncoding.guardFormula(t.error.map { Redaction.redactText(describe($0)) } ?? "")
-        return cells + trailing(t) + ["", ""]
+        return cells + trailing(t) + ["", "", ""]
     }
 
     static func trailing(_ t: TaskSnapshot) -> [String] {

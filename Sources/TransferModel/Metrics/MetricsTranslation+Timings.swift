@@ -3,7 +3,8 @@ import Foundation
 /// One hop's phase durations in milliseconds, shared by the CSV and HAR writers and the UI.
 ///
 /// A duration is `nil` when its phase is absent (did not happen) or did not finish: never 0 for
-/// "absent". docs/metrics.md defines each one.
+/// "absent". The phase a failed hop ended in (`TransactionMetrics.failedPhase`) lasts until the
+/// hop's end, so the phase that failed has its duration. docs/metrics.md defines each one.
 public struct TransactionTimings: Sendable, Equatable {
     /// fetch start → queue end: waiting for a free connection (per-host limit).
     public var queuedMs: Double?
@@ -22,6 +23,8 @@ public struct TransactionTimings: Sendable, Equatable {
     public var ttfbMs: Double?
     /// fetch start → response end, or → `transactionEnd` when the hop failed before a response.
     public var totalMs: Double?
+    /// The phase the hop failed in (its duration is the one above), nil when none did.
+    public var failedPhase: TransactionPhase?
 
     public init(queuedMs: Double? = nil, dnsMs: Double? = nil, connectMs: Double? = nil,
                 tlsMs: Double? = nil, requestMs: Double? = nil, waitMs: Double? = nil,
@@ -59,6 +62,35 @@ public struct TransactionTimings: Sendable, Equatable {
         // its 7.6 ms for the slot; queueing has its own column.
         ttfbMs = ms(m.queueEndDate ?? m.fetchStartDate, m.responseStartDate)
         totalMs = ms(m.fetchStartDate, m.responseEndDate ?? transactionEnd)
+        // The failed phase runs to the hop's end, so the exports give it the time the screen does.
+        guard let failed = m.failedPhase, let start = m.failedPhaseStart, let end = transactionEnd else { return }
+        failedPhase = failed
+        let duration = ms(start, end)
+        switch failed {
+        case .dns: dnsMs = duration
+        case .connect: connectMs = duration
+        case .tls: tlsMs = duration
+        case .request: requestMs = duration
+        case .wait: waitMs = duration
+        default: break
+        }
+    }
+
+    /// The same durations without the failed phase's: for statistics of how long phases take
+    /// (percentiles, budgets, compare, Prometheus), where the time a failure took is not a sample
+    /// of the phase (the failure is counted as an error there).
+    public var completedPhases: TransactionTimings {
+        var d = self
+        switch failedPhase {
+        case .dns: d.dnsMs = nil
+        case .connect: d.connectMs = nil
+        case .tls: d.tlsMs = nil
+        case .request: d.requestMs = nil
+        case .wait: d.waitMs = nil
+        default: break
+        }
+        d.failedPhase = nil
+        return d
     }
 
     /// Connect including TLS (HAR `connect`): connect start → connect end.

@@ -14,10 +14,13 @@ enum BackgroundFormat {
         }
     }
 
-    /// `completed ok 200 URL -> PATH`, `running 40% URL`, `completed failed: why URL`.
+    /// `completed ok 200 URL -> PATH`, `running 40% URL`, `completed failed: why URL`,
+    /// `completed cancelled, resume data kept URL` (a download cancelled to be continued).
     static func describe(_ t: BackgroundTaskStatus) -> String {
         var parts = [t.state]
-        if t.state == "completed" {
+        if t.isCancelledWithResumeData {
+            return "completed cancelled, resume data kept " + t.url
+        } else if t.state == "completed" {
             parts.append(t.succeeded ? "ok" : "failed")
         } else if let total = t.bytesExpected, total > 0 {
             parts.append("\(min(100, t.bytesReceived * 100 / total))%")
@@ -36,7 +39,7 @@ enum BackgroundFormat {
         var lines: [String] = []
         for s in sessions {
             let unfinished = s.tasks.filter { $0.state != "completed" }.count
-            let failed = s.tasks.filter { $0.state == "completed" && !$0.succeeded }.count
+            let failed = s.tasks.filter { $0.state == "completed" && !$0.succeeded && !$0.isCancelledWithResumeData }.count
             lines.append("\(s.name)\(s.invalidated ? " (invalidated)" : ""): \(s.tasks.count) task(s), \(unfinished) unfinished, \(failed) failed")
             for t in s.tasks { lines.append("  \(s.name):\(t.number) \(describe(t))") }
         }

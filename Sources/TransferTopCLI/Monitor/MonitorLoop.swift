@@ -138,6 +138,7 @@ final class MonitorLoop {
         model.frame += 1
         model.resumeDataAvailable = runner.resumeDataTaskIDs  // before apply: it ends "canceling"
         model.superseded = runner.supersededTaskIDs  // before apply: the totals leave them out
+        model.notStarted = runner.notStartedCount
         // The daemon's rows after the run's own: its latest picture, never a round trip here.
         let background = daemon?.snapshots(now: model.now) ?? []
         model.daemonGone = daemon?.isGone ?? false

@@ -16,6 +16,9 @@ public final class FleetMetrics: Sendable {
     private let stateGauges: [TaskState: Gauge]
     private let received: Counter
     private let sent: Counter
+    /// Per live task, how many of its hops are already in the phase histograms (observed at
+    /// their response head); the completion records only the rest, then forgets the task.
+    private let observedHops = Locked<[TaskID: Int]>([:])
 
     /// Seconds, from a loopback handshake (0.5 ms) to a slow far server (10 s).
     static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -67,15 +70,46 @@ public final class FleetMetrics: Sendable {
         }
     }
 
-    /// A finished task: its outcome, and every hop's phases in the histograms.
+    /// Whether the task's first response bytes have not been seen yet: the Runner then hands
+    /// its snapshot to `observeHeads`, once per task (later progress costs this lookup only).
+    public func awaitsHeads(of id: TaskID) -> Bool {
+        observedHops.withLock { $0[id] == nil }
+    }
+
+    /// A running task whose response began: the phases of its hops that have a response head
+    /// (DNS, connect, TLS and TTFB are all known then) go into the histograms now, so a long
+    /// download's phases are in /metrics while it runs, not only when it ends. Hops after
+    /// these (a restart) are recorded at completion.
+    public func observeHeads(_ task: TaskSnapshot) {
+        let hops = task.metrics.transactionMetrics
+        let headed = hops.prefix { $0.responseStartDate != nil }.count
+        let from = observedHops.withLock { seen -> Int? in
+            let done = seen[task.id] ?? 0
+            guard headed > done else { return nil }
+            seen[task.id] = headed
+            return done
+        }
+        guard let from else { return }
+        recordPhases(task, hops: from..<headed)
+    }
+
+    /// A finished task: its outcome, and the phases of every hop not observed at its head.
     public func record(_ task: TaskSnapshot) {
         registry.makeCounter(descriptor: Self.finished, labels: [("outcome", Self.outcome(task))]).increment()
+        let from = observedHops.withLock { $0.removeValue(forKey: task.id) } ?? 0
+        let count = task.metrics.transactionMetrics.count
+        recordPhases(task, hops: Swift.min(from, count)..<count)
+    }
+
+    private func recordPhases(_ task: TaskSnapshot, hops range: Range<Int>) {
         let hops = task.metrics.transactionMetrics
-        for i in hops.indices {
+        for i in range {
             let hop = hops[i]
-            let timings = TransactionTimings(hop, transactionEnd: task.metrics.transactionEnd(at: i))
+            let timings = TransactionTimings(hop, transactionEnd: task.metrics.transactionEnd(at: i)).completedPhases
+            // A live hop's record gets its protocol when it ends; the task's response has it.
+            let name = hop.networkProtocolName ?? (i == hops.count - 1 ? task.networkProtocolName : nil)
             let labels = [("host", URL(string: hop.url)?.host ?? "unknown"),
-                          ("protocol", hop.networkProtocolName?.lowercased() ?? "unknown")]
+                          ("protocol", name?.lowercased() ?? "unknown")]
             for (phase, ms) in zip(Self.phases, [timings.dnsMs, timings.connectMs, timings.tlsMs, timings.ttfbMs]) {
                 guard let ms else { continue }
                 registry.makeValueHistogram(descriptor: Self.phaseName(phase), labels: labels, buckets: Self.buckets).record(ms / 1000)

@@ -31,7 +31,8 @@ enum CompletionProbe {
         c.httpCookieStorage = nil
         c.urlCache = nil
         let delegate = ProbeDelegate()
-        let session = TransferSession(configuration: c, delegate: delegate, name: "probe")
+        // Unnumbered: the run's own sessions are still 1, 2, 3 after it.
+        let session = TransferSession(unnumbered: c, delegate: delegate, name: "probe")
         defer { session.invalidateAndCancel() }
         let tasks = candidates.map { session.dataTask(with: request($0.0, $0.1)) }
         let responses: [Int: TransferResponse] = await withCheckedContinuation { cont in

@@ -109,10 +109,13 @@ public enum LineFormat {
 
     static func isASCII(_ f: String) -> Bool { !f.utf8.contains { $0 >= 0x80 } }
 
+    /// A task that failed says why after its URL, as its line did: the table is what is left
+    /// on the screen at the end, and `completed error` alone sent users back up the scroll.
     static func row(_ t: TaskSnapshot) -> [String] {
         let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
+        var last = TerminalText.safe(t.outputPath ?? Redaction.redactURL(t.currentURL))
+        if DisplayState(t) == .failed, let e = t.error { last += "  error: " + TerminalText.safe(Redaction.redactText(e.message)) }
         return [t.id.description, TerminalText.safe(t.sessionName), DisplayState.text(t), t.statusCode.map(String.init) ?? "-",
-                Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-",
-                TerminalText.safe(t.outputPath ?? Redaction.redactURL(t.currentURL))]
+                Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-", last]
     }
 }

@@ -266,6 +266,14 @@ extension Runner {
         group.leave()
     }
 
+    /// Bytes of a response arrived: `--prometheus` observes the phases up to its head now.
+    func responseFlowing(_ session: TransferSession, _ id: Int) {
+        guard let metrics = observability.metrics else { return }
+        let tid = TaskID(session: session.sessionID, task: id)
+        guard metrics.awaitsHeads(of: tid), let task = state.withLock({ $0.tasks[tid] }) else { return }
+        metrics.observeHeads(task.snapshot())
+    }
+
     func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
         guard task.response?.isSuccessful == true else { return }
         let name = finalName(task)
@@ -397,6 +405,9 @@ final class RunObserver: TransferObserver, @unchecked Sendable {
     func transferSession(_ session: TransferSession, didEmit event: TransferEvent) {
         runner.sink.withLock { $0 }?.body(session, event)
         runner.observability.observe(event)
+        if case .progress(let received, _) = event.kind, received > 0, let id = event.taskIdentifier {
+            runner.responseFlowing(session, id)
+        }
         if case .taskStateChanged(.completed) = event.kind, let id = event.taskIdentifier {
             runner.taskCompleted(session, id)
         }

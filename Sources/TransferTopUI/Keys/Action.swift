@@ -22,6 +22,7 @@ public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case nextTheme = "next-theme"
     case filter
     case sort
+    case columns
     case help
     case quit
 }
@@ -58,6 +59,7 @@ public enum ActionTable {
         ActionInfo(action: .previousPane, defaultKeys: [.backTab], help: "switch pane the other way (shift-tab)", group: "Navigate"),
         ActionInfo(action: .toggleDetail, defaultKeys: [.enter], help: "show or hide the selected task's detail", group: "Navigate", hint: "detail"),
         ActionInfo(action: .sort, defaultKeys: [.char("o"), .function(6)], help: "sort tasks: state, progress, speed, TTFB, name, none", group: "Navigate", hint: "sort"),
+        ActionInfo(action: .columns, defaultKeys: [.char("v")], help: "columns that do not all fit: phases, sizes and ETA, file names", group: "Navigate"),
         ActionInfo(action: .filter, defaultKeys: [.char("/"), .function(3)], help: "filter tasks by URL, state, ID, status or session", group: "Navigate", hint: "filter"),
         ActionInfo(action: .suspend, defaultKeys: [.char("s")], help: "suspend the selected task", group: "Tasks", hint: "suspend"),
         ActionInfo(action: .resume, defaultKeys: [.char("r")], help: "resume the selected task", group: "Tasks", hint: "resume"),

@@ -45,6 +45,9 @@ public enum HelpScreen {
             out.append([Span("  " + String(repeating: WaterfallView.glyph(phase, utf8: utf8, monochrome: monochrome), count: 2) + " ", phase.role),
                         Span(TextFit.pad(phase.label, 6), phase.role), Span(phaseHelp(phase), .dim)])
         }
+        out.append([Span("  " + String(repeating: WaterfallView.failedGlyph(utf8: utf8), count: 2) + " ", .barError),
+                    Span(TextFit.pad(WaterfallView.failedMark(utf8: utf8), 6), .error),
+                    Span("the phase a failed hop ended in, and how long it took (its column shows the mark and the time)", .dim)])
         return out
     }
 

@@ -40,6 +40,9 @@ public enum Reducer {
             if !m.detailShown, m.focus == .detail { m.focus = .tasks }
             m.keepSelectionVisible()
         case .filter: m.prompt = Prompt(.filter, text: m.filter)
+        case .columns:
+            m.columnSet = m.columnSet.next
+            m.statusMessage = m.columnSet.summary
         case .sort:
             m.sort = m.sort.next
             m.statusMessage = m.sort == .none ? "tasks in identifier order" : "tasks sorted by \(m.sort.rawValue)"

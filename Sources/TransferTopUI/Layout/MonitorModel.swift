@@ -33,8 +33,17 @@ public struct MonitorModel: Sendable {
     public var sessions: [SessionSnapshot] = [] {
         didSet {
             totals = Dictionary(sessions.map { ($0.id, SessionTotals($0.tasks, superseded: superseded)) }, uniquingKeysWith: { a, _ in a })
+            headerTotals = SessionTotals(summing: sessions.map { s in
+                // A local monitor's header is this run's: a background session's finished
+                // history (the daemon keeps it) is in the sessions pane, not in the totals.
+                guard attachedSession == nil, isDaemonSession(s.id) else { return totals[s.id] ?? SessionTotals() }
+                return SessionTotals(s.tasks.lazy.filter { $0.state != .completed }, superseded: superseded)
+            })
         }
     }
+    /// What the header sums: every session's totals, without the background sessions' ended
+    /// tasks unless this monitor is attached to one.
+    public private(set) var headerTotals = SessionTotals()
     /// The run was started with `-k`: the header says TLS is not verified from the first
     /// frame, before any hop has completed (DECISIONS 110).
     public var insecureConfiguration = false
@@ -58,6 +67,8 @@ public struct MonitorModel: Sendable {
     public var filter = ""
     /// The task table's order (`o`/F6).
     public var sort: TaskSort = .none
+    /// Which columns the task table keeps when they do not all fit (`v`).
+    public var columnSet: ColumnSet = .phases
     public var prompt: Prompt?
     /// A one-line message: why an action was refused, where a CSV went, a theme error.
     public var statusMessage: String?
@@ -99,6 +110,11 @@ public struct MonitorModel: Sendable {
     /// Tasks continued by another (`R`): their bytes are the continuation's, counted once.
     /// Set before `apply`, which sums the totals with it.
     public var superseded: Set<TaskID> = []
+    /// URLs of the run's lists that no task has been made for yet (the runner starts a window
+    /// of them at a time): the header's total counts them, and its ETA expects them.
+    public var notStarted = 0
+    /// When the monitor first saw each suspended task suspended (see `suspendedFor`).
+    public private(set) var suspendedSince: [TaskID: Date] = [:]
     /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
     /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
     public var awaitingResumeData: [TaskID: Date?] = [:]
@@ -116,7 +132,30 @@ public struct MonitorModel: Sendable {
         sessions = snapshots
         holdCancelingWhileResumeDataIsMade()
         rates.record(snapshots, at: time)
+        noteSuspensions()
         normalizeSelection()
+    }
+
+    /// A suspension longer than this is marked: servers close idle connections after about a
+    /// minute (nginx's send timeout is 60 s), and a resume may then find the connection gone.
+    public static let longSuspension: TimeInterval = 60
+
+    /// How long the monitor has seen the task suspended, nil when it is not.
+    public func suspendedFor(_ id: TaskID) -> TimeInterval? {
+        suspendedSince[id].map { Swift.max(0, now.timeIntervalSince($0)) }
+    }
+
+    /// Notes when each suspended task was first seen suspended (at `now`), and forgets tasks
+    /// no longer suspended.
+    private mutating func noteSuspensions() {
+        var suspended = Set<TaskID>()
+        for s in sessions {
+            for t in s.tasks where t.state == .suspended {
+                suspended.insert(t.id)
+                if suspendedSince[t.id] == nil { suspendedSince[t.id] = now }
+            }
+        }
+        if suspendedSince.count > suspended.count { suspendedSince = suspendedSince.filter { suspended.contains($0.key) } }
     }
 
     /// Appends events, dropping the oldest beyond `maxEvents`. Progress events are left out:

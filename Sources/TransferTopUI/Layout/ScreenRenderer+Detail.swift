@@ -41,7 +41,7 @@ extension ScreenRenderer {
                          + [Span(count, .dim)])
         }
         if let history = model.rates.taskHistory[task.id], history.count >= 2 {
-            lines.append(speedHistoryLine(history, width: width - 2, utf8: model.utf8))
+            lines.append(speedHistoryLine(history, width: width - 2, utf8: model.utf8, average: averageSpeed(task, now: model.now)))
         }
         if let error = task.error { lines.append([Span("error: \(error.message)", .error)]) }
         if task.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) {
@@ -68,13 +68,26 @@ extension ScreenRenderer {
     }
 
     /// `speed ▁▂▅█▇▆  peak 3.2 MiB/s, one block a second`: the task's own sparkline, the
-    /// same drawing as the sessions pane's.
-    static func speedHistoryLine(_ history: [Double], width: Int, utf8: Bool) -> [Span] {
-        let peak = "  peak \(Units.speed(history.suffix(60).max() ?? 0)), one block a second"
+    /// same drawing as the sessions pane's. When no sample saw the task move (its bytes came
+    /// before the monitor's first sample of it, then it stalled: `peak 0 B/s` after 64 KiB),
+    /// the peak is its average, the least it must have reached.
+    static func speedHistoryLine(_ history: [Double], width: Int, utf8: Bool, average: Double = 0) -> [Span] {
+        let sampled = history.suffix(60).max() ?? 0
+        let peak = "  peak \(Units.speed(sampled > 0 ? sampled : average)), one block a second"
         let room = Swift.min(TransferRates.historyLength, width - 6 - DisplayWidth.of(peak))
         guard room >= 4 else { return [Span("speed ", .dim), Span(Sparkline.text(history, width: Swift.max(1, width - 6), utf8: utf8), .phaseReceive)] }
         let line = Sparkline.text(history, width: room, utf8: utf8)
         return [Span("speed ", .dim), Span(line, .phaseReceive), Span(peak, .dim)]
+    }
+
+    /// The task's bytes over the time since the first response byte of its last hop (the one
+    /// whose body it keeps; its start when none yet), until its end or now; 0 when no time has
+    /// passed.
+    static func averageSpeed(_ t: TaskSnapshot, now: Date) -> Double {
+        let start = t.metrics.transactionMetrics.last?.responseStartDate ?? t.metrics.taskIntervalStart
+        let seconds = (t.metrics.taskIntervalEnd ?? now).timeIntervalSince(start)
+        let bytes = TransferRates.progressBytes(t) - (t.resumeOffset ?? 0)
+        return seconds > 0 && bytes > 0 ? Double(bytes) / seconds : 0
     }
 
     /// `GET example.com/a → 200 h2  12.3 MiB/100 MiB  resumable`
@@ -101,6 +114,8 @@ extension ScreenRenderer {
             spans.append(Span(", waiting for a connection to \(URLText.url(t.currentURL)?.host ?? "the host")\(limit)", .stateQueued))
         } else if state == .canceling {
             spans.append(Span(", stopping the transfer", .dim))
+        } else if state == .suspended, let d = model.suspendedFor(t.id), d >= MonitorModel.longSuspension {
+            spans.append(Span(", for \(Units.eta(d)): the server may have closed the connection", .stateCanceling))
         } else if let phase = Waterfall.hops(t.metrics, now: model.now).last?.currentPhase {
             spans.append(Span(", \(phase.label)", phase.role))
         }

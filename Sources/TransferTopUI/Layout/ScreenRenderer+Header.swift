@@ -11,7 +11,7 @@ extension ScreenRenderer {
         var pieces = headerPieces(model)
         if let breach = model.budgetBreach { pieces.insert(breach, at: min(1, pieces.count)) }
         // `-k`: said first after the name, in the error colour, so it is never cut off.
-        let unverified = model.totals.values.reduce(0) { $0 + $1.unverifiedTLS }
+        let unverified = model.headerTotals.unverifiedTLS
         // From the configuration at start (`-k`), counted once hops have completed unverified.
         let warning = unverified > 0 ? "TLS NOT VERIFIED (\(unverified))" : model.insecureConfiguration ? "TLS NOT VERIFIED (-k)" : ""
         let reserved = warning.isEmpty ? 0 : DisplayWidth.of(warning) + 2
@@ -27,13 +27,13 @@ extension ScreenRenderer {
 
     /// In order of importance: name, tasks per state, speeds, sessions, frame time.
     static func headerPieces(_ model: MonitorModel) -> [String] {
-        let counts = StateCounts(summing: model.totals.values.map(\.counts))
+        let counts = model.headerTotals.counts
         let states = DisplayState.allCases.filter { counts[$0] > 0 }
             .map { "\($0.symbol(utf8: model.utf8))\(counts[$0])" }.joined(separator: " ")
         let arrows = model.utf8 ? ("↓", "↑") : ("v", "^")
         var pieces = [
             "transfertop",
-            Units.count(counts.total, "task") + (states.isEmpty ? "" : " " + states),
+            taskCount(model) + (states.isEmpty ? "" : " " + states),
             "\(arrows.0)\(Units.speed(model.rates.down.bytesPerSecond)) \(arrows.1)\(Units.speed(model.rates.up.bytesPerSecond))",
             overall(model),
             Units.count(model.sessions.count, "session"),
@@ -43,19 +43,32 @@ extension ScreenRenderer {
         return pieces
     }
 
-    /// `12.0 MiB/48.0 MiB 25% ETA 1m05s`: every task of known size together. The ETA is when
-    /// the last of them should end: the slowest running task's own ETA, or all that remains at
-    /// the aggregate speed when that is later (the same moving averages as the per-task
-    /// speeds); empty when no task has a known size.
+    /// `12 tasks`, each URL once (a download continued with R and its continuation are one);
+    /// with URLs of a list not started yet, `ended/started/total tasks`: `315/1275/2000 tasks`.
+    static func taskCount(_ model: MonitorModel) -> String {
+        let all = model.headerTotals
+        guard model.notStarted > 0 else { return Units.count(all.urls, "task") }
+        return "\(all.ended)/\(all.urls)/\(all.urls + model.notStarted) tasks"
+    }
+
+    /// `12.0 MiB/48.0 MiB 25% ETA 1m05s`: every task of known size together, `48.0 MiB+` when
+    /// more will come (tasks queued without a size yet, list lines not started). Those are
+    /// expected to be as large as the sized tasks on average, so the percentage and the ETA
+    /// count them. The ETA is when the last task should end: the slowest running task's own
+    /// ETA, or all that remains (with the estimate) at the aggregate speed when that is later
+    /// (the same moving averages as the per-task speeds); empty when no task has a known size.
     static func overall(_ model: MonitorModel) -> String {
-        let all = SessionTotals(summing: model.totals.values)
-        let (done, total, remaining) = (all.done, all.total, all.remaining)
+        let all = model.headerTotals
+        let (done, total) = (all.done, all.total)
         guard total > 0 else { return "" }
+        let pending = all.unsized + model.notStarted
+        let estimate = all.sized > 0 ? Double(all.expected) / Double(all.sized) * Double(pending) : 0
+        let remaining = Double(all.remaining) + estimate
         let speed = model.rates.down.bytesPerSecond + model.rates.up.bytesPerSecond
-        let aggregate = speed > 0 ? Double(remaining) / speed : nil
-        let eta = remaining == 0 ? "" : " ETA " + Units.eta(slowestTaskETA(model).map { Swift.max($0, aggregate ?? 0) } ?? aggregate)
-        let percent = ProgressBar.percent(Double(done) / Double(total)).trimmingCharacters(in: .whitespaces)
-        return "\(Units.bytes(done))/\(Units.bytes(total)) \(percent)\(eta)"
+        let aggregate = speed > 0 ? remaining / speed : nil
+        let eta = remaining <= 0 ? "" : " ETA " + Units.eta(slowestTaskETA(model).map { Swift.max($0, aggregate ?? 0) } ?? aggregate)
+        let percent = ProgressBar.percent(Double(done) / (Double(total) + estimate)).trimmingCharacters(in: .whitespaces)
+        return "\(Units.bytes(done))/\(Units.bytes(total))\(pending > 0 ? "+" : "") \(percent)\(eta)"
     }
 
     /// The latest end among running tasks of known size at their own speeds (a task a tenth as

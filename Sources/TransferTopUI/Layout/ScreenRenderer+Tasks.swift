@@ -9,10 +9,10 @@ extension ScreenRenderer {
         let top = scrollTop(selected: selected ?? 0, scroll: model.taskScroll, visible: visible, count: list.count)
         let shown = (top..<Swift.min(list.count, top + visible)).map { list[$0] }
         let idWidth = shown.map { model.taskLabel($0.id).count }.max() ?? 2
-        let columns = TaskColumns.fit(width: grid.width, idWidth: idWidth)
+        let columns = TaskColumns.fit(width: grid.width, idWidth: idWidth, set: model.columnSet)
         drawTitle(&grid, row: rows.top, title: taskTitle(model, list, top: top, shown: shown.count),
                   focused: model.focus == .tasks, utf8: model.utf8)
-        if rows.height > 1 { drawHeadings(&grid, columns, row: rows.top + 1) }
+        if rows.height > 1 { drawHeadings(&grid, columns, row: rows.top + 1, files: model.columnSet == .files) }
         for (i, task) in shown.enumerated() {
             let y = rows.top + 2 + i
             drawTaskRow(&grid, task, model: model, columns: columns, row: y)
@@ -28,10 +28,11 @@ extension ScreenRenderer {
         return title
     }
 
-    static func drawHeadings(_ grid: inout CellGrid, _ columns: TaskColumns, row: Int) {
+    static func drawHeadings(_ grid: inout CellGrid, _ columns: TaskColumns, row: Int, files: Bool = false) {
         var x = 1
         for (column, width) in columns.columns {
-            let text = column.rightAligned ? TextFit.padLeft(column.heading, width) : TextFit.pad(column.heading, width, ellipsis: "")
+            let heading = files && column == .url ? "FILE" : column.heading
+            let text = column.rightAligned ? TextFit.padLeft(heading, width) : TextFit.pad(heading, width, ellipsis: "")
             x = grid.write(text + " ", column: x, row: row, role: .title)
         }
     }
@@ -56,13 +57,16 @@ extension ScreenRenderer {
         case .id: return [Span(model.taskLabel(t.id))]
         case .kind: return [Span(kindLabel(t.kind), .dim)]
         case .state: return [Span(DisplayState(t).label, DisplayState(t).role)]
-        case .url: return [Span(TextFit.middle(urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
+        case .url:
+            // `v` to files: the name the download has (or will have), else the URL.
+            let name = model.columnSet == .files ? t.outputPath.map { String($0.split(separator: "/").last ?? Substring($0)) } : nil
+            return [Span(TextFit.middle(name.map { TerminalText.safe($0) } ?? urlLabel(t, utf8: model.utf8), width, ellipsis: ellipsis(model)))]
         case .progress: return progressCell(t, model: model, barWidth: columns.barWidth)
-        case .result: return resultCell(t, hops: hops)
-        case .dns: return TaskPhases.cell(.dns, hops: hops)
-        case .connect: return TaskPhases.cell(.connect, hops: hops)
-        case .tls: return TaskPhases.cell(.tls, hops: hops)
-        case .ttfb: return TaskPhases.cell(.wait, hops: hops)
+        case .result: return resultCell(t, hops: hops, suspendedFor: model.suspendedFor(t.id))
+        case .dns: return TaskPhases.cell(.dns, hops: hops, width: width, utf8: model.utf8)
+        case .connect: return TaskPhases.cell(.connect, hops: hops, width: width, utf8: model.utf8)
+        case .tls: return TaskPhases.cell(.tls, hops: hops, width: width, utf8: model.utf8)
+        case .ttfb: return TaskPhases.cell(.wait, hops: hops, width: width, utf8: model.utf8)
         case .waterfall: return TaskPhases.miniWaterfall(t.metrics, hops: hops, now: model.now, width: width, utf8: model.utf8, monochrome: model.monochrome)
         case .size: return [Span(sizeLabel(t))]
         case .speed: return running && DisplayState(t) != .queued ? [Span(Units.speed(model.rates.speed(of: t.id)))] : []
@@ -73,8 +77,13 @@ extension ScreenRenderer {
 
     /// A completed task's outcome (`ok`, `HTTP 404`, `error`, `cancelled`); a queued task's
     /// reason; a running task's live phase (`wait` while waiting for the first byte).
-    static func resultCell(_ t: TaskSnapshot, hops: [WaterfallHop]) -> [Span] {
+    /// A task suspended longer than `MonitorModel.longSuspension` (a minute) says so, `idle
+    /// >1m`, and the detail pane for how long: its server may have closed the connection.
+    static func resultCell(_ t: TaskSnapshot, hops: [WaterfallHop], suspendedFor: TimeInterval? = nil) -> [Span] {
         let state = DisplayState(t)
+        if state == .suspended, let d = suspendedFor, d >= MonitorModel.longSuspension {
+            return [Span("idle >1m", .stateCanceling)]
+        }
         // `-k`: a task whose certificate was not checked says so in red, even when it went well.
         if t.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) {
             return [Span((state.outcome(t) ?? "") + " !tls", .error)]

@@ -15,16 +15,32 @@ public struct SessionTotals: Sendable, Equatable {
     /// Tasks with an https transaction whose certificate was not verified (`-k`): the header
     /// says so in the error colour.
     public var unverifiedTLS = 0
+    /// Tasks that stand for a URL of their own (a task continued by another does not), those of
+    /// them that ended, those of known size and the sizes they expect, and the unfinished ones
+    /// whose size is not known yet (queued, or no length from the server): the header counts
+    /// each URL once and estimates what the unsized ones will move.
+    public var urls = 0
+    public var ended = 0
+    public var sized = 0
+    public var expected: Int64 = 0
+    public var unsized = 0
 
     public init() {}
 
-    public init(_ tasks: [TaskSnapshot], superseded: Set<TaskID> = []) {
+    public init<S: Sequence>(_ tasks: S, superseded: Set<TaskID> = []) where S.Element == TaskSnapshot {
         counts = StateCounts(tasks)
         for t in tasks {
             if t.metrics.transactionMetrics.contains(where: { $0.isTLSVerified == false }) { unverifiedTLS += 1 }
             if !superseded.isEmpty, superseded.contains(t.id) { continue }
+            urls += 1
+            if t.state == .completed { ended += 1 }
             let (d, e) = TransferRates.progress(t)
-            guard e > 0 else { continue }
+            guard e > 0 else {
+                if t.state != .completed { unsized += 1 }
+                continue
+            }
+            sized += 1
+            expected += e
             let moved = Swift.min(d, e)
             done += moved
             total += t.state == .completed && t.error != nil ? moved : e
@@ -40,6 +56,11 @@ public struct SessionTotals: Sendable, Equatable {
             total += t.total
             remaining += t.remaining
             unverifiedTLS += t.unverifiedTLS
+            urls += t.urls
+            ended += t.ended
+            sized += t.sized
+            expected += t.expected
+            unsized += t.unsized
         }
     }
 }

@@ -40,13 +40,13 @@ public struct TaskColumns: Sendable, Equatable {
 
     static let dropOrder: [Column] = [.kind, .proto, .size, .eta, .tls, .dns, .connect, .speed, .waterfall, .ttfb, .result]
 
-    public static func fit(width: Int, idWidth: Int) -> TaskColumns {
+    public static func fit(width: Int, idWidth: Int, set: ColumnSet = .phases) -> TaskColumns {
         var shown = Column.allCases
         var bar = width >= 140 ? 20 : (width >= 120 ? 10 : 6)
         let waterfall = width >= 140 ? 20 : (width >= 120 ? 12 : 8)
         let urlMinimum = width >= 120 ? 20 : 16
         let url = { urlWidth(shown, bar: bar, waterfall: waterfall, id: idWidth, total: width) }
-        for drop in dropOrder where url() < urlMinimum {
+        for drop in set.dropOrder where url() < urlMinimum {
             shown.removeAll { $0 == drop }
         }
         if url() < urlMinimum { bar = 0 }

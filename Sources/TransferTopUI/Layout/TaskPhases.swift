@@ -10,9 +10,17 @@ import TransferModel
 /// DNS, connect, TLS, request and wait (docs/metrics.md).
 public enum TaskPhases {
     /// One phase cell. Blank: not reached yet on a live hop; `-`: the finished hop never had
-    /// it (plain http has no TLS); `reused` in the connect cell for a reused connection.
-    public static func cell(_ phase: WaterfallPhase, hops: [WaterfallHop]) -> [Span] {
+    /// it (plain http has no TLS); `reused` in the connect cell for a reused connection; `✗`
+    /// and its time in the error colour in the phase the hop failed in (the time left out when
+    /// the two do not fit in `width`). A hop that failed before its first byte shows its
+    /// failed phase in the TTFB column when that is the wait.
+    public static func cell(_ phase: WaterfallPhase, hops: [WaterfallHop], width: Int = 6, utf8: Bool = true) -> [Span] {
         guard let last = hops.last else { return [] }
+        if last.failedPhase == phase, let segment = last.segments.first(where: { $0.phase == phase && $0.isFailed }) {
+            let mark = WaterfallView.failedMark(utf8: utf8)
+            let timed = mark + compactMillis(segment.durationMs)
+            return [Span(DisplayWidth.of(timed) <= width ? timed : mark, .error)]
+        }
         if phase == .wait {
             guard let (ms, running) = ttfb(last) else { return last.currentPhase == nil ? [Span("-", .dim)] : [] }
             return [Span(compactMillis(ms), running ? .phaseMark : WaterfallPhase.wait.role)]

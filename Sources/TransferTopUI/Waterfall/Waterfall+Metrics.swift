@@ -6,7 +6,7 @@ public enum Waterfall {
     /// The hops of a task on one shared time scale starting at the task's interval start.
     public static func hops(_ metrics: TaskMetrics, now: Date) -> [WaterfallHop] {
         metrics.transactionMetrics.enumerated().map { index, t in
-            hop(t, number: index + 1, origin: metrics.taskIntervalStart, now: now)
+            hop(t, number: index + 1, origin: metrics.taskIntervalStart, now: now, end: metrics.transactionEnd(at: index))
         }
     }
 
@@ -25,15 +25,20 @@ public enum Waterfall {
         (date.timeIntervalSince(origin) * 1_000_000).rounded() / 1000
     }
 
-    public static func hop(_ t: TransactionMetrics, number: Int, origin: Date, now: Date) -> WaterfallHop {
+    /// `end`: when the hop ended (`TaskMetrics.transactionEnd`); the phase a failed hop ended
+    /// in is drawn up to it, marked failed.
+    public static func hop(_ t: TransactionMetrics, number: Int, origin: Date, now: Date, end hopEnd: Date? = nil) -> WaterfallHop {
         let live = t.currentPhase != .done
         let ms = { (d: Date) in millis(from: origin, to: d) }
         let nowMs = ms(now)
+        let failed = t.failedPhase.flatMap { WaterfallPhase($0) }
         var segments: [WaterfallSegment] = []
         for (phase, start, end) in intervals(t) {
             guard let start else { continue }
             if let end {
                 segments.append(WaterfallSegment(phase: phase, startMs: ms(start), endMs: ms(end)))
+            } else if phase == failed, let hopEnd {
+                segments.append(WaterfallSegment(phase: phase, startMs: ms(start), endMs: Swift.max(ms(start), ms(hopEnd)), isFailed: true))
             } else if live {
                 // An open phase of a running hop grows to "now".
                 segments.append(WaterfallSegment(phase: phase, startMs: ms(start), endMs: Swift.max(ms(start), nowMs), isRunning: true))
@@ -44,15 +49,20 @@ public enum Waterfall {
         let status = t.statusCode.map(String.init) ?? (byteStream ? t.networkProtocolName ?? "---" : (live ? "…" : "---"))
         return WaterfallHop(label: "#\(number) \(status)", segments: segments,
                             isReused: t.isReusedConnection, currentPhase: WaterfallPhase(t.currentPhase),
-                            failed: t.errorDescription != nil)
+                            failed: t.errorDescription != nil, failedPhase: failed)
     }
 
     /// Start and end of every phase; a phase that did not happen has a nil start.
     ///
     /// URLSession counts the TLS handshake inside connect (connectEnd comes after
     /// secureConnectionEnd); we cut connect at the TLS start so the two do not overlap.
+    /// A finished hop without a connect end never completed its connection: a failed TLS
+    /// handshake's TCP end is unknown, so connect is not drawn as a zero-length phase; the
+    /// failed TLS attempt covers it.
     static func intervals(_ t: TransactionMetrics) -> [(WaterfallPhase, Date?, Date?)] {
-        let connectEnd = t.secureConnectionStartDate.map { s in t.connectEndDate.map { min($0, s) } ?? s } ?? t.connectEndDate
+        let tlsStartEndsConnect = t.connectEndDate != nil || t.currentPhase != .done
+        let connectEnd = t.secureConnectionStartDate.flatMap { s in t.connectEndDate.map { min($0, s) } ?? (tlsStartEndsConnect ? s : nil) }
+            ?? t.connectEndDate
         let queueEnd = t.queueEndDate
         // A live hop past the request has no request end yet (libcurl reports it only at the
         // end): without one the request would grow to "now" and the wait for the first byte

@@ -52,12 +52,15 @@ public struct WaterfallSegment: Sendable, Equatable {
     public var endMs: Double
     /// Still going: its end is "now".
     public var isRunning: Bool
+    /// The phase the hop failed in: it ends where the hop ended.
+    public var isFailed: Bool
 
-    public init(phase: WaterfallPhase, startMs: Double, endMs: Double, isRunning: Bool = false) {
+    public init(phase: WaterfallPhase, startMs: Double, endMs: Double, isRunning: Bool = false, isFailed: Bool = false) {
         self.phase = phase
         self.startMs = startMs
         self.endMs = endMs
         self.isRunning = isRunning
+        self.isFailed = isFailed
     }
 
     public var durationMs: Double { Swift.max(0, endMs - startMs) }
@@ -72,4 +75,16 @@ public struct WaterfallHop: Sendable, Equatable {
     /// The phase a running hop is in; nil once it is done.
     public var currentPhase: WaterfallPhase?
     public var failed: Bool
+    /// The phase it failed in (`TransactionMetrics.failedPhase`), nil when none.
+    public var failedPhase: WaterfallPhase?
+
+    public init(label: String, segments: [WaterfallSegment], isReused: Bool, currentPhase: WaterfallPhase?, failed: Bool,
+                failedPhase: WaterfallPhase? = nil) {
+        self.label = label
+        self.segments = segments
+        self.isReused = isReused
+        self.currentPhase = currentPhase
+        self.failed = failed
+        self.failedPhase = failedPhase
+    }
 }

@@ -44,7 +44,8 @@ public enum WaterfallView {
         for s in hop.segments where s.durationMs > 0 || s.isRunning {
             let c0 = Swift.min(width - 1, Swift.max(cursor, column(s.startMs, scaleMs, width)))
             let c1 = Swift.min(width, Swift.max(c0 + 1, column(s.endMs, scaleMs, width)))
-            for c in c0..<c1 { cells[c] = Span(glyph(s.phase, utf8: utf8, monochrome: monochrome), s.phase.role) }
+            let cell = s.isFailed ? Span(failedGlyph(utf8: utf8), .barError) : Span(glyph(s.phase, utf8: utf8, monochrome: monochrome), s.phase.role)
+            for c in c0..<c1 { cells[c] = cell }
             cursor = c1
         }
         return merge(cells)
@@ -54,13 +55,21 @@ public enum WaterfallView {
         Swift.max(0, NumericBounds.clampedInt((ms / scaleMs * Double(width)).rounded()))
     }
 
-    /// `dns 12ms tcp 3ms …`; the phase a live hop is in is marked with ▶ (`>` in ASCII).
+    /// `dns 12ms tcp 3ms …`; the phase a live hop is in is marked with ▶ (`>` in ASCII), the
+    /// one a failed hop ended in with ✗ (`x`) in the error colour: `tls 25ms ✗`.
     static func numbers(_ hop: WaterfallHop, utf8: Bool) -> [Span] {
-        hop.segments.filter { $0.durationMs > 0 || $0.isRunning }.map { s in
+        hop.segments.filter { $0.durationMs > 0 || $0.isRunning || $0.isFailed }.map { s in
+            if s.isFailed { return Span(" \(s.phase.label) \(Units.millis(s.durationMs)) \(failedMark(utf8: utf8))", .error) }
             let mark = s.isRunning && s.phase == hop.currentPhase ? (utf8 ? "▶" : ">") : ""
             return Span(" \(mark)\(s.phase.label) \(Units.millis(s.durationMs))", s.isRunning ? .phaseMark : s.phase.role)
         }
     }
+
+    /// The failed phase's mark beside its time and in its table column.
+    public static func failedMark(utf8: Bool) -> String { utf8 ? "✗" : "x" }
+
+    /// The failed phase's cells: the failed progress bar's shade, which reads without colour.
+    static func failedGlyph(utf8: Bool) -> String { utf8 ? "▒" : "x" }
 
     /// Colour carries the phase; without colour (NO_COLOR, the monochrome theme, ASCII) the
     /// glyph carries it alone: a letter per phase, so dns, connect and tls are told apart.
