@@ -134,3 +134,20 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
         try await waitUntil("didCompleteWithError") { self.state.withLock { $0.completed } }
     }
 }
+
+/// A task delegate adopting only `URLSessionTaskDelegate`: no data or download callbacks.
+final class TaskOnlyRecorder: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // @unchecked: `events` is Locked.
+    let events = Locked<[String]>([])
+    var completed: Bool { events.withLock { $0.contains("complete") } }
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        events.withLock { $0.append("complete") }
+    }
+}
+
+/// A weak reference a `@Sendable` wait can read: whether an object was let go of.
+final class WeakHolder: @unchecked Sendable {
+    // @unchecked: written once, before it is read.
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}

@@ -338,6 +338,55 @@ import TransferKit
         #expect(!other.events.contains("data"))
     }
 
+    /// A task delegate is asked only for the callbacks of the protocols it adopts: one that is
+    /// only a `URLSessionTaskDelegate` gets the completion, the session's delegate the file.
+    /// (corelibs asks the session's delegate for everything, as above.)
+    @Test(arguments: Backend.allCases)
+    func taskDelegateWithoutDownloadMethodsLeavesTheFileToTheSessions(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let sessionDelegate = FoundationRecorder()
+        let taskDelegate = TaskOnlyRecorder()
+        let session = backend.session(delegate: sessionDelegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.downloadTask(with: url("\(server.httpBase)/bytes/70000?seed=5"))
+        task.delegate = taskDelegate
+        task.resume()
+        if backend.isCorelibs {
+            try await sessionDelegate.waitForCompletion()
+        } else {
+            try await waitUntil("the task delegate's didCompleteWithError") { taskDelegate.completed }
+            #expect(!sessionDelegate.events.contains("complete"))
+        }
+        #expect(sessionDelegate.state.withLock { $0.downloaded } == expectedBody(70000, seed: 5))
+        #expect(sessionDelegate.events.contains("downloaded"))
+    }
+
+    /// Apple's session keeps itself and its delegate alive until invalidated: a session the
+    /// caller dropped right after `finishTasksAndInvalidate()` still delivers the download and
+    /// the invalidation, and is let go of after that.
+    @Test(arguments: Backend.allCases)
+    func droppedSessionDeliversUntilInvalidated(backend: Backend) async throws {
+        let server = try await TestServer.get()
+        let rec = FoundationRecorder()
+        func startAndDrop() -> WeakHolder {
+            let s = backend.session(delegate: rec)
+            s.downloadTask(with: url("\(server.httpBase)/bytes/70000?seed=6")).resume()
+            s.finishTasksAndInvalidate()
+            return WeakHolder(s)
+        }
+        let dropped = startAndDrop()
+        try await waitUntil("didBecomeInvalidWithError") { rec.state.withLock { $0.invalidated } }
+        #expect(rec.state.withLock { $0.downloaded } == expectedBody(70000, seed: 6))
+        #expect(rec.events.contains("downloaded"))
+        #expect(rec.events.contains("complete"))
+        #expect(rec.events.last == "invalid")
+        // corelibs' invalidated session is never let go of (observed here); TransferKit's
+        // releases its hold on itself once the invalidation was delivered.
+        if !backend.isCorelibs {
+            try await waitUntil("the invalidated session let go of") { dropped.object == nil }
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func additionalHeadersOfTheConfigurationAreSent(backend: Backend) async throws {
         let server = try await TestServer.get()

@@ -15,9 +15,14 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
 
     private var delegate: (any URLSessionDelegate)? { owner?.delegate }
 
-    /// A task's own delegate (Foundation's `task.delegate`, set before resume) before the
-    /// session's, as Foundation asks them.
-    private func delegate(of t: URLSessionTask) -> (any URLSessionDelegate)? { t.delegate ?? delegate }
+    /// The delegate asked for one callback: the task's own (Foundation's `task.delegate`, set
+    /// before resume) when it adopts the protocol declaring that callback, else the session's
+    /// when it does. Apple falls back per method this way, so a task delegate that only adopts
+    /// `URLSessionTaskDelegate` leaves data and download callbacks (the downloaded file) to the
+    /// session's delegate.
+    private func delegate<D>(of t: URLSessionTask, _: D.Type) -> D? {
+        (t.delegate as? D) ?? (delegate as? D)
+    }
 
     private func face(_ task: TransferTask) -> URLSessionTask? { owner?.face(of: task) }
 
@@ -39,7 +44,7 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
 
     func session(_ session: TransferSession, task: TransferTask, willPerformHTTPRedirection response: TransferResponse,
                  newRequest: TransferRequest, completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {
-        guard let owner, let t = face(task), let d = delegate(of: t) as? any URLSessionTaskDelegate else { return completionHandler(newRequest) }
+        guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return completionHandler(newRequest) }
         d.urlSession(owner, task: t, willPerformHTTPRedirection: response.httpURLResponse, newRequest: newRequest.urlRequest) { r in
             completionHandler(r.flatMap { try? TransferRequest($0) })
         }
@@ -47,7 +52,7 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
 
     func session(_ session: TransferSession, task: TransferTask, didReceive challenge: AuthenticationChallenge,
                  completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
-        guard let owner, let t = face(task), let d = delegate(of: t) as? any URLSessionTaskDelegate else { return completionHandler(.performDefaultHandling, nil) }
+        guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return completionHandler(.performDefaultHandling, nil) }
         d.urlSession(owner, task: t, didReceive: challenge.urlAuthenticationChallenge) { disposition, credential in
             completionHandler(AuthChallengeDisposition(disposition), TransferCredential(credential))
         }
@@ -55,14 +60,14 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
 
     func session(_ session: TransferSession, task: TransferTask, didSendBodyData bytesSent: Int64,
                  totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        guard let owner, let t = face(task), let d = delegate(of: t) as? any URLSessionTaskDelegate else { return }
+        guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return }
         d.urlSession(owner, task: t, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
                      totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     func session(_ session: TransferSession, task: TransferTask,
                  needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
-        guard let owner, let t = face(task), let d = delegate(of: t) as? any URLSessionTaskDelegate else { return completionHandler(nil) }
+        guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return completionHandler(nil) }
         d.urlSession(owner, task: t, needNewBodyStream: completionHandler)
     }
 
@@ -70,13 +75,13 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
     /// handler or not, before its outcome is delivered.
     func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {
         owner?.keepCookies(of: task, metrics)
-        guard let owner, let t = face(task), let d = delegate(of: t) as? any URLSessionTaskDelegate else { return }
+        guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return }
         d.urlSession(owner, task: t, didFinishCollecting: TransferURLSessionTaskMetrics(metrics))
     }
 
     func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
         if router.complete(task, error: error) { return }
-        guard let owner, let t = face(task), let d = delegate(of: t) as? any URLSessionTaskDelegate else { return }
+        guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return }
         d.urlSession(owner, task: t, didCompleteWithError: error?.urlError)
     }
 
@@ -85,7 +90,7 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
     func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
                  completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         if router.receive(response, for: dataTask) { return completionHandler(.allow) }
-        guard let owner, let t = face(dataTask) as? URLSessionDataTask, let d = delegate(of: t) as? any URLSessionDataDelegate else {
+        guard let owner, let t = face(dataTask) as? URLSessionDataTask, let d = delegate(of: t, (any URLSessionDataDelegate).self) else {
             return completionHandler(.allow)
         }
         d.urlSession(owner, dataTask: t, didReceive: response.urlResponse) { disposition in
@@ -99,12 +104,12 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
 
     func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data) {
         if router.receive(data, for: dataTask) { return }
-        guard let owner, let t = face(dataTask) as? URLSessionDataTask, let d = delegate(of: t) as? any URLSessionDataDelegate else { return }
+        guard let owner, let t = face(dataTask) as? URLSessionDataTask, let d = delegate(of: t, (any URLSessionDataDelegate).self) else { return }
         d.urlSession(owner, dataTask: t, didReceive: data)
     }
 
     func session(_ session: TransferSession, dataTask: TransferDataTask, didBecome downloadTask: TransferDownloadTask) {
-        guard let owner, let t = face(dataTask) as? URLSessionDataTask, let d = delegate(of: t) as? any URLSessionDataDelegate,
+        guard let owner, let t = face(dataTask) as? URLSessionDataTask, let d = delegate(of: t, (any URLSessionDataDelegate).self),
               let download = face(downloadTask) as? URLSessionDownloadTask else { return }
         d.urlSession(owner, dataTask: t, didBecome: download)
     }
@@ -113,14 +118,14 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
 
     func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didFinishDownloadingTo location: URL) {
         guard let owner, let t = face(downloadTask) as? URLSessionDownloadTask,
-              let d = delegate(of: t) as? any URLSessionDownloadDelegate else { return }
+              let d = delegate(of: t, (any URLSessionDownloadDelegate).self) else { return }
         d.urlSession(owner, downloadTask: t, didFinishDownloadingTo: location)
     }
 
     func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didWriteData bytesWritten: Int64,
                  totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
         guard let owner, let t = face(downloadTask) as? URLSessionDownloadTask,
-              let d = delegate(of: t) as? any URLSessionDownloadDelegate else { return }
+              let d = delegate(of: t, (any URLSessionDownloadDelegate).self) else { return }
         d.urlSession(owner, downloadTask: t, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
                      totalBytesExpectedToWrite: totalBytesExpectedToWrite)
     }
@@ -128,7 +133,7 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
     func session(_ session: TransferSession, downloadTask: TransferDownloadTask, didResumeAtOffset fileOffset: Int64,
                  expectedTotalBytes: Int64) {
         guard let owner, let t = face(downloadTask) as? URLSessionDownloadTask,
-              let d = delegate(of: t) as? any URLSessionDownloadDelegate else { return }
+              let d = delegate(of: t, (any URLSessionDownloadDelegate).self) else { return }
         d.urlSession(owner, downloadTask: t, didResumeAtOffset: fileOffset, expectedTotalBytes: expectedTotalBytes)
     }
 

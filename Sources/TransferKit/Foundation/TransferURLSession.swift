@@ -10,7 +10,7 @@ import FoundationNetworking
 /// (an unused corelibs session underneath, metrics behind a cast, the async methods only when
 /// the static type is this class) is DECISIONS 170; what differs is docs/urlsession-parity.md.
 public final class TransferURLSession: URLSession, @unchecked Sendable {
-    // @unchecked: immutable but for `faces`, which is behind its lock.
+    // @unchecked: immutable but for `faces` and `keptAlive`, each behind its lock.
     /// The session doing the work: its delegate events, snapshots and observers.
     public let session: TransferSession
     let bridge: FoundationDelegateBridge
@@ -19,6 +19,11 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// The configuration's `httpCookieStorage` when `httpShouldSetCookies`: cookies are sent
     /// from it and every Set-Cookie the tasks get is stored in it.
     private let foundationCookies: HTTPCookieStorage?
+    /// The session itself, from init until its invalidation was delivered: Apple's sessions
+    /// keep themselves (and so their delegate) alive while they may still call the delegate,
+    /// so a caller may resume tasks, call `finishTasksAndInvalidate()` and drop the session.
+    /// The bridge's reference to the session is weak; this is what keeps it.
+    private let keptAlive = Locked<TransferURLSession?>(nil)
 
     /// An ephemeral session with the default configuration, as `URLSession.shared`.
     override public class var shared: TransferURLSession { sharedSession }
@@ -57,6 +62,7 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
         super.init(configuration: foundation, delegate: delegate, delegateQueue: q)
         bridge.owner = self
         session.addObserver(bridge)
+        keptAlive.withLock { $0 = self }
     }
 
     static func transferConfiguration(_ c: URLSessionConfiguration) -> TransferConfiguration {
@@ -310,7 +316,12 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// The engine session delivered its last task: corelibs' own invalidation (it has no tasks)
     /// calls the delegate's `didBecomeInvalidWithError` on the delegate queue and lets go of
     /// the delegate, which breaks the usual delegate → session → delegate cycle as Apple's does.
-    func engineDidInvalidate() { super.finishTasksAndInvalidate() }
+    /// corelibs' invalidation holds the session until it has called the delegate, so the
+    /// session's own hold can end here.
+    func engineDidInvalidate() {
+        super.finishTasksAndInvalidate()
+        keptAlive.withLock { $0 = nil }
+    }
 
     /// The tasks resumed and neither completed nor being cancelled, as Foundation lists them.
     override public func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
