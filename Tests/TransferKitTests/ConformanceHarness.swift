@@ -151,3 +151,29 @@ final class WeakHolder: @unchecked Sendable {
     weak var object: AnyObject?
     init(_ object: AnyObject) { self.object = object }
 }
+
+/// How a session delegate answers the server-trust challenge.
+enum TrustAnswer: String, CaseIterable, Sendable {
+    case passwordCredential, noCredential, trustCredential
+}
+
+/// A session delegate answering the server-trust challenge with `.useCredential` and the
+/// credential its `TrustAnswer` names; every other challenge gets the default handling.
+final class ServerTrustAnswerer: NSObject, URLSessionDelegate, @unchecked Sendable {
+    // @unchecked: `asked` is Locked; `answer` is immutable.
+    let answer: TrustAnswer
+    let asked = Locked<[String]>([])
+    init(_ answer: TrustAnswer) { self.answer = answer }
+
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let method = challenge.protectionSpace.authenticationMethod
+        asked.withLock { $0.append(method) }
+        guard method == "NSURLAuthenticationMethodServerTrust" else { return completionHandler(.performDefaultHandling, nil) }
+        switch answer {
+        case .passwordCredential: completionHandler(.useCredential, URLCredential(user: "u", password: "p", persistence: .forSession))
+        case .noCredential: completionHandler(.useCredential, nil)
+        case .trustCredential: completionHandler(.useCredential, TransferServerTrustCredential(for: challenge))
+        }
+    }
+}

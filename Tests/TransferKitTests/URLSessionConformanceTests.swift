@@ -387,6 +387,32 @@ import TransferKit
         }
     }
 
+    /// A server whose certificate failed verification (the loopback server's, its CA not
+    /// given) is trusted only for a trust credential (Apple's `URLCredential(trust:)`,
+    /// `TransferServerTrustCredential` here); `.useCredential` with a password credential or
+    /// none fails the task as untrusted. corelibs never asks about server trust: it fails.
+    @Test(arguments: Backend.allCases, TrustAnswer.allCases)
+    func serverTrustNeedsATrustCredential(backend: Backend, answer: TrustAnswer) async throws {
+        let server = try await TestServer.get()
+        let answerer = ServerTrustAnswerer(answer)
+        let session = backend.session(delegate: answerer)
+        defer { session.finishTasksAndInvalidate() }
+        let outcome = try await load(session, url(server.httpsBase + "/bytes/64"))
+        if backend.isCorelibs {
+            #expect(outcome.error != nil)
+            return
+        }
+        #expect(answerer.asked.withLock { $0 } == ["NSURLAuthenticationMethodServerTrust"])
+        if answer == .trustCredential {
+            #expect(outcome.error == nil)
+            #expect(outcome.http?.statusCode == 200)
+            #expect(outcome.data == expectedBody(64))
+        } else {
+            #expect(outcome.urlError?.code == .serverCertificateUntrusted)
+            #expect(outcome.data == nil)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func additionalHeadersOfTheConfigurationAreSent(backend: Backend) async throws {
         let server = try await TestServer.get()

@@ -35,9 +35,24 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
     func session(_ session: TransferSession, didReceive challenge: AuthenticationChallenge,
                  completionHandler: @escaping @Sendable (AuthChallengeDisposition, TransferCredential?) -> Void) {
         guard let owner, let delegate else { return completionHandler(.performDefaultHandling, nil) }
+        let space = challenge.protectionSpace
         delegate.urlSession(owner, didReceive: challenge.urlAuthenticationChallenge) { d, c in
+            if space.authenticationMethod == .serverTrust {
+                return completionHandler(Self.trustAnswer(d, c, space), nil)
+            }
             completionHandler(AuthChallengeDisposition(d), TransferCredential(c))
         }
+    }
+
+    /// The engine trusts a server on `.useCredential` alone, so the credential is checked here:
+    /// only a `TransferServerTrustCredential` for this server trusts it. A user/password
+    /// credential, or none, is not a decision to trust a certificate that failed
+    /// verification; Apple rejects it, and so the task fails as untrusted.
+    static func trustAnswer(_ d: URLSession.AuthChallengeDisposition, _ c: URLCredential?,
+                            _ space: ProtectionSpace) -> AuthChallengeDisposition {
+        guard d == .useCredential else { return AuthChallengeDisposition(d) }
+        guard let trust = c as? TransferServerTrustCredential, trust.answers(space) else { return .performDefaultHandling }
+        return .useCredential
     }
 
     // MARK: task
