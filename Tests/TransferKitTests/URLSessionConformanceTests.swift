@@ -242,6 +242,11 @@ import TransferKit
         let sent = echo.json?["cookies"] as? [String: String]
         #expect(sent?["flavour"] == token)
         #expect(sent?["given"] == "1")
+        // A cookie the caller deletes from the storage is no longer sent.
+        for c in storage.cookies ?? [] where c.name == "flavour" { storage.deleteCookie(c) }
+        let after = try await load(session, url("\(server.httpBase)/cookies")).json?["cookies"] as? [String: String]
+        #expect(after?["flavour"] == nil)
+        #expect(after?["given"] == "1")
     }
 
     @Test(arguments: Backend.allCases)
@@ -478,7 +483,6 @@ import TransferKit
         let configuration = URLSessionConfiguration.ephemeral
         let storage = try #require(configuration.httpCookieStorage)
         storage.cookieAcceptPolicy = .never
-        configuration.httpCookieAcceptPolicy = .never
         let session = backend.session(configuration)
         defer { session.finishTasksAndInvalidate() }
         _ = try await load(session, url("\(server.httpBase)/cookies/set?refused=1"))

@@ -86,10 +86,7 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
         d.urlSession(owner, task: t, needNewBodyStream: completionHandler)
     }
 
-    /// Also where cookies reach Foundation's store: every task's metrics come here, completion
-    /// handler or not, before its outcome is delivered.
     func session(_ session: TransferSession, task: TransferTask, didFinishCollecting metrics: TaskMetrics) {
-        owner?.keepCookies(of: task, metrics)
         guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return }
         d.urlSession(owner, task: t, didFinishCollecting: TransferURLSessionTaskMetrics(metrics))
     }

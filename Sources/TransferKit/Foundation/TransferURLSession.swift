@@ -16,9 +16,6 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     let bridge: FoundationDelegateBridge
     /// The Foundation task handed out for each unfinished TransferKit task, by identifier.
     private let faces = Locked<[Int: URLSessionTask]>([:])
-    /// The configuration's `httpCookieStorage` when `httpShouldSetCookies`: cookies are sent
-    /// from it and every Set-Cookie the tasks get is stored in it.
-    private let foundationCookies: HTTPCookieStorage?
     /// The session itself, from init until its invalidation was delivered: Apple's sessions
     /// keep themselves (and so their delegate) alive while they may still call the delegate,
     /// so a caller may resume tasks, call `finishTasksAndInvalidate()` and drop the session.
@@ -57,8 +54,12 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
         let q = queue ?? OperationQueue()
         if queue == nil { q.maxConcurrentOperationCount = 1 }
         bridge = FoundationDelegateBridge()
-        session = TransferSession(configuration: transfer, delegate: bridge, operationQueue: q)
-        foundationCookies = foundation.httpShouldSetCookies ? foundation.httpCookieStorage : nil
+        // The configuration's `httpCookieStorage`, when `httpShouldSetCookies`, is the engine's
+        // only cookie store: each hop's cookies come from it and each Set-Cookie goes to it,
+        // under its accept policy, so what the caller deletes or refuses there is not sent.
+        let cookies = foundation.httpShouldSetCookies ? foundation.httpCookieStorage.map(FoundationCookieStore.init) : nil
+        session = TransferSession(configuration: transfer, delegate: bridge, delegateQueue: TransferSession.dispatchQueue(joining: q),
+                                  name: nil, timerClock: MonotonicEngineClock(), externalCookies: cookies)
         super.init(configuration: foundation, delegate: delegate, delegateQueue: q)
         bridge.owner = self
         session.addObserver(bridge)
@@ -246,20 +247,12 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// A request without a URL cannot be refused here (Apple's methods do not throw): it
     /// becomes one that fails with `.unsupportedURL` when resumed.
     private func prepare(_ request: URLRequest) -> TransferRequest {
-        offerCookies(for: request)
-        return Self.requestOrInvalid(request)
+        Self.requestOrInvalid(request)
     }
 
     /// The async methods' conversion, which throws for a request without a URL.
     private func transferRequest(_ request: URLRequest) throws -> TransferRequest {
-        offerCookies(for: request)
-        return try Self.request(request)
-    }
-
-    /// The configuration's cookies, offered to the engine's store before a request is made.
-    private func offerCookies(for request: URLRequest) {
-        guard let foundationCookies, request.httpShouldHandleCookies else { return }
-        for c in foundationCookies.cookies ?? [] { session.cookieStorage.setCookie(TransferCookie(c)) }
+        try Self.request(request)
     }
 
     static func requestOrInvalid(_ r: URLRequest) -> TransferRequest {
@@ -285,20 +278,6 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
 
     /// Lets go of a delivered task's Foundation task.
     func forget(_ taskIdentifier: Int) { _ = faces.withLock { $0.removeValue(forKey: taskIdentifier) } }
-
-    /// Every Set-Cookie of the task's hops, into the configuration's `httpCookieStorage`
-    /// (its accept policy applies).
-    func keepCookies(of task: TransferTask, _ metrics: TaskMetrics) {
-        guard let foundationCookies, task.originalRequest.httpShouldHandleCookies else { return }
-        for hop in metrics.transactionMetrics {
-            guard let url = URL(string: hop.url) else { continue }
-            let cookies = hop.responseHeaders.filter { $0.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame }
-                .flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0.value], for: url) }
-            if !cookies.isEmpty {
-                foundationCookies.setCookies(cookies, for: url, mainDocumentURL: task.originalRequest.mainDocumentURL ?? url)
-            }
-        }
-    }
 
     // MARK: lifetime and task lists
 
@@ -336,5 +315,25 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
             completionHandler(all.compactMap { $0 as? TransferURLSessionDataTask }, all.compactMap { $0 as? URLSessionUploadTask },
                               all.compactMap { $0 as? URLSessionDownloadTask })
         }
+    }
+}
+
+/// A Foundation `HTTPCookieStorage` as the engine's cookie store (thread-safe, as Foundation's
+/// storages are).
+final class FoundationCookieStore: ExternalCookieStore, @unchecked Sendable {
+    // @unchecked: immutable; HTTPCookieStorage takes its own lock.
+    let storage: HTTPCookieStorage
+    init(_ storage: HTTPCookieStorage) { self.storage = storage }
+
+    func cookieHeader(for url: URL) -> String? {
+        let cookies = storage.cookies(for: url) ?? []
+        return cookies.isEmpty ? nil : HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+
+    /// The storage's `setCookies(_:for:mainDocumentURL:)`, which applies its accept policy.
+    func receive(_ setCookieValues: [String], from url: URL, mainDocumentURL: URL?) {
+        let cookies = setCookieValues.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        guard !cookies.isEmpty else { return }
+        storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL ?? url)
     }
 }
