@@ -75,10 +75,16 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
         self.streamedBody = streamedBody
     }
 
+    /// Every callback, in order, each time it came.
     var events: [String] { state.withLock { $0.events } }
+    /// `events` with consecutive repeats of the callbacks that come many times for one task
+    /// (`data`, `sent`) shown once; any other callback that came twice still shows twice.
+    var sequence: [String] {
+        events.reduce(into: []) { r, e in if !(["data", "sent"].contains(e) && r.last == e) { r.append(e) } }
+    }
     private func log(_ e: String, _ task: URLSessionTask? = nil) {
         state.withLock { s in
-            if s.events.last != e { s.events.append(e) }
+            s.events.append(e)
             if let task { s.tasks.append(task) }
         }
     }

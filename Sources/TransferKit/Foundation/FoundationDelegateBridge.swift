@@ -61,7 +61,10 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
                  newRequest: TransferRequest, completionHandler: @escaping @Sendable (TransferRequest?) -> Void) {
         guard let owner, let t = face(task), let d = delegate(of: t, (any URLSessionTaskDelegate).self) else { return completionHandler(newRequest) }
         d.urlSession(owner, task: t, willPerformHTTPRedirection: response.httpURLResponse, newRequest: newRequest.urlRequest) { r in
-            completionHandler(r.flatMap { try? TransferRequest($0) })
+            // nil refuses the redirect. A request that cannot be converted (it has no URL) is
+            // not taken as a refusal, which would quietly make the redirect the response: it is
+            // followed as an unsupported URL, so the task fails with `.unsupportedURL`.
+            completionHandler(r.map(TransferURLSession.requestOrInvalid))
         }
     }
 
@@ -107,9 +110,12 @@ final class FoundationDelegateBridge: TransferDataDelegate, TransferDownloadDele
         }
         d.urlSession(owner, dataTask: t, didReceive: response.urlResponse) { disposition in
             switch disposition {
-            case .cancel: completionHandler(.cancel)
             case .allow: completionHandler(.allow)
-            default: completionHandler(.becomeDownload)
+            case .becomeDownload: completionHandler(.becomeDownload)
+            // `.becomeStream` (which corelibs marks unavailable, so no value of it can be made
+            // on Linux) or any later disposition: TransferKit has no stream tasks, and a
+            // download the delegate did not ask for would be wrong, so the task is cancelled.
+            default: completionHandler(.cancel)
             }
         }
     }
