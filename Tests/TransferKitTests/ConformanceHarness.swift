@@ -75,10 +75,16 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
         self.streamedBody = streamedBody
     }
 
+    /// Every callback, in order, each time it came.
     var events: [String] { state.withLock { $0.events } }
+    /// `events` with consecutive repeats of the callbacks that come many times for one task
+    /// (`data`, `sent`) shown once; any other callback that came twice still shows twice.
+    var sequence: [String] {
+        events.reduce(into: []) { r, e in if !(["data", "sent"].contains(e) && r.last == e) { r.append(e) } }
+    }
     private func log(_ e: String, _ task: URLSessionTask? = nil) {
         state.withLock { s in
-            if s.events.last != e { s.events.append(e) }
+            s.events.append(e)
             if let task { s.tasks.append(task) }
         }
     }
@@ -132,5 +138,48 @@ final class FoundationRecorder: NSObject, URLSessionDataDelegate, URLSessionDown
 
     func waitForCompletion() async throws {
         try await waitUntil("didCompleteWithError") { self.state.withLock { $0.completed } }
+    }
+}
+
+/// A task delegate adopting only `URLSessionTaskDelegate`: no data or download callbacks.
+final class TaskOnlyRecorder: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // @unchecked: `events` is Locked.
+    let events = Locked<[String]>([])
+    var completed: Bool { events.withLock { $0.contains("complete") } }
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        events.withLock { $0.append("complete") }
+    }
+}
+
+/// A weak reference a `@Sendable` wait can read: whether an object was let go of.
+final class WeakHolder: @unchecked Sendable {
+    // @unchecked: written once, before it is read.
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}
+
+/// How a session delegate answers the server-trust challenge.
+enum TrustAnswer: String, CaseIterable, Sendable {
+    case passwordCredential, noCredential, trustCredential
+}
+
+/// A session delegate answering the server-trust challenge with `.useCredential` and the
+/// credential its `TrustAnswer` names; every other challenge gets the default handling.
+final class ServerTrustAnswerer: NSObject, URLSessionDelegate, @unchecked Sendable {
+    // @unchecked: `asked` is Locked; `answer` is immutable.
+    let answer: TrustAnswer
+    let asked = Locked<[String]>([])
+    init(_ answer: TrustAnswer) { self.answer = answer }
+
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let method = challenge.protectionSpace.authenticationMethod
+        asked.withLock { $0.append(method) }
+        guard method == "NSURLAuthenticationMethodServerTrust" else { return completionHandler(.performDefaultHandling, nil) }
+        switch answer {
+        case .passwordCredential: completionHandler(.useCredential, URLCredential(user: "u", password: "p", persistence: .forSession))
+        case .noCredential: completionHandler(.useCredential, nil)
+        case .trustCredential: completionHandler(.useCredential, TransferServerTrustCredential(for: challenge))
+        }
     }
 }

@@ -6,6 +6,10 @@ import Foundation
 /// layer (`own`, DECISIONS 109) holds its cookie files and everything set during the session:
 /// the shared store never learns a `-b FILE`'s cookies, and `-c` writes the layer.
 ///
+/// A `TransferURLSession` replaces both layers with its configuration's `HTTPCookieStorage`
+/// (`external`): that storage is the source of truth, its accept policy decides what is kept
+/// and a cookie deleted from it is no longer sent, even on the next hop of a running task.
+///
 /// Used on the transfer thread; both stores take their own locks.
 struct CookieLayers: Sendable {
     /// The session's cookie store (thread-safe; shared with other default sessions).
@@ -17,10 +21,14 @@ struct CookieLayers: Sendable {
     let enabled: Bool
     /// The configuration's `httpCookieAcceptPolicy`.
     let acceptPolicy: CookieAcceptPolicy
+    /// The store that replaces both layers, when the session has one.
+    let external: (any ExternalCookieStore)?
 
-    init(shared: TransferCookieStorage, own: TransferCookieStorage, configuration: TransferConfiguration) {
+    init(shared: TransferCookieStorage, own: TransferCookieStorage, configuration: TransferConfiguration,
+         external: (any ExternalCookieStore)? = nil) {
         self.shared = shared
         self.own = own
+        self.external = external
         enabled = configuration.httpShouldSetCookies
         acceptPolicy = configuration.httpCookieAcceptPolicy
     }
@@ -33,6 +41,7 @@ struct CookieLayers: Sendable {
     func header(for request: TransferRequest) -> String? {
         guard applies(to: request) else { return nil }
         let url = request.url
+        if let external { return external.cookieHeader(for: url) }
         let mine = own.cookies(for: url)
         if mine.isEmpty { return shared.cookieHeader(for: url) }
         // One header from both layers; the session's own cookie wins over its namesake in the
@@ -51,8 +60,17 @@ struct CookieLayers: Sendable {
             h.name.utf8.count == 10 && h.name.lowercased() == "set-cookie" ? h.value : nil
         }
         guard !values.isEmpty else { return }
+        if let external { return external.receive(values, from: request.url, mainDocumentURL: request.mainDocumentURL) }
         for store in [shared, own] {
             store.receive(values, from: request.url, mainDocumentURL: request.mainDocumentURL, policy: acceptPolicy)
         }
     }
+}
+
+/// A cookie store outside TransferKit that a session uses instead of its own: asked for each
+/// hop's Cookie header and handed each response head's Set-Cookie values (its own accept
+/// policy applies). Called on the transfer thread; implementations are thread-safe.
+protocol ExternalCookieStore: Sendable {
+    func cookieHeader(for url: URL) -> String?
+    func receive(_ setCookieValues: [String], from url: URL, mainDocumentURL: URL?)
 }

@@ -77,11 +77,12 @@ final class TransferEngine: @unchecked Sendable {
     let configurator: EasyConfigurator
 
     init(configuration: TransferConfiguration, sessionID: Int, cookieStorage: TransferCookieStorage,
-         sessionCookies: TransferCookieStorage = TransferCookieStorage(), timerClock: any EngineClock = MonotonicEngineClock()) {
+         sessionCookies: TransferCookieStorage = TransferCookieStorage(), externalCookies: (any ExternalCookieStore)? = nil,
+         timerClock: any EngineClock = MonotonicEngineClock()) {
         self.configuration = configuration
         slots = HostSlots(connectionsPerHost: configuration.httpMaximumConnectionsPerHost)
         partials = PartialDirectory(configuration)
-        cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration)
+        cookies = CookieLayers(shared: cookieStorage, own: sessionCookies, configuration: configuration, external: externalCookies)
         hsts = SessionHSTS(configuration: configuration, sessionID: sessionID)
         distantHosts = DistantHosts(wideningRTT: configuration.multiplexWideningRTT)
         trace = RequestTrace(configuration: configuration, sessionID: sessionID)

@@ -45,6 +45,30 @@ extension TransferCredential {
     }
 }
 
+/// The answer that trusts a server a server-trust challenge (`NSURLAuthenticationMethodServerTrust`)
+/// is about: Apple's `URLCredential(trust:)`, which corelibs lacks (it has no `SecTrust`).
+/// Only this credential, made for the challenge's host and port, trusts a server that failed
+/// verification; `.useCredential` with a user/password credential or none leaves it untrusted
+/// and fails the task, as Apple's does.
+public final class TransferServerTrustCredential: URLCredential, @unchecked Sendable {
+    // @unchecked: immutable.
+    /// The host and port of the challenge it answers.
+    public let host: String
+    public let port: Int
+
+    public init(for challenge: URLAuthenticationChallenge) {
+        host = challenge.protectionSpace.host
+        port = challenge.protectionSpace.port
+        super.init(user: "", password: "", persistence: .forSession)
+    }
+
+    /// Not archivable: a trust decision belongs to the session that asked.
+    public required init?(coder: NSCoder) { nil }
+
+    /// Whether it answers a challenge about `space`.
+    func answers(_ space: ProtectionSpace) -> Bool { host == space.host && port == space.port }
+}
+
 /// Answers nothing: Foundation's delegates answer through the completion handler, and
 /// corelibs' own sender does the same.
 final class IgnoringChallengeSender: NSObject, URLAuthenticationChallengeSender {

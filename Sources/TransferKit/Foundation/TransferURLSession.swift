@@ -10,15 +10,17 @@ import FoundationNetworking
 /// (an unused corelibs session underneath, metrics behind a cast, the async methods only when
 /// the static type is this class) is DECISIONS 170; what differs is docs/urlsession-parity.md.
 public final class TransferURLSession: URLSession, @unchecked Sendable {
-    // @unchecked: immutable but for `faces`, which is behind its lock.
+    // @unchecked: immutable but for `faces` and `keptAlive`, each behind its lock.
     /// The session doing the work: its delegate events, snapshots and observers.
     public let session: TransferSession
     let bridge: FoundationDelegateBridge
     /// The Foundation task handed out for each unfinished TransferKit task, by identifier.
     private let faces = Locked<[Int: URLSessionTask]>([:])
-    /// The configuration's `httpCookieStorage` when `httpShouldSetCookies`: cookies are sent
-    /// from it and every Set-Cookie the tasks get is stored in it.
-    private let foundationCookies: HTTPCookieStorage?
+    /// The session itself, from init until its invalidation was delivered: Apple's sessions
+    /// keep themselves (and so their delegate) alive while they may still call the delegate,
+    /// so a caller may resume tasks, call `finishTasksAndInvalidate()` and drop the session.
+    /// The bridge's reference to the session is weak; this is what keeps it.
+    private let keptAlive = Locked<TransferURLSession?>(nil)
 
     /// An ephemeral session with the default configuration, as `URLSession.shared`.
     override public class var shared: TransferURLSession { sharedSession }
@@ -52,11 +54,16 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
         let q = queue ?? OperationQueue()
         if queue == nil { q.maxConcurrentOperationCount = 1 }
         bridge = FoundationDelegateBridge()
-        session = TransferSession(configuration: transfer, delegate: bridge, operationQueue: q)
-        foundationCookies = foundation.httpShouldSetCookies ? foundation.httpCookieStorage : nil
+        // The configuration's `httpCookieStorage`, when `httpShouldSetCookies`, is the engine's
+        // only cookie store: each hop's cookies come from it and each Set-Cookie goes to it,
+        // under its accept policy, so what the caller deletes or refuses there is not sent.
+        let cookies = foundation.httpShouldSetCookies ? foundation.httpCookieStorage.map(FoundationCookieStore.init) : nil
+        session = TransferSession(configuration: transfer, delegate: bridge, delegateQueue: TransferSession.dispatchQueue(joining: q),
+                                  name: nil, timerClock: MonotonicEngineClock(), externalCookies: cookies)
         super.init(configuration: foundation, delegate: delegate, delegateQueue: q)
         bridge.owner = self
         session.addObserver(bridge)
+        keptAlive.withLock { $0 = self }
     }
 
     static func transferConfiguration(_ c: URLSessionConfiguration) -> TransferConfiguration {
@@ -240,20 +247,12 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// A request without a URL cannot be refused here (Apple's methods do not throw): it
     /// becomes one that fails with `.unsupportedURL` when resumed.
     private func prepare(_ request: URLRequest) -> TransferRequest {
-        offerCookies(for: request)
-        return Self.requestOrInvalid(request)
+        Self.requestOrInvalid(request)
     }
 
     /// The async methods' conversion, which throws for a request without a URL.
     private func transferRequest(_ request: URLRequest) throws -> TransferRequest {
-        offerCookies(for: request)
-        return try Self.request(request)
-    }
-
-    /// The configuration's cookies, offered to the engine's store before a request is made.
-    private func offerCookies(for request: URLRequest) {
-        guard let foundationCookies, request.httpShouldHandleCookies else { return }
-        for c in foundationCookies.cookies ?? [] { session.cookieStorage.setCookie(TransferCookie(c)) }
+        try Self.request(request)
     }
 
     static func requestOrInvalid(_ r: URLRequest) -> TransferRequest {
@@ -280,20 +279,6 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// Lets go of a delivered task's Foundation task.
     func forget(_ taskIdentifier: Int) { _ = faces.withLock { $0.removeValue(forKey: taskIdentifier) } }
 
-    /// Every Set-Cookie of the task's hops, into the configuration's `httpCookieStorage`
-    /// (its accept policy applies).
-    func keepCookies(of task: TransferTask, _ metrics: TaskMetrics) {
-        guard let foundationCookies, task.originalRequest.httpShouldHandleCookies else { return }
-        for hop in metrics.transactionMetrics {
-            guard let url = URL(string: hop.url) else { continue }
-            let cookies = hop.responseHeaders.filter { $0.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame }
-                .flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0.value], for: url) }
-            if !cookies.isEmpty {
-                foundationCookies.setCookies(cookies, for: url, mainDocumentURL: task.originalRequest.mainDocumentURL ?? url)
-            }
-        }
-    }
-
     // MARK: lifetime and task lists
 
     /// As Apple's, neither has an effect on `shared`.
@@ -310,7 +295,12 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
     /// The engine session delivered its last task: corelibs' own invalidation (it has no tasks)
     /// calls the delegate's `didBecomeInvalidWithError` on the delegate queue and lets go of
     /// the delegate, which breaks the usual delegate → session → delegate cycle as Apple's does.
-    func engineDidInvalidate() { super.finishTasksAndInvalidate() }
+    /// corelibs' invalidation holds the session until it has called the delegate, so the
+    /// session's own hold can end here.
+    func engineDidInvalidate() {
+        super.finishTasksAndInvalidate()
+        keptAlive.withLock { $0 = nil }
+    }
 
     /// The tasks resumed and neither completed nor being cancelled, as Foundation lists them.
     override public func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
@@ -325,5 +315,25 @@ public final class TransferURLSession: URLSession, @unchecked Sendable {
             completionHandler(all.compactMap { $0 as? TransferURLSessionDataTask }, all.compactMap { $0 as? URLSessionUploadTask },
                               all.compactMap { $0 as? URLSessionDownloadTask })
         }
+    }
+}
+
+/// A Foundation `HTTPCookieStorage` as the engine's cookie store (thread-safe, as Foundation's
+/// storages are).
+final class FoundationCookieStore: ExternalCookieStore, @unchecked Sendable {
+    // @unchecked: immutable; HTTPCookieStorage takes its own lock.
+    let storage: HTTPCookieStorage
+    init(_ storage: HTTPCookieStorage) { self.storage = storage }
+
+    func cookieHeader(for url: URL) -> String? {
+        let cookies = storage.cookies(for: url) ?? []
+        return cookies.isEmpty ? nil : HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+
+    /// The storage's `setCookies(_:for:mainDocumentURL:)`, which applies its accept policy.
+    func receive(_ setCookieValues: [String], from url: URL, mainDocumentURL: URL?) {
+        let cookies = setCookieValues.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        guard !cookies.isEmpty else { return }
+        storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL ?? url)
     }
 }

@@ -70,7 +70,9 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// the CLI without `--compressed`).
     public var httpAcceptsContentEncoding = true
     /// Redirects a task follows before it fails with `.httpTooManyRedirects` (curl's
-    /// `--max-redirs`): 0 follows none, nil follows any number. Default 16, URLSession's.
+    /// `--max-redirs`): 0 follows none, nil follows any number. Default 20
+    /// (`RedirectPolicy.maximumRedirects`), the limit Foundation on Linux applies too; the
+    /// CLI's `--max-redirs` default is its own 16.
     public var httpMaximumRedirects: Int? = RedirectPolicy.maximumRedirects
     /// The most body bytes a task takes, counted as stored (decoded when content coding is
     /// decoded; curl's `--max-filesize`). A response announcing more with Content-Length

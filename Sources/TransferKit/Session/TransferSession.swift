@@ -83,8 +83,11 @@ public final class TransferSession: @unchecked Sendable {
 
     /// `timerClock`: the time the engine checks its deadlines against. Internal, not a
     /// configuration field: only tests pass another clock (DECISIONS 180).
+    /// `externalCookies`: a `TransferURLSession`'s `HTTPCookieStorage`, used instead of the
+    /// session's own stores.
     init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)?,
-         delegateQueue: DispatchQueue?, name: String?, timerClock: any EngineClock, numbered: Bool = true) {
+         delegateQueue: DispatchQueue?, name: String?, timerClock: any EngineClock, numbered: Bool = true,
+         externalCookies: (any ExternalCookieStore)? = nil) {
         let id = numbered ? Self.ids.wrappingAdd(1, ordering: .relaxed).newValue
             : Self.unnumberedIDs.wrappingSubtract(1, ordering: .relaxed).newValue
         self.sessionID = id
@@ -109,6 +112,7 @@ public final class TransferSession: @unchecked Sendable {
         self.cookieFileProblems = problems
         self.configurationHeaderProblem = HeaderValidation.firstProblem(configuration.httpAdditionalHeaders)
         self.engine = TransferEngine(configuration: configuration, sessionID: id, cookieStorage: cookies, sessionCookies: own,
+                                     externalCookies: externalCookies,
                                      timerClock: timerClock)
         if case .background(let identifier) = configuration.kind,
            !Self.liveBackgroundIdentifiers.withLock({ $0.insert(identifier).inserted }) {
