@@ -4,7 +4,7 @@ import Foundation
 import RunEvidence
 import TransferModel
 
-/// `transfertop compare BEFORE.csv AFTER.csv`: two runs' `--csv` exports side by side, per
+/// `transfertop compare BEFORE.csv AFTER.csv`: two runs' `--csv` (or `--har`) exports side by side, per
 /// host and phase: p50 and p90 of each, their change, the Mann–Whitney p and a verdict
 /// (DECISIONS 192). Exit 1 when a row is slower beyond the threshold, 2 for a bad file.
 struct CompareCommand: ParsableCommand, CommandPlanning {
@@ -63,7 +63,7 @@ struct CompareCommand: ParsableCommand, CommandPlanning {
         for file in [request.before, request.after] {
             do {
                 let text = try TextFile.read(file, "CSV export")
-                runs.append(try CSVRun.samples(text, name: "'\(SafeQuote.quote(file))'"))
+                runs.append(try RunFile.hops(text, name: "'\(SafeQuote.quote(file))'").map(\.sample))
             } catch let e as UsageError {
                 out.error(e.message)
                 return 2
