@@ -51,8 +51,8 @@ public enum CSVRun {
                 }
                 return d
             }
-            var parts: [WaterfallPhase: Double] = [:]
-            for part in WaterfallPhase.allCases {
+            var parts: [HopPart: Double] = [:]
+            for part in HopPart.allCases {
                 let column = part == .queued ? "queued_ms" : "\(part.rawValue)_ms"
                 if let v = try ms(column) { parts[part] = v }
             }

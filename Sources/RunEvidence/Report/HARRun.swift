@@ -59,7 +59,7 @@ public enum HARRun {
         func hop(index: Int, timestamps: ExportTimestampReader) -> ReportHop {
             func ms(_ v: Double?) -> Double? { v.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } }
             let t = timings
-            var parts: [WaterfallPhase: Double] = [:]
+            var parts: [HopPart: Double] = [:]
             parts[.queued] = ms(t?.blocked)
             parts[.dns] = ms(t?.dns)
             parts[.tls] = ms(t?.ssl)
@@ -68,7 +68,7 @@ public enum HARRun {
             parts[.wait] = ms(t?.wait)
             parts[.receive] = ms(t?.receive)
             // As the CSV's ttfb_ms: from the end of the queue to the first response byte.
-            let beforeFirstByte: [WaterfallPhase] = [.dns, .connect, .tls, .request, .wait]
+            let beforeFirstByte: [HopPart] = [.dns, .connect, .tls, .request, .wait]
             let ttfb = parts[.wait] == nil ? nil : beforeFirstByte.compactMap { parts[$0] }.reduce(0, +)
             let status = response?.status.flatMap { $0 > 0 ? $0 : nil }
             let error = _error.flatMap { $0.isEmpty ? nil : Redaction.redactText($0) }

@@ -36,7 +36,7 @@ public enum ReportHTML {
 
     static func variables(_ p: ReportPalette) -> String {
         var v = "--bg:\(p.background);--text:\(p.text);--dim:\(p.dim);--title:\(p.title);--border:\(p.border);--error:\(p.error)"
-        for part in WaterfallPhase.allCases { v += ";--p-\(part.rawValue):\(p.parts[part]!)" }
+        for part in HopPart.allCases { v += ";--p-\(part.rawValue):\(p.parts[part]!)" }
         return v
     }
 
@@ -49,7 +49,7 @@ public enum ReportHTML {
             h += "<p class=\"note\" id=\"sampled\">Drawn: \(r.drawnHops) of \(r.hopCount) hops — the tasks of the slowest hops "
                 + "(marked) and an even sample of the others in start order. The tables below count every hop.</p>\n"
         }
-        h += "<p class=\"legend\">" + WaterfallPhase.allCases.map {
+        h += "<p class=\"legend\">" + HopPart.allCases.map {
             "<span><i style=\"background:var(--p-\($0.rawValue))\"></i>\($0.rawValue)</span>"
         }.joined() + "</p>\n"
         h += "<form id=\"zoom\">zoom from <input id=\"zoom-from\" inputmode=\"decimal\"> to <input id=\"zoom-to\" inputmode=\"decimal\"> ms "
@@ -85,7 +85,7 @@ public enum ReportHTML {
             + "<span class=\"label\(hop.failed ? " bad" : "")\" title=\"\(e(hop.url))\">\(e(label))</span><div class=\"track\"><div class=\"lane\">"
         if let offset = r.offsetMs(hop), r.spanMs > 0 {
             var t = offset
-            let phases = WaterfallPhase.allCases.compactMap { p in hop.parts[p].map { (p, $0) } }
+            let phases = HopPart.allCases.compactMap { p in hop.parts[p].map { (p, $0) } }
             if phases.isEmpty {
                 h += segment("wait", t, hop.barMs, r.spanMs, "total \(EvidenceFormat.duration(hop.barMs))")
             }

@@ -3,7 +3,7 @@ import TransferModel
 
 /// The seven parts of a hop's bar in the waterfall, in the order they happen, each with the
 /// theme role of the monitor's waterfall (`phaseQueued` … `phaseReceive`, themes/default.toml).
-public enum WaterfallPhase: String, CaseIterable, Sendable {
+public enum HopPart: String, CaseIterable, Sendable {
     case queued, dns, connect, tls, request, wait, receive
 }
 
@@ -25,7 +25,7 @@ public struct ReportHop: Sendable, Equatable {
     /// When the hop was asked for (millisecond resolution in both exports); nil when unknown.
     public var start: Date?
     /// Milliseconds per part; an absent part has no entry.
-    public var parts: [WaterfallPhase: Double]
+    public var parts: [HopPart: Double]
     public var ttfbMs: Double?
     public var totalMs: Double?
     /// The hop's error text (redacted), nil on success.
@@ -34,7 +34,7 @@ public struct ReportHop: Sendable, Equatable {
     public var failed: Bool
 
     public init(task: String, hop: Int?, method: String, url: String, status: Int?, protocolName: String, start: Date?,
-                parts: [WaterfallPhase: Double], ttfbMs: Double?, totalMs: Double?, error: String?, failed: Bool) {
+                parts: [HopPart: Double], ttfbMs: Double?, totalMs: Double?, error: String?, failed: Bool) {
         self.task = task
         self.hop = hop
         self.method = method

@@ -2,19 +2,19 @@
 /// roles, the page its text roles. The CLI makes one from the theme in use (`--theme`); the
 /// default here is themes/default.toml's (a test keeps the two equal).
 public struct ReportPalette: Sendable, Equatable {
-    public var parts: [WaterfallPhase: String]
+    public var parts: [HopPart: String]
     public var text, dim, title, border, error, background: String
 
     /// Colours that are not `#rrggbb` (six hex digits) are replaced by the default's, so
     /// nothing but a colour can reach the style sheet.
-    public init(parts: [WaterfallPhase: String], text: String, dim: String, title: String, border: String,
+    public init(parts: [HopPart: String], text: String, dim: String, title: String, border: String,
                 error: String, background: String) {
         func safe(_ c: String?, _ fallback: String) -> String {
             guard let c, c.count == 7, c.first == "#", c.dropFirst().allSatisfy(\.isHexDigit) else { return fallback }
             return c.lowercased()
         }
         let d = Self.defaultColours
-        self.parts = Dictionary(uniqueKeysWithValues: WaterfallPhase.allCases.map { ($0, safe(parts[$0], d.parts[$0]!)) })
+        self.parts = Dictionary(uniqueKeysWithValues: HopPart.allCases.map { ($0, safe(parts[$0], d.parts[$0]!)) })
         self.text = safe(text, d.text)
         self.dim = safe(dim, d.dim)
         self.title = safe(title, d.title)
@@ -39,7 +39,7 @@ public struct ReportPalette: Sendable, Equatable {
 
     /// themes/default.toml; the page's background is the dark the theme is drawn for.
     private static let defaultColours = (
-        parts: [WaterfallPhase.queued: "#6272a4", .dns: "#8be9fd", .connect: "#ffb86c", .tls: "#ff79c6",
+        parts: [HopPart.queued: "#6272a4", .dns: "#8be9fd", .connect: "#ffb86c", .tls: "#ff79c6",
                 .request: "#f1fa8c", .wait: "#bfbfbf", .receive: "#50fa7b"],
         text: "#f8f8f2", dim: "#6272a4", title: "#8be9fd", border: "#6272a4", error: "#ff5555", background: "#282a36")
 }

@@ -66,7 +66,7 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
             let after = try request.after.map { ($0, try read($0)) }
             let report = RunReport(name: request.run, hops: before, compareWith: after)
             if request.text {
-                let text = ReportText.lines(report).map(TerminalText.safe).joined(separator: "\n") + "\n"
+                let text = ReportText.lines(report).map { TerminalText.safe($0) }.joined(separator: "\n") + "\n"
                 return emit(text, request, out: out)
             }
             return emit(ReportHTML.page(report, palette: palette, generator: "transfertop \(VersionInfo.version)"), request, out: out)
@@ -120,7 +120,7 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
     }
 
     static func palette(_ t: Theme) -> ReportPalette {
-        let roles: [WaterfallPhase: StyleRole] = [.queued: .phaseQueued, .dns: .phaseDNS, .connect: .phaseConnect, .tls: .phaseTLS,
+        let roles: [HopPart: StyleRole] = [.queued: .phaseQueued, .dns: .phaseDNS, .connect: .phaseConnect, .tls: .phaseTLS,
                                                   .request: .phaseRequest, .wait: .phaseWait, .receive: .phaseReceive]
         let text = rgb(t[.text].foreground) ?? (248, 248, 242)
         let light = (299 * text.0 + 587 * text.1 + 114 * text.2) / 1000 > 128
@@ -145,7 +145,8 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
         switch c {
         case .default: return nil
         case .rgb(let r, let g, let b): return (Int(r), Int(g), Int(b))
-        case .ansi(let i), .indexed(let i) where i < 16: return ansi[max(0, min(15, i))]
+        case .ansi(let i): return ansi[max(0, min(15, i))]
+        case .indexed(let i) where i < 16: return ansi[max(0, i)]
         case .indexed(let i) where i < 232: return (levels[(i - 16) / 36], levels[(i - 16) / 6 % 6], levels[(i - 16) % 6])
         case .indexed(let i): return (8 + 10 * (i - 232), 8 + 10 * (i - 232), 8 + 10 * (i - 232))
         }
