@@ -59,7 +59,7 @@ import TransferTopUI
         _ = try await Self.chromium(["--hide-scrollbars", "--window-size=1200,1600", "--screenshot=\(shot)", "file://\(dir)/report.html"], dir: dir)
         let palette = ReportPalette.default
         let colours = [HopPart.dns, .connect, .tls, .wait, .receive].map { palette.parts[$0]! }
-        let counts = try await Self.pixelCounts(shot, colours)
+        let counts = try await Self.pixelCounts(shot, colours + [palette.background])
         for (part, colour) in zip(["dns", "connect", "tls", "wait", "receive"], colours) {
             #expect((counts[colour] ?? 0) > 200, "\(part) \(colour): \(counts)")
         }

@@ -22,7 +22,7 @@ extension ReportHTML {
     .wf .lane{position:absolute;top:0;bottom:0;left:calc(var(--shift,0)*-100%);width:calc(var(--scale,1)*100%)}
     .wf .seg{position:absolute;top:0;bottom:0;min-width:1px}
     .wf .axis{height:18px;color:var(--dim)}
-    .wf .axis .track{background:none;overflow:hidden;cursor:crosshair}
+    .wf .axis .track{height:16px;background:none;overflow:hidden;cursor:crosshair}
     .wf .tick{position:absolute;top:0;padding-left:3px;border-left:1px solid var(--border);white-space:nowrap}
     .wf details>summary{cursor:pointer;height:15px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
     .wf details .label{padding-left:16px;width:404px}
