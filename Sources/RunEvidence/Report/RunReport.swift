@@ -47,7 +47,8 @@ public struct RunReport: Sendable {
                 settings: RunComparison.Settings = .init(), drawLimit: Int = defaultDrawLimit) {
         self.name = name
         hopCount = hops.count { $0.hop != nil }
-        statistics = RunStatistics(hops.map(\.sample))
+        let samples = hops.map(\.sample)
+        statistics = RunStatistics(samples)
 
         var byTask: [String: [ReportHop]] = [:]
         var order: [String] = []
@@ -65,16 +66,16 @@ public struct RunReport: Sendable {
         }
 
         // Tasks in the order their first hop started; a task with no start goes last.
-        let tasks: [TaskRow] = order.map { id in
-            TaskRow(task: id, hops: byTask[id]!.filter { $0.hop != nil }.sorted { ($0.hop ?? 0) < ($1.hop ?? 0) }, slowest: false)
-        }.filter { !$0.hops.isEmpty }
-            .sorted { a, b in
-                switch (a.hops.compactMap(\.start).min(), b.hops.compactMap(\.start).min()) {
-                case let (x?, y?): x < y
-                case (_?, nil): true
-                default: false
-                }
+        let tasks: [TaskRow] = order.compactMap { id -> (TaskRow, Date?)? in
+            let taskHops = byTask[id]!.filter { $0.hop != nil }.sorted { ($0.hop ?? 0) < ($1.hop ?? 0) }
+            return taskHops.isEmpty ? nil : (TaskRow(task: id, hops: taskHops, slowest: false), taskHops.compactMap(\.start).min())
+        }.sorted { a, b in
+            switch (a.1, b.1) {
+            case let (x?, y?): x < y
+            case (_?, nil): true
+            default: false
             }
+        }.map(\.0)
         let ranked = hops.filter { $0.hop != nil }.sorted { $0.barMs > $1.barMs }
         slowest = Array(ranked.prefix(Self.slowestCount))
         (waterfall, drawnHops) = Self.sample(tasks, slowestHops: ranked, limit: drawLimit)
@@ -84,7 +85,7 @@ public struct RunReport: Sendable {
         errors = Array(failed.prefix(Self.errorLimit))
 
         var values: [HostKey: [EvidencePhase: [Double]]] = [:]
-        for s in hops.map(\.sample) {
+        for s in samples {
             for (phase, v) in s.milliseconds { values[HostKey(host: s.host, protocolName: s.protocolName), default: [:]][phase, default: []].append(v) }
         }
         let busiest = statistics.groups.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
@@ -97,7 +98,7 @@ public struct RunReport: Sendable {
         histogramHostsLeftOut = statistics.groups.count - busiest.count
 
         if let after {
-            comparison = RunComparison(before: hops.map(\.sample), after: after.hops.map(\.sample), settings: settings)
+            comparison = RunComparison(before: samples, after: after.hops.map(\.sample), settings: settings)
             comparedName = after.name
         }
     }
