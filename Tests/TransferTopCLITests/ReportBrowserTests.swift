@@ -52,19 +52,24 @@ import TransferTopUI
         #expect(Self.count("<tr class=\"error\">", in: dom) == 1 && dom.contains("/status/404"))
         #expect(dom.contains("<section id=\"slowest\">") && dom.contains("delay?ms=\(Self.delayMs)"))
 
-        // The pixels: each phase colour of the theme covers more than a legend swatch could
-        // (8x8), so the waterfall's bars and the histograms' bars were drawn in those colours.
-        // The slowed host's wait (200 ms of a run of at least that) is a long bar.
+        // The pixels: the legend's swatches are translucent, so a pixel of exactly a phase
+        // colour is a waterfall bar or a histogram bar (or, for dns, the headings: the default
+        // theme's title colour is the same). Request has no histogram and no text of its
+        // colour: its pixels are the waterfall's, a sliver of each hop where the next part
+        // does not cover it. The slowed host's wait is a long bar; each histogram has a bar
+        // of full height.
         let shot = dir + "/shot.png"
         _ = try await Self.chromium(["--hide-scrollbars", "--window-size=1200,1600", "--screenshot=\(shot)", "file://\(dir)/report.html"], dir: dir)
         let palette = ReportPalette.default
-        let colours = [HopPart.dns, .connect, .tls, .wait, .receive].map { palette.parts[$0]! }
-        let counts = try await Self.pixelCounts(shot, colours + [palette.background])
-        for (part, colour) in zip(["dns", "connect", "tls", "wait", "receive"], colours) {
-            #expect((counts[colour] ?? 0) > 200, "\(part) \(colour): \(counts)")
+        let parts: [HopPart] = [.dns, .connect, .tls, .request, .wait, .receive]
+        let counts = try await Self.pixelCounts(shot, parts.map { palette.parts[$0]! } + [palette.background])
+        for part in parts where part != .request {
+            #expect((counts[palette.parts[part]!] ?? 0) > 150, "\(part): \(counts)")
         }
-        #expect((counts[palette.parts[.wait]!] ?? 0) > 2000, "\(counts)")
+        #expect((counts[palette.parts[.request]!] ?? 0) > 20, "\(counts)")
+        #expect((counts[palette.parts[.wait]!] ?? 0) > 500, "\(counts)")
         #expect((counts[palette.background] ?? 0) > 100_000, "the page's background: \(counts)")
+        print("report screenshot, pixels per colour: \(counts)")
 
         // The HAR of the same run reads to the same rows; compare takes HAR too.
         let fromHAR = try await Run.binary(["report", dir + "/run.har", "--format", "text"])

@@ -12,7 +12,7 @@ extension ReportHTML {
     .l{text-align:left}td.url{max-width:640px;overflow:hidden;text-overflow:ellipsis}
     .bad,.slower{color:var(--error)}.faster{color:var(--p-receive)}
     .legend span{margin-right:14px;white-space:nowrap}
-    .legend i{display:inline-block;width:8px;height:8px;border:1px solid var(--border);margin-right:4px}
+    .legend i{display:inline-block;width:8px;height:8px;border:1px solid var(--border);margin-right:4px;opacity:.75}
     #zoom{margin:6px 0}#zoom input{width:90px;background:var(--bg);color:var(--text);border:1px solid var(--border)}
     #zoom button{background:var(--bg);color:var(--title);border:1px solid var(--border)}
     .wf .row{display:flex;align-items:center;height:15px}
