@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import RunEvidence
 import TestSupport
 import Testing
@@ -81,5 +82,33 @@ import TransferTopUI
         let light = try await Run.binary(["report", dir + "/run.csv", "--theme", "light"])
         #expect(light.status == 0, "\(light.stderr)")
         #expect(!light.stdout.contains("--p-wait:\(ReportPalette.default.parts[.wait]!)") && light.stdout.contains("--p-wait:#"))
+    }
+
+    static let pieces = ["{", "}", "[", "]", ":", ",", "\"log\"", "\"entries\"", "\"request\"", "\"method\"", "\"url\"",
+                         "\"timings\"", "\"wait\"", "\"time\"", "\"startedDateTime\"", "\"2026-01-02T12:00:00.000Z\"",
+                         "1e308", "-1", "0", "\"<b>\"", "\"http://u:p@h/?token=x\"", "\r\n", "\n", "\"", "url", "hop",
+                         "protocol", "status", "error", "dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "total_ms", "fetch_start",
+                         "wait_ms", "1", "2.5", "nan", "<script>", "é", "\u{0}"]
+    static let text = Gen<String?>.element(of: pieces).map { $0! }.array(of: 0...40).map { $0.joined() }
+
+    /// Any text read as an export either is refused with a reason or makes a page and a text
+    /// report without crashing, with no markup of its own.
+    @Test func anyTextIsRefusedOrReported() async {
+        let header = "url,hop,protocol,status,error,dns_ms,connect_ms,tls_ms,ttfb_ms,total_ms,fetch_start,wait_ms\n"
+        await propertyCheck(count: 400, input: Self.text) { body in
+            for text in [body, header + body] {
+                do {
+                    let hops = try RunFile.hops(text, name: "x")
+                    let report = RunReport(name: "x", hops: hops, compareWith: ("y", hops))
+                    let page = ReportHTML.page(report)
+                    #expect(!page.contains("<b>") && page.components(separatedBy: "<script").count == 2, "\(text)")
+                    _ = ReportText.lines(report)
+                } catch let error as CSVRun.ReadError {
+                    #expect(!error.reason.isEmpty)
+                } catch {
+                    Issue.record("\(text): \(error)")
+                }
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ public struct HistogramBins: Sendable, Equatable {
             self.init(edges: [lo, hi], counts: [values.count], logarithmic: false)
             return
         }
-        let logarithmic = lo > 0 && hi / lo > 10
+        let logarithmic = lo > 0 && hi / lo > 10 && (hi / lo).isFinite
         var edges: [Double] = []
         for i in 0...bins {
             let f = Double(i) / Double(bins)
