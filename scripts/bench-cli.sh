@@ -161,6 +161,40 @@ for run in $(seq "$RUNS"); do
     done < <(cli_points)
 done
 
+# clione: one 1 KiB URL per process, BENCH_ONE_RUNS (30) rounds, the clients in a rotating
+# order: start-up and teardown are all a one-URL run is. Wall clock from bash's EPOCHREALTIME
+# around each process (/usr/bin/time's 10 ms steps are too coarse here). transfertop runs as
+# built and as scripts/install installs it (stripped); the table gives each binary's size.
+ONE_RESULTS="$WORK/one.txt"
+: > "$ONE_RESULTS"
+ONE_CLIENTS="curl tt ttstrip aria2"
+if [[ " $CLI_CASES " == *" clione "* ]]; then
+    TT_STRIPPED="$WORK/transfertop-stripped"
+    strip -o "$TT_STRIPPED" "$TT"
+    one_url="http://127.0.0.1:$PORT/s/1"
+    one_clients=($ONE_CLIENTS)
+    for r in $(seq "${BENCH_ONE_RUNS:-30}"); do
+        for i in 0 1 2 3; do
+            k=${one_clients[$(( (i + r) % 4 ))]}
+            d="$WORK/cliout/one-$k-$r"
+            mkdir -p "$d"; rm -rf "$WORK/state"
+            case $k in
+            curl) cmd=(curl -sf -o "$d/1" "$one_url") ;;
+            tt) cmd=("$TT" --no-tui -o "$d" "$one_url") ;;
+            ttstrip) cmd=("$TT_STRIPPED" --no-tui -o "$d" "$one_url") ;;
+            aria2) cmd=(aria2c -q --file-allocation=none -d "$d" "$one_url") ;;
+            esac
+            status=ok t0=$EPOCHREALTIME
+            XDG_STATE_HOME="$WORK/state" "${cmd[@]}" > /dev/null 2>&1 || status=FAIL
+            t1=$EPOCHREALTIME
+            [ "$(stat -c %s "$d/1" 2> /dev/null)" = 1024 ] || status=FAIL
+            [ "$status" = FAIL ] && { FAILURES=$((FAILURES + 1)); log "FAIL clione $k run $r"; }
+            echo "$k $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) * 1000 }') $status" >> "$ONE_RESULTS"
+        done
+    done
+    log "clione: $(wc -l < "$ONE_RESULTS") processes"
+fi
+
 # The monitor with many tasks in one session (climonitor): its own frame and key timings.
 MONITOR_COUNT=${BENCH_MONITOR_COUNT:-10000}
 MONITOR_RESULTS="$WORK/monitor-frames.txt"
@@ -263,6 +297,23 @@ cli_table() {
             echo "|---|---:|---:|---:|---:|---:|"
             awk 'NR == 1 { f = $2 } { l = $2; k = $3; j = $4 } END { printf "| transfertop --no-tui -i LIST | %.2f | %.2f | %.2f | %d | %d |\n", f, l, (f > 0 ? l / f : 0), k, j }' "$RERUN_RESULTS"
         fi
+        if [ -s "$ONE_RESULTS" ]; then
+            echo
+            echo "| one URL (1 KiB), a process each, ${BENCH_ONE_RUNS:-30} rounds | median ms | p90 ms | vs curl (median) | binary MiB |"
+            echo "|---|---:|---:|---:|---:|"
+            local curl_one; curl_one=$(awk '$1 == "curl" { print $2 }' "$ONE_RESULTS" | cli_median)
+            for k in $ONE_CLIENTS; do
+                local bin name
+                case $k in
+                curl) bin=$(command -v curl); name="curl -o" ;;
+                tt) bin=$TT; name="transfertop --no-tui, as built (symbols)" ;;
+                ttstrip) bin=$TT_STRIPPED; name="transfertop --no-tui, as scripts/install installs it (stripped)" ;;
+                aria2) bin=$(command -v aria2c); name="aria2c" ;;
+                esac
+                awk -v k="$k" '$1 == k { print $2 }' "$ONE_RESULTS" | sort -g | awk -v name="$name" -v c="$curl_one" -v size="$(stat -c %s "$bin")" \
+                    '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "| %s | %.1f | %.1f | %.2fx | %.1f |\n", name, m, v[int(NR * 0.9 + 0.999)], (m > 0 ? m / c : 0), size / 1048576 }'
+            done
+        fi
         if [ -s "$MONITOR_RESULTS" ]; then
             echo
             echo "| monitor, $MONITOR_COUNT tasks in one session (tmux 160x50, 10 fps) | median ms | p99 ms |"
@@ -293,6 +344,7 @@ cli_table() {
         echo "- server: nginx on loopback, HTTP/1.1, sendfile; $RUNS run(s) per point, clients alternating"
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
         [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
+        [ -s "$ONE_RESULTS" ] && echo "- clione = one 1 KiB URL per process (start-up and teardown), wall from EPOCHREALTIME; vs curl = the client's median over curl's (lower is faster)"
         [ -s "$RERUN_RESULTS" ] && echo "- clirerun = clismall's list, the same command $RERUNS times into one output directory path (renamed away between runs), one state directory kept"
         echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
         echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); cliupseg = the same file to the tests' loopback server (transferbench serve): curl -T and transfertop -T to /echo, transfertop --segments $SEG_N (8 MiB segments, Content-Range + Content-Digest, checked by the server) to /segments/; clismall/cliscale = N distinct 1 KiB files, 6 connections per host"

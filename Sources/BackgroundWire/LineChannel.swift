@@ -6,7 +6,7 @@ import Foundation
 /// one channel at once (`wait` reads events while the keys write), never two of either.
 public final class LineChannel: @unchecked Sendable {
     // @unchecked: `buffer` is touched by the one reader only; `fd` is fixed until `deinit`.
-    let fd: Int32
+    package let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
     /// A message bigger than this is refused (10,000 URLs are about 1 MiB).

@@ -24,6 +24,15 @@ static inline void tk_set_thread_name(const char *_Nonnull name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
+// MARK: version
+
+// The loaded libcurl's version number ("7.88.1"). CURLVERSION_NOW is a macro naming an enum
+// constant, which Swift does not import.
+static inline const char *_Nullable tk_curl_version_number(void) {
+    const curl_version_info_data *d = curl_version_info(CURLVERSION_NOW);
+    return d ? d->version : NULL;
+}
+
 // MARK: easy setopt, one per argument type
 
 static inline CURLcode tk_easy_setopt_long(CURL *_Nonnull h, CURLoption o, long v) {

@@ -32,7 +32,11 @@ public enum TransferTopMain {
             do {
                 let plan = try Preparation.plan(options)
                 try Preflight.checkKeyBindings(environment: env)
-                try Preflight.checkTheme(options.theme, environment: env)
+                // The default theme is read only for the monitor: parsing it was a tenth of a
+                // one-URL line-mode run. A theme named with --theme is checked either way.
+                if options.theme != Options().theme || useMonitor(options, env) {
+                    try Preflight.checkTheme(options.theme, environment: env)
+                }
                 if options.segments != nil {
                     let monitor = useMonitor(options, env)
                     if !monitor { try SegmentedUploadOptions.checkLineMode(options) }

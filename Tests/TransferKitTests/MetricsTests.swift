@@ -134,7 +134,7 @@ import Testing
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
         let box = Box<TransferError?>()
-        session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/redirect/20"))) { _, _, e in box.set(e) }.resume()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/redirect/21"))) { _, _, e in box.set(e) }.resume()
         #expect(try await box.wait()?.code == .httpTooManyRedirects)
         session.finishTasksAndInvalidate()
     }

@@ -15,17 +15,16 @@ import Testing
         let data = session.dataTask(with: url("\(server.httpBase)/bytes/10"))
         #expect(session.allTasks.map(\.taskIdentifier) == [waiting, upload, data].map(\.taskIdentifier))
         #expect(session.heldTasks.count == 4, "the completed task is still held for snapshots")
+        // Foundation's getAllTasks lists resumed tasks only (FoundationBehaviourTests): none here.
         let listed = Box<[Int]>()
         session.getAllTasks { listed.set($0.map(\.taskIdentifier)) }
-        #expect(try await listed.wait() == [waiting, upload, data].map(\.taskIdentifier))
+        #expect(try await listed.wait() == [])
         let kinds = Box<([Int], [Int], [Int])>()
         session.getTasksWithCompletionHandler { d, u, dl in
             kinds.set((d.map(\.taskIdentifier), u.map(\.taskIdentifier), dl.map(\.taskIdentifier)))
         }
         let (d, u, dl) = try await kinds.wait()
-        #expect(d == [data.taskIdentifier])
-        #expect(u == [upload.taskIdentifier])
-        #expect(dl == [waiting.taskIdentifier])
+        #expect(d.isEmpty && u.isEmpty && dl.isEmpty)
     }
 
     @Test func pipeliningIsOffByDefaultAndHTTP2StillMultiplexes() async throws {

@@ -374,7 +374,7 @@ import TransferModel
         (["wait"], "missing"),
         (["control", "s", "explode"], "control: ACTION is"),
         (["control", "s", "suspend", "0"], "control: TASK is a task number"),
-        (["daemon", "dance"], "daemon: ACTION is run, start, status or stop"),
+        (["daemon", "dance"], "daemon: ACTION is run, start, status, stop or dial-stdio"),
         (["status", "-o", "/tmp"], "'status' takes no transfer options"),
     ])
     func usageErrorsExitTwo(_ args: [String], _ message: String) async throws {

@@ -10,16 +10,16 @@ enum CurlGlobal {
         curl_global_init(3) == CURLE_OK
     }()
 
-    static var versionString: String { String(cString: curl_version()) }
 }
 
 /// The libcurl TransferKit runs on, for programs that name it (`transfertop --version`, its
 /// User-Agent).
 public enum Libcurl {
-    /// "8.5.0": the version of the library loaded at run time, from `curl_version()`'s
-    /// "libcurl/8.5.0 OpenSSL/3.0.11 …".
+    /// "7.88.1": the version of the library loaded at run time, from `curl_version_info`.
+    /// Not from `curl_version()`: its text names libldap's version, and asking libldap
+    /// initialises it, which loads every SASL plugin on the system (eight libraries and
+    /// libdb here, about a millisecond of every run's start-up, for a User-Agent).
     public static var version: String {
-        let first = CurlGlobal.versionString.split(separator: " ").first ?? ""
-        return first.hasPrefix("libcurl/") ? String(first.dropFirst("libcurl/".count)) : String(first)
+        tk_curl_version_number().map { String(cString: $0) } ?? "unknown"
     }
 }

@@ -175,6 +175,12 @@ final class EasyConfigurator {
         // No `Expect: 100-continue` round trip before bodies: servers rarely need it on
         // loopback-speed links and it costs up to a second against servers that ignore it.
         if t.task.upload != nil { lines.append("Expect:") }
+        // POST's Content-Type as Foundation sets it: the form type for a body without a type,
+        // none for a body-less POST (libcurl's CURLOPT_POST would add the form type there).
+        if t.request.httpMethod.uppercased() == "POST", headers.first(named: "Content-Type") == nil {
+            let sendsBody = t.task.upload != nil && t.hasBodyThisHop && t.task.uploadLength != 0
+            lines.append(sendsBody ? "Content-Type: application/x-www-form-urlencoded" : "Content-Type:")
+        }
         try e.set(CURLOPT_HTTPHEADER, list: lines)
     }
 

@@ -149,6 +149,9 @@ final class Transfer {
         self.easy = easy
         self.request = task.currentRequest
         self.sink = sink
+        // HEAD is sent without a body even when the request has one, as Foundation sends it;
+        // an upload would make libcurl wait for a response body that never comes.
+        hasBodyThisHop = request.httpMethod.uppercased() != "HEAD"
         spares = engine.spareHandles
         let now = Monotonic.now()
         taskStart = now

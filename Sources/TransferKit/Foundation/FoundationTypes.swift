@@ -16,6 +16,14 @@ extension URLError {
     public var downloadTaskResumeData: Data? { userInfo[NSURLSessionDownloadTaskResumeData] as? Data }
 }
 
+extension TransferConfiguration {
+    /// What TransferKit takes from a `URLSessionConfiguration` (the settings
+    /// `TransferURLSession(configuration:)` reads), for a `TransferSession`.
+    public init(_ configuration: URLSessionConfiguration) {
+        self = TransferURLSession.transferConfiguration(configuration)
+    }
+}
+
 extension TransferRequest {
     /// A request from Foundation's: URL, method, header fields, body (a body stream is read
     /// into memory), and the timeout when it differs from URLRequest's default of 60 s (the
@@ -128,7 +136,8 @@ extension TransferError {
     /// `NSURLErrorFailingURLErrorKey` and `NSURLErrorFailingURLStringErrorKey`, resume data
     /// under `NSURLSessionDownloadTaskResumeData`, and TransferKit's own error under
     /// `NSUnderlyingErrorKey`. The two codes Apple lacks (-9001 session invalidated, -9002
-    /// invalid request) become `.unknown` (the underlying error keeps them).
+    /// invalid request) become `.unknown`, unusable resume data `.unsupportedURL` (the
+    /// underlying error keeps TransferKit's code).
     public var urlError: URLError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message, NSUnderlyingErrorKey: self]
         if let failingURL {
@@ -138,6 +147,14 @@ extension TransferError {
             if let u = URL(string: failingURL) { info[NSURLErrorFailingURLErrorKey] = u }
         }
         if let resumeData { info[NSURLSessionDownloadTaskResumeData] = resumeData }
-        return URLError(URLError.Code(rawValue: code.rawValue) ?? .unknown, userInfo: info)
+        return URLError(foundationCode, userInfo: info)
+    }
+
+    /// Foundation's code for this error. Resume data that cannot be used is `.unsupportedURL`,
+    /// as Foundation answers `downloadTask(withResumeData:)` with data it cannot read:
+    /// TransferKit's -3006 is Apple's `downloadDecodingFailedMidStream`, which means otherwise.
+    var foundationCode: URLError.Code {
+        if code == .cannotDecodeResumeData { return .unsupportedURL }
+        return URLError.Code(rawValue: code.rawValue) ?? .unknown
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The delegate of a `TransferURLSession`'s session: hands each streaming task's response and
-/// body to its `bytes(for:)` caller. Tasks with completion handlers never reach it.
-final class StreamRouter: TransferDataDelegate {
+/// Hands each `bytes(for:)` task's response and body to its caller; the delegate bridge asks
+/// it first, and a task it does not know goes on to the session's delegate. Tasks with
+/// completion handlers never reach it.
+final class StreamRouter: Sendable {
     struct Entry: Sendable {
         let continuation: AsyncThrowingStream<Data, any Error>.Continuation
         let head: ResponseHead
@@ -16,18 +17,21 @@ final class StreamRouter: TransferDataDelegate {
         return head
     }
 
-    func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive response: TransferResponse,
-                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
-        entries.withLock { $0[dataTask.taskIdentifier] }?.head.set(.success(response))
-        completionHandler(.allow)
+    /// Whether the task is a stream's.
+    func receive(_ response: TransferResponse, for task: TransferDataTask) -> Bool {
+        guard let entry = entries.withLock({ $0[task.taskIdentifier] }) else { return false }
+        entry.head.set(.success(response))
+        return true
     }
 
-    func session(_ session: TransferSession, dataTask: TransferDataTask, didReceive data: Data) {
-        entries.withLock { $0[dataTask.taskIdentifier] }?.continuation.yield(data)
+    func receive(_ data: Data, for task: TransferDataTask) -> Bool {
+        guard let entry = entries.withLock({ $0[task.taskIdentifier] }) else { return false }
+        entry.continuation.yield(data)
+        return true
     }
 
-    func session(_ session: TransferSession, task: TransferTask, didCompleteWithError error: TransferError?) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+    func complete(_ task: TransferTask, error: TransferError?) -> Bool {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return false }
         if let error {
             entry.head.set(.failure(error))
             entry.continuation.finish(throwing: error.urlError)
@@ -35,6 +39,7 @@ final class StreamRouter: TransferDataDelegate {
             entry.head.set(.failure(TransferError(.badServerResponse, "no response was received")))
             entry.continuation.finish()
         }
+        return true
     }
 }
 

@@ -59,7 +59,8 @@ extension TransferSession {
                  detail: "\(metrics.transactionMetrics.count) transaction(s)")
             delegate?.session(self, task: task, didFinishCollecting: metrics)
             switch completion {
-            case .data(let handler)?: handler(body, response, error)
+            // A failed task hands over no data, as Foundation's: nil, not the bytes so far.
+            case .data(let handler)?: handler(error == nil ? body ?? Data() : nil, response, error)
             case .download(let handler)?: handler(file, response, error)
             case nil:
                 emit(.delegateCallback("didCompleteWithError"), task: task, detail: error.map { "\($0.code)" } ?? "nil")

@@ -121,18 +121,24 @@ public final class TransferSession: @unchecked Sendable {
     /// `snapshot()` lists; see `forgetCompletedTask`).
     public var heldTasks: [TransferTask] { core.withLock { $0.tasks } }
 
-    /// URLSession's `getAllTasks(completionHandler:)`: the unfinished tasks, on the delegate queue.
+    /// The tasks Foundation's `getAllTasks` lists: resumed at least once (running, or
+    /// suspended after a resume), neither completed nor being cancelled.
+    public var outstandingTasks: [TransferTask] {
+        heldTasks.filter { t in t.core.withLock { $0.machine.hasStarted && ($0.machine.state == .running || $0.machine.state == .suspended) } }
+    }
+
+    /// URLSession's `getAllTasks(completionHandler:)`: `outstandingTasks`, on the delegate queue.
     public func getAllTasks(completionHandler: @escaping @Sendable ([TransferTask]) -> Void) {
-        let tasks = allTasks
+        let tasks = outstandingTasks
         delegateQueue.async { completionHandler(tasks) }
     }
 
-    /// URLSession's `getTasksWithCompletionHandler`: unfinished data (not upload), upload and
-    /// download tasks, on the delegate queue.
+    /// URLSession's `getTasksWithCompletionHandler`: the outstanding data (not upload), upload
+    /// and download tasks, on the delegate queue.
     public func getTasksWithCompletionHandler(
         _ completionHandler: @escaping @Sendable ([TransferDataTask], [TransferUploadTask], [TransferDownloadTask]) -> Void
     ) {
-        let tasks = allTasks
+        let tasks = outstandingTasks
         let uploads = tasks.compactMap { $0 as? TransferUploadTask }
         let data = tasks.compactMap { $0 as? TransferDataTask }.filter { !($0 is TransferUploadTask) }
         let downloads = tasks.compactMap { $0 as? TransferDownloadTask }

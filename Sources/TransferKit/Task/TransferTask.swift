@@ -43,7 +43,11 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     public var response: TransferResponse? { core.withLock { $0.response } }
     public var error: TransferError? { core.withLock { $0.error } }
     public var countOfBytesReceived: Int64 { core.withLock { $0.countOfBytesReceived } }
-    public var countOfBytesExpectedToReceive: Int64 { core.withLock { $0.countOfBytesExpectedToReceive } }
+    /// 0 before a response, as Foundation's; -1 (unknown) once a response gave no length.
+    /// Snapshots keep the engine's -1 for "not known yet", which the monitor shows as such.
+    public var countOfBytesExpectedToReceive: Int64 {
+        core.withLock { $0.response == nil && $0.countOfBytesExpectedToReceive < 0 ? 0 : $0.countOfBytesExpectedToReceive }
+    }
     public var countOfBytesSent: Int64 { core.withLock { $0.countOfBytesSent } }
     public var countOfBytesExpectedToSend: Int64 { core.withLock { $0.countOfBytesExpectedToSend } }
     /// Metrics so far; final once the task completed.

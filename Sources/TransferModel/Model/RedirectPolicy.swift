@@ -4,9 +4,11 @@ import Foundation
 /// 301/302/303/307/308 as browsers and URLSession apply them, and credentials dropped when
 /// the redirect leaves the origin. Pure.
 public enum RedirectPolicy {
-    public static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-    /// URLSession's limit; one more redirect fails with `.httpTooManyRedirects`.
-    public static let maximumRedirects = 16
+    /// Foundation follows 305 and 306 as it follows 307: same method, same body.
+    public static let redirectStatuses: Set<Int> = [301, 302, 303, 305, 306, 307, 308]
+    /// URLSession's limit (swift-corelibs-foundation's and Apple's: 20); one more redirect
+    /// fails with `.httpTooManyRedirects`.
+    public static let maximumRedirects = 20
 
     public struct Request: Sendable, Equatable {
         public var method: String

@@ -11,8 +11,21 @@ enum BackgroundCLI {
     static func run(_ command: BackgroundCommand, environment env: [String: String]) async -> Int32 {
         let out = Output.shared
         do {
-            let paths = try DaemonPaths.standard(env)
+            // `--host ssh://…`: the same command, answered by that host's daemon through ssh.
+            var (command, remote) = (command, DaemonEndpoint?.none)
+            if case .onHost(let destination, let inner) = command { (command, remote) = (inner, .ssh(destination)) }
+            let paths = try remote == nil ? DaemonPaths.standard(env) : DaemonPaths(runtimeDirectory: "", stateDirectory: "")
+            let endpoint = remote ?? .local(paths)
             switch command {
+            case .onHost:
+                throw UsageError("--host is given once")
+            case .daemon where remote != nil:
+                throw UsageError("'daemon' acts on this host's daemon only; it takes no --host")
+            case .bridge(let start):
+                guard remote == nil else { throw UsageError("'daemon dial-stdio' bridges this host's daemon; it takes no --host") }
+                return StdioBridge.run(paths, start: start)
+            case .daemon(.dialStdio):
+                return StdioBridge.run(paths, start: true)
             case .daemon(.run):
                 return await DaemonServer.run(paths)
             case .daemon(.start):
@@ -32,7 +45,7 @@ enum BackgroundCLI {
                 }
                 out.line("transfertop daemon (pid \(client.daemonPID)) stopped; unfinished downloads kept their resume data")
             case .status(let session, let json):
-                let client = try DaemonClient.connect(paths, start: true)
+                let client = try endpoint.connect(start: true, environment: env)
                 guard case .status(let sessions) = try client.request(.status(session: session)) else { return 1 }
                 if json {
                     let encoder = JSONEncoder()
@@ -42,24 +55,27 @@ enum BackgroundCLI {
                     for line in BackgroundFormat.table(sessions) { out.line(line) }
                 }
             case .wait(let session):
-                return try follow(paths, session, untilDone: true) { event in
+                return try follow(endpoint, session, untilDone: true, environment: env) { event in
                     if event.kind == "state", event.task?.state != "completed" { return nil }  // wait says outcomes only
                     return BackgroundFormat.line(event)
                 }
             case .attach(let session, let options):
                 // A terminal gets the monitor, as a local run does (DECISIONS 127); else lines.
                 guard TransferTopMain.useMonitor(options, env) else {
-                    return try follow(paths, session, untilDone: false) { BackgroundFormat.line($0) }
+                    return try follow(endpoint, session, untilDone: false, environment: env) { BackgroundFormat.line($0) }
                 }
                 // Started if none runs (it restores the journal's tasks); an unknown NAME is
                 // said here, before the terminal is taken.
-                let client = try DaemonClient.connect(paths, start: true)
+                let client = try endpoint.connect(start: true, environment: env)
                 _ = try client.request(.status(session: session))
                 try Preflight.checkKeyBindings(environment: env)
                 try Preflight.checkTheme(options.theme, environment: env)
-                return await MonitorApp.attach(session, options: options, paths: paths, environment: env)
+                // Over ssh the checked connection is the monitor's first watch: the only one
+                // that may ask for a password (the terminal is not curses' yet).
+                let handed: DaemonClient? = remote == nil ? nil : client
+                return await MonitorApp.attach(session, options: options, endpoint: endpoint, environment: env, connected: handed)
             case .control(let session, let action, let task):
-                let client = try DaemonClient.connect(paths, start: true)
+                let client = try endpoint.connect(start: true, environment: env)
                 if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }
             }
             return 0
@@ -78,8 +94,9 @@ enum BackgroundCLI {
     /// `wait` and `attach`: the session's events as lines. `wait` ends when every task has
     /// completed (exit 0 if all succeeded, else 1, as line mode); `attach` when the session is
     /// invalidated, or at Ctrl-C (which detaches: the daemon goes on).
-    static func follow(_ paths: DaemonPaths, _ session: String, untilDone: Bool, line: (BackgroundEvent) -> String?) throws(DaemonError) -> Int32 {
-        let client = try DaemonClient.connect(paths, start: true)
+    static func follow(_ endpoint: DaemonEndpoint, _ session: String, untilDone: Bool, environment: [String: String],
+                       line: (BackgroundEvent) -> String?) throws(DaemonError) -> Int32 {
+        let client = try endpoint.connect(start: true, environment: environment)
         try client.channel.send(DaemonRequest.follow(session: session, after: 0, untilDone: untilDone))
         while let reply = try client.channel.receive(DaemonReply.self) {
             switch reply {

@@ -12,13 +12,44 @@ public enum BackgroundCommand: Sendable, Equatable {
     case attach(session: String, options: Options)
     case control(session: String, action: BackgroundAction, task: Int64?)
     case daemon(DaemonAction)
+    /// `--host ssh://…` (or `attach ssh://host/NAME`): the command, answered by that host's
+    /// daemon through ssh.
+    indirect case onHost(SSHDestination, BackgroundCommand)
+    /// `daemon dial-stdio [--no-start]`: the remote end of `--host`; `start`: start the daemon
+    /// when none runs (what every remote command but the monitor's reconnections asks).
+    case bridge(start: Bool)
 }
 
 public enum DaemonAction: String, Sendable, Equatable, CaseIterable {
     /// Runs the daemon in the foreground (what the on-demand start and the systemd unit run).
     case run
     case start, status, stop
+    /// The remote end of `--host ssh://…`: bridges stdin/stdout to this user's daemon
+    /// (`BackgroundCommand.bridge`).
+    case dialStdio = "dial-stdio"
 }
+
+/// `--host ssh://[user@]host[:port]`: the background commands' remote daemon (exit 2 when
+/// the address is not one).
+private func onHost(_ host: String?, _ command: BackgroundCommand, _ name: String) throws(UsageError) -> Command {
+    guard let host else { return .background(command) }
+    do {
+        let destination = try SSHDestination.parse(host)
+        guard destination.session == nil else {
+            throw UsageError("\(name): --host is ssh://[user@]host[:port], without a /NAME (the session is NAME)")
+        }
+        return .background(.onHost(destination, command))
+    } catch let e as DaemonError {
+        throw UsageError("\(name): --host: \(e.message)")
+    } catch let e as UsageError {
+        throw e
+    } catch {
+        throw UsageError("\(name): --host: \(error)")
+    }
+}
+
+private let hostHelp = ArgumentHelp("Another machine's daemon, through ssh (its config, agent and known_hosts apply).",
+                                    valueName: "ssh://[user@]host[:port]")
 
 /// Background commands take none of the transfer options (the root reads them anywhere).
 private func noTransferOptions(_ root: TransferTopCommand, _ usage: String) throws(UsageError) {
@@ -33,10 +64,11 @@ struct StatusCommand: ParsableCommand, CommandPlanning {
     @ParentCommand var root: TransferTopCommand
     @Argument(help: ArgumentHelp("A background session (default: all).", valueName: "NAME")) var session: String?
     @Flag(help: "Print JSON instead of a table.") var json = false
+    @Option(help: hostHelp) var host: String?
 
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "status [NAME] [--json]")
-        return .background(.status(session: try session.map { v throws(UsageError) in try BackgroundName.check(v, "status") }, json: json))
+        try noTransferOptions(root, "status [NAME] [--json] [--host ssh://HOST]")
+        return try onHost(host, .status(session: try session.map { v throws(UsageError) in try BackgroundName.check(v, "status") }, json: json), "status")
     }
 }
 
@@ -45,10 +77,11 @@ struct WaitCommand: ParsableCommand, CommandPlanning {
         commandName: "wait", abstract: "Wait until every task of background session NAME has completed (exit 0 if all succeeded, 1 if not).")
     @ParentCommand var root: TransferTopCommand
     @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
+    @Option(help: hostHelp) var host: String?
 
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "wait NAME")
-        return .background(.wait(session: try BackgroundName.check(session, "wait")))
+        try noTransferOptions(root, "wait NAME [--host ssh://HOST]")
+        return try onHost(host, .wait(session: try BackgroundName.check(session, "wait")), "wait")
     }
 }
 
@@ -57,7 +90,8 @@ struct AttachCommand: ParsableCommand, CommandPlanning {
         commandName: "attach",
         abstract: "Open the monitor on background session NAME (on a terminal; else follow its events as lines); q or Ctrl-C only detaches, the daemon's tasks go on.")
     @ParentCommand var root: TransferTopCommand
-    @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
+    @Argument(help: ArgumentHelp("The background session, or another host's as ssh://[user@]host[:port]/NAME.", valueName: "NAME")) var session: String
+    @Option(help: hostHelp) var host: String?
 
     func command() throws(UsageError) -> Command {
         // The monitor's options only: how it looks and whether it is used at all.
@@ -68,7 +102,17 @@ struct AttachCommand: ParsableCommand, CommandPlanning {
             throw UsageError("'attach' takes no transfer options, only --no-tui, --theme, --fps and --yes "
                              + "(usage: transfertop attach NAME [--no-tui])")
         }
-        return .background(.attach(session: try BackgroundName.check(session, "attach"), options: given))
+        // `attach ssh://host/NAME`, as `docker -H ssh://` names a remote engine.
+        if SSHDestination.isRemote(session) {
+            guard host == nil else { throw UsageError("attach: give the host once, as ssh://host/NAME or with --host") }
+            let destination: SSHDestination
+            do { destination = try SSHDestination.parse(session) } catch { throw UsageError("attach: \(error.message)") }
+            guard let name = destination.session else { throw UsageError("attach: ssh://host/NAME names the session after the host") }
+            var bare = destination
+            bare.session = nil
+            return .background(.onHost(bare, .attach(session: try BackgroundName.check(name, "attach"), options: given)))
+        }
+        return try onHost(host, .attach(session: try BackgroundName.check(session, "attach"), options: given), "attach")
     }
 }
 
@@ -80,9 +124,10 @@ struct ControlCommand: ParsableCommand, CommandPlanning {
     @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
     @Argument(help: ArgumentHelp("suspend, resume, cancel-with-resume-data, cancel or invalidate.", valueName: "ACTION")) var action: String
     @Argument(help: ArgumentHelp("The task number (from --background or status; default: every unfinished task).", valueName: "TASK")) var task: String?
+    @Option(help: hostHelp) var host: String?
 
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "control NAME ACTION [TASK]")
+        try noTransferOptions(root, "control NAME ACTION [TASK] [--host ssh://HOST]")
         let names: [String: BackgroundAction] = ["suspend": .suspend, "resume": .resume, "cancel-with-resume-data": .cancelWithResumeData,
                                                   "cancel": .cancel, "invalidate": .invalidate]
         guard let a = names[action] else {
@@ -94,22 +139,26 @@ struct ControlCommand: ParsableCommand, CommandPlanning {
             guard a != .invalidate else { throw UsageError("control: invalidate acts on the whole session; give no TASK") }
             number = n
         }
-        return .background(.control(session: try BackgroundName.check(session, "control"), action: a, task: number))
+        return try onHost(host, .control(session: try BackgroundName.check(session, "control"), action: a, task: number), "control")
     }
 }
 
 struct DaemonCommand: ParsableCommand, CommandPlanning {
     static let configuration = CommandConfiguration(
         commandName: "daemon",
-        abstract: "The background daemon: run (in the foreground, as the systemd unit does), start, status or stop (which keeps resume data).")
+        abstract: "The background daemon: run (in the foreground, as the systemd unit does), start, status, stop (which keeps resume data), or dial-stdio (what --host ssh:// runs on the other host).")
     @ParentCommand var root: TransferTopCommand
-    @Argument(help: ArgumentHelp("run, start, status or stop (default: run).", valueName: "ACTION")) var action: String?
+    @Argument(help: ArgumentHelp("run, start, status, stop or dial-stdio (default: run).", valueName: "ACTION")) var action: String?
+    @Flag(help: "With dial-stdio: only a daemon that runs answers; none is started (the monitor's reconnections).")
+    var noStart = false
 
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "daemon [run|start|status|stop]")
+        try noTransferOptions(root, "daemon [run|start|status|stop|dial-stdio [--no-start]]")
         guard let a = DaemonAction(rawValue: action ?? "run") else {
-            throw UsageError("daemon: ACTION is run, start, status or stop, not '\(SafeQuote.quote(action ?? "", limit: 30))'")
+            throw UsageError("daemon: ACTION is run, start, status, stop or dial-stdio, not '\(SafeQuote.quote(action ?? "", limit: 30))'")
         }
+        if a == .dialStdio { return .background(.bridge(start: !noStart)) }
+        guard !noStart else { throw UsageError("daemon: --no-start goes with dial-stdio only") }
         return .background(.daemon(a))
     }
 }

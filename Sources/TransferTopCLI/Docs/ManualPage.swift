@@ -89,7 +89,11 @@ enum ManualPage {
         "Key bindings: \\fI$XDG_CONFIG_HOME/transfertop/keys.conf\\fR; themes may be put in \\fI$XDG_CONFIG_HOME/transfertop/themes\\fR.",
         ".TP", "\\fBNO_COLOR\\fR",
         "When set, the monitor draws without colour.",
+        ".TP", "\\fBTRANSFERTOP_SSH_COMMAND\\fR",
+        "What \\fB\\-\\-host ssh://\\fR runs instead of \\fBssh\\fR, through \\fI/bin/sh\\fR (as git's GIT_SSH_COMMAND), e.g. \\fIssh \\-F my_config\\fR.",
+        ".TP", "\\fBTRANSFERTOP_REMOTE_PROGRAM\\fR",
+        "The transfertop the other host runs for \\fB\\-\\-host ssh://\\fR (default \\fItransfertop\\fR on its PATH).",
         ".SH SEE ALSO",
-        "\\fBcurl\\fR(1). The project's \\fIdocs/cli.md\\fR, \\fIdocs/evidence.md\\fR, \\fIdocs/report.md\\fR, \\fIdocs/jobs.md\\fR, \\fIdocs/keys.md\\fR and \\fIdocs/themes.md\\fR.",
+        "\fBcurl\fR(1). The project's \fIdocs/cli.md\fR, \fIdocs/evidence.md\fR, \fIdocs/report.md\fR, \fIdocs/remote.md\fR, \fIdocs/jobs.md\fR, \fIdocs/keys.md\fR and \fIdocs/themes.md\fR.",
     ]
 }

@@ -16,7 +16,9 @@ import TransferTopUI
 /// once and asked again less and less often, up to every 30 s.
 public final class DaemonFeed: @unchecked Sendable {
     // @unchecked: mutable state is behind `shared` (a lock) and `converter` (the feed thread's).
-    let paths: DaemonPaths
+    /// This user's daemon, or another host's through ssh (`attach ssh://…`).
+    let endpoint: DaemonEndpoint
+    let environment: [String: String]
     /// `attach NAME`: only that session; nil: every background session.
     let session: String?
 
@@ -35,6 +37,8 @@ public final class DaemonFeed: @unchecked Sendable {
         var channel: LineChannel?
         var stopped = false
         var controlClient: DaemonClient?
+        /// The caller's connection, used by the first watch (`init(…connected:)`).
+        var handedOver: DaemonClient?
     }
 
     private let shared = Locked(Shared())
@@ -43,9 +47,15 @@ public final class DaemonFeed: @unchecked Sendable {
     /// The feed thread's: names, ids, first sightings and last states of the rows.
     private var converter = DaemonSnapshots()
 
-    init(paths: DaemonPaths, session: String?) {
-        (self.paths, self.session) = (paths, session)
+    /// `connected`: a client the caller already has (`attach` checked the session with it,
+    /// before the terminal was taken, where ssh could ask for a password): the first watch
+    /// uses it. Later connections may not prompt (`interactive: false`).
+    init(endpoint: DaemonEndpoint, session: String?, environment: [String: String], connected: DaemonClient? = nil) {
+        (self.endpoint, self.session, self.environment) = (endpoint, session, environment)
+        shared.withLock { $0.handedOver = connected }
     }
+
+    convenience init(paths: DaemonPaths, session: String?) { self.init(endpoint: .local(paths), session: session, environment: [:]) }
 
     /// The feed of a local run's monitor: nil without HOME and XDG_STATE_HOME; it starts no
     /// daemon and creates no directory (DECISIONS 128).
@@ -135,7 +145,7 @@ public final class DaemonFeed: @unchecked Sendable {
             do throws(DaemonError) {
                 let client: DaemonClient
                 if let kept = shared.withLock({ $0.controlClient }) { client = kept } else {
-                    client = try DaemonClient.connect(paths, start: false)
+                    client = try endpoint.connect(start: false, environment: environment, interactive: false)
                     shared.withLock { $0.controlClient = client }
                 }
                 let reply = try client.request(.control(session: name, task: task, action: action))
@@ -198,8 +208,9 @@ public final class DaemonFeed: @unchecked Sendable {
         while !shared.withLock({ $0.stopped }) {
             var (refused, watching) = (false, false)
             do {
-                guard paths.runtimeDirectoryIsOurs else { throw DaemonError("no transfertop daemon is running") }
-                let client = try DaemonClient.connect(paths, start: false)
+                if case .local(let paths) = endpoint, !paths.runtimeDirectoryIsOurs { throw DaemonError("no transfertop daemon is running") }
+                let given = shared.withLock { s -> DaemonClient? in defer { s.handedOver = nil }; return s.handedOver }
+                let client = try given ?? endpoint.connect(start: false, environment: environment, interactive: false)
                 let back = shared.withLock { s -> Bool in
                     s.channel = client.channel
                     return s.gone && !s.stopped

@@ -2,6 +2,7 @@ import BackgroundWire
 import Foundation
 import Synchronization
 import TransferKit
+import TransferTopDaemon
 import TransferTopRun
 import TransferTopUI
 
@@ -47,11 +48,15 @@ extension MonitorApp {
 
     /// `transfertop attach NAME` on a terminal (DECISIONS 127): the monitor over no local task
     /// and that background session. q and Ctrl-C detach; the daemon's tasks go on.
-    static func attach(_ name: String, options: Options, paths: DaemonPaths, environment: [String: String]) async -> Int32 {
+    /// `connected`: the connection `attach` checked the session with (the feed's first watch).
+    static func attach(_ name: String, options: Options, endpoint: DaemonEndpoint, environment: [String: String],
+                       connected: DaemonClient? = nil) async -> Int32 {
         let runner = Runner(plan: RunPlan(sessions: [], outputDirectory: FileManager.default.currentDirectoryPath), store: nil)
-        let feed = DaemonFeed(paths: paths, session: name)
+        let feed = DaemonFeed(endpoint: endpoint, session: name, environment: environment, connected: connected)
         let status = await loop(runner, options: options, environment: environment, daemon: feed, attached: name)
-        Output.shared.line("detached from background session \(name); its tasks go on in the daemon (transfertop status \(name))")
+        var host = ""
+        if case .ssh(let destination) = endpoint { host = " --host \(destination)" }
+        Output.shared.line("detached from background session \(name); its tasks go on in the daemon (transfertop status \(name)\(host))")
         return status
     }
 }

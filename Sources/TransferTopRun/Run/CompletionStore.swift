@@ -183,12 +183,27 @@ public final class CompletionStore: @unchecked Sendable {
     static func read(_ path: String) -> (index: [String: Record], lines: Int, bytes: Int) {
         guard let data = FileManager.default.contents(atPath: path) else { return ([:], 0, 0) }
         var index: [String: Record] = [:]
-        let decoder = JSONDecoder()
-        let lines = data.split(separator: 0x0A)
-        for line in lines {
-            guard let entry = try? decoder.decode(Line.self, from: Data(line)) else { continue }
-            index[entry.key] = entry.record
+        var lines = 0
+        // The journal's own shape is read by `CompletionLineReader`; any other line by
+        // `JSONDecoder` (made only when one is met).
+        var decoder: JSONDecoder?
+        data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+            var start = 0
+            while start < all.count {
+                let end = all[start...].firstIndex(of: 0x0A) ?? all.count
+                defer { start = end + 1 }
+                guard end > start else { continue }
+                lines += 1
+                let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                if let entry = CompletionLineReader.parse(line) {
+                    index[entry.key] = entry.record
+                    continue
+                }
+                if decoder == nil { decoder = JSONDecoder() }
+                guard let entry = try? decoder!.decode(Line.self, from: Data(line)) else { continue }
+                index[entry.key] = entry.record
+            }
         }
-        return (index, lines.count, data.count)
+        return (index, lines, data.count)
     }
 }

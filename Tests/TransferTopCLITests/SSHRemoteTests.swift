@@ -1,0 +1,121 @@
+import BackgroundWire
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import TransferTopDaemon
+
+/// `--host ssh://…` and `attach ssh://host/NAME` against a real sshd on 127.0.0.1: two aliases
+/// are two hosts with a daemon each; every remote command runs `transfertop daemon dial-stdio`
+/// there through ssh, with ssh's own configuration, key and known_hosts.
+@Suite(.serialized) struct SSHRemoteTests {
+    @Test func twoHostsAreWatchedAndSteeredThroughSSH() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let ssh = try SSHServerRig(aliases: ["hosta", "hostb"])
+        let client = ssh.clientEnvironment
+        let hostB = ssh.hosts["hostb"]!
+        let out = ssh.dir + "/hostb-out"
+        // On host b, as its user would: a download held at the server's head gate.
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/70000?seed=5&headGate=\(gate)"
+        let submit = try await Run.binary(["--background", "nightly", "--request-timeout", "3600", "-o", out, url], environment: hostB)
+        #expect(submit.status == 0, "\(submit.stderr)")
+        try await server.waitForGate(gate)
+
+        // Each host answers for itself: b has the session, a (its daemon started by ssh) none.
+        let statusB = try await Run.binary(["status", "--json", "--host", "ssh://hostb"], environment: client)
+        #expect(statusB.status == 0, "\(statusB.stderr)")
+        let sessionsB = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(statusB.stdout.utf8))
+        #expect(sessionsB.map(\.name) == ["nightly"] && sessionsB.first?.tasks.count == 1, "\(statusB.stdout)")
+        let statusA = try await Run.binary(["status", "--host", "ssh://hosta"], environment: client)
+        #expect(statusA.status == 0 && statusA.stdout.contains("no background sessions"), "\(statusA.stdout)\(statusA.stderr)")
+
+        // Suspended and resumed on b from here.
+        let suspend = try await Run.binary(["control", "nightly", "suspend", "1", "--host", "ssh://hostb"], environment: client)
+        #expect(suspend.status == 0, "\(suspend.stdout)\(suspend.stderr)")
+        let suspended = try await Run.binary(["status", "nightly", "--json", "--host", "ssh://hostb"], environment: client)
+        let state = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(suspended.stdout.utf8)).first?.tasks.first?.state
+        #expect(state == "suspended", "\(suspended.stdout)")
+        let resume = try await Run.binary(["control", "nightly", "resume", "1", "--host", "ssh://hostb"], environment: client)
+        #expect(resume.status == 0, "\(resume.stdout)\(resume.stderr)")
+
+        // attach follows b's session as lines (no terminal here) until it is invalidated.
+        let attach = try Run.spawn(["attach", "ssh://hostb/nightly", "--no-tui"], environment: client)
+        server.openGate(gate)
+        let wait = try await Run.binary(["wait", "nightly", "--host", "ssh://hostb"], environment: client)
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.stdout.contains("nightly: 1 task(s) completed, 0 failed"), "\(wait.stdout)")
+        let size = (try? FileManager.default.attributesOfItem(atPath: out + "/70000")[.size] as? Int) ?? nil
+        #expect(size == 70000)
+        let invalidate = try await Run.binary(["control", "nightly", "invalidate", "--host", "ssh://hostb"], environment: client)
+        #expect(invalidate.status == 0, "\(invalidate.stdout)\(invalidate.stderr)")
+        let followed = await attach.wait()
+        #expect(followed.status == 0, "\(followed.stderr)")
+        #expect(followed.stdout.contains("nightly:1 completed ok 200"), "\(followed.stdout)")
+        withExtendedLifetime(ssh) {}
+    }
+
+    /// The monitor over ssh, in a real terminal: the first watch is the connection `attach`
+    /// checked the session with; a key goes to the other host's daemon; a daemon stopped
+    /// there shows as gone and is not started again by the monitor's reconnections; q detaches
+    /// naming the host.
+    @Test func theMonitorAttachesThroughSSHAndKeysActThere() async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let ssh = try SSHServerRig(aliases: ["hostb"])
+        let hostB = ssh.hosts["hostb"]!
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/3000000?seed=8&gate=\(gate)&holdAfter=1000000"
+        let submit = try await Run.binary(["--background", "m", "--request-timeout", "3600", "-o", ssh.dir + "/out", url], environment: hostB)
+        #expect(submit.status == 0, "\(submit.stderr)")
+        try await server.waitForGate(gate)
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
+                            "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach ssh://hostb/m; echo TT-EXITED $?; sleep 60"])
+        var screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("running") == true }
+        #expect(Tmux.row(screen, "m:1")?.contains("running") == true, "\(screen)")
+        try await tmux.keys("s")
+        screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("suspended") == true }
+        #expect(Tmux.row(screen, "m:1")?.contains("suspended") == true, "\(screen)")
+        let status = try await Run.binary(["status", "m", "--json"], environment: hostB)
+        #expect(try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8)).first?.tasks.first?.state == "suspended")
+        let stop = try await Run.binary(["daemon", "stop"], environment: hostB)
+        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)")
+        screen = try await tmux.waitFor { $0.contains("daemon gone") }
+        #expect(screen.contains("daemon gone"), "\(screen)")
+        // The reconnections ask with --no-start: host b's daemon stays stopped.
+        let after = try await Run.binary(["daemon", "status"], environment: hostB)
+        #expect(after.stdout.contains("no transfertop daemon is running"), "\(after.stdout)")
+        try await tmux.keys("q")
+        screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        #expect(screen.contains("transfertop status m --host ssh://hostb"), "\(screen)")
+        server.openGate(gate)
+        withExtendedLifetime(ssh) {}
+    }
+
+    /// A host ssh cannot reach, and addresses that are not ssh:// ones.
+    @Test func unreachableHostsAndBadAddressesSayWhy() async throws {
+        let ssh = try SSHServerRig(aliases: ["hosta"])
+        let unknown = try await Run.binary(["status", "--host", "ssh://nosuchalias.invalid"], environment: ssh.clientEnvironment)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("ssh://nosuchalias.invalid"), "\(unknown.stderr)")
+        for (args, fragment) in [(["status", "--host", "ssh://-oProxyCommand=touch"], "not a plain name"),
+                                 (["status", "--host", "ssh://hosta:0"], "not 1-65535"),
+                                 (["status", "--host", "http://hosta"], "not an ssh:// address"),
+                                 (["wait", "x", "--host", "ssh://hosta/x"], "without a /NAME"),
+                                 (["attach", "ssh://hosta"], "names the session after the host")] {
+            let r = try await Run.binary(args, environment: ssh.clientEnvironment)
+            #expect(r.status == 2, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(fragment), "\(args): \(r.stderr)")
+        }
+        let password = try await Run.binary(["status", "--host", "ssh://me:s3cret@hosta"], environment: ssh.clientEnvironment)
+        #expect(password.status == 2 && password.stderr.contains("no password in the address"), "\(password.stderr)")
+        #expect(!password.stderr.contains("s3cret"))
+        withExtendedLifetime(ssh) {}
+    }
+}
