@@ -94,6 +94,6 @@ enum ManualPage {
         ".TP", "\\fBTRANSFERTOP_REMOTE_PROGRAM\\fR",
         "The transfertop the other host runs for \\fB\\-\\-host ssh://\\fR (default \\fItransfertop\\fR on its PATH).",
         ".SH SEE ALSO",
-        "\fBcurl\fR(1). The project's \fIdocs/cli.md\fR, \fIdocs/evidence.md\fR, \fIdocs/report.md\fR, \fIdocs/remote.md\fR, \fIdocs/jobs.md\fR, \fIdocs/keys.md\fR and \fIdocs/themes.md\fR.",
+        "\\fBcurl\\fR(1). The project's \\fIdocs/cli.md\\fR, \\fIdocs/evidence.md\\fR, \\fIdocs/report.md\\fR, \\fIdocs/remote.md\\fR, \\fIdocs/jobs.md\\fR, \\fIdocs/keys.md\\fR and \\fIdocs/themes.md\\fR.",
     ]
 }
