@@ -2,17 +2,26 @@ import Foundation
 import TransferModel
 
 /// A run read back from its `--csv` export (TransactionCSV's columns, docs/csv.md): the
-/// hops as samples, with every duration kept (compare needs the values, not a histogram).
+/// hops with every duration kept (compare needs the values, not a histogram; the report the
+/// parts of each hop).
 public enum CSVRun {
     public struct ReadError: Error, Sendable, Equatable, CustomStringConvertible {
         public var reason: String
+        public init(reason: String) { self.reason = reason }
         public var description: String { reason }
     }
 
     static let needed = ["url", "hop", "protocol", "status", "error", "dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "total_ms"]
 
-    /// The hops of an export's text; `name` is how messages call the file.
+    /// The hops of an export's text as the statistics see them; `name` is how messages call
+    /// the file.
     public static func samples(_ text: String, name: String) throws(ReadError) -> [HopSample] {
+        try hops(text, name: name).map(\.sample)
+    }
+
+    /// The hops of an export's text. Columns past `needed` (task ids, fetch_start, the parts
+    /// of the waterfall) are used when there and left empty when not.
+    public static func hops(_ text: String, name: String) throws(ReadError) -> [ReportHop] {
         let records: [[String]]
         do { records = try CSVRecords.parse(text) } catch {
             throw ReadError(reason: "\(name): line \(error.line): \(error.reason)")
@@ -26,16 +35,17 @@ public enum CSVRun {
         if !missing.isEmpty {
             throw ReadError(reason: "\(name): not a transfertop --csv export (no column \(missing.map { "'\($0)'" }.joined(separator: ", ")))")
         }
-        var samples: [HopSample] = []
+        let timestamps = ExportTimestampReader()
+        var hops: [ReportHop] = []
         for (n, record) in records.enumerated().dropFirst() {
             if record == [""] { continue }  // a blank line
             guard record.count >= header.count else {
                 throw ReadError(reason: "\(name): record \(n + 1) has \(record.count) fields, the header \(header.count)")
             }
-            func cell(_ column: String) -> String { record[index[column]!] }
+            func cell(_ column: String) -> String { index[column].map { record[$0] } ?? "" }
             // The phase a hop failed in has the failure's time (an appended column names it):
             // not a sample of the phase, as for the live run's statistics.
-            let failedPhase = index["failed_phase"].map { record[$0] } ?? ""
+            let failedPhase = cell("failed_phase")
             func ms(_ column: String) throws(ReadError) -> Double? {
                 let v = cell(column)
                 if v.isEmpty || (!failedPhase.isEmpty && column == failedPhase + "_ms") { return nil }
@@ -44,16 +54,24 @@ public enum CSVRun {
                 }
                 return d
             }
-            let status = Int(cell("status")) ?? 0
-            let proto = cell("protocol")
-            samples.append(HopSample(
-                host: HopSample.authority(cell("url")), protocolName: proto.isEmpty ? "-" : proto.lowercased(),
-                milliseconds: HopSample.durations(dns: try ms("dns_ms"), connect: try ms("connect_ms"), tls: try ms("tls_ms"),
-                                                  ttfb: try ms("ttfb_ms"), total: try ms("total_ms")),
-                failed: !cell("error").isEmpty && !cell("error").hasPrefix("cancelled") || status >= 400))
+            var parts: [HopPart: Double] = [:]
+            for part in HopPart.allCases {
+                let column = part == .queued ? "queued_ms" : "\(part.rawValue)_ms"
+                if let v = try ms(column) { parts[part] = v }
+            }
+            let status = Int(cell("status"))
+            let proto = cell("protocol"), error = cell("error")
+            let session = cell("session_id"), task = cell("task_id")
+            hops.append(ReportHop(
+                task: session.isEmpty ? (task.isEmpty ? "\(n)" : task) : "\(session).\(task)",
+                hop: Int(cell("hop")), method: cell("method"), url: Redaction.redactURL(cell("url")), status: status,
+                protocolName: proto.isEmpty ? "-" : proto.lowercased(), start: timestamps.date(cell("fetch_start")),
+                parts: parts, ttfbMs: try ms("ttfb_ms"), totalMs: try ms("total_ms"),
+                error: error.isEmpty ? nil : Redaction.redactText(error),
+                failed: !error.isEmpty && !error.hasPrefix("cancelled") || (status ?? 0) >= 400))
         }
-        if samples.isEmpty { throw ReadError(reason: "\(name): the export has no transactions") }
-        return samples
+        if hops.isEmpty { throw ReadError(reason: "\(name): the export has no transactions") }
+        return hops
     }
 }
 

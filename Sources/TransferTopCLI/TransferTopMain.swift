@@ -57,6 +57,8 @@ public enum TransferTopMain {
             return CleanCommand.execute(directory: directory, delete: delete)
         case .compare(let request):
             return CompareCommand.execute(request)
+        case .report(let request):
+            return ReportCommand.execute(request, environment: env)
         case .background(let command):
             return await BackgroundCLI.run(command, environment: env)
         }

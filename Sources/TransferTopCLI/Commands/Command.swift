@@ -11,6 +11,8 @@ public enum Command: Sendable, Equatable {
     case clean(directory: String?, delete: Bool)
     /// `transfertop compare BEFORE.csv AFTER.csv`: two runs' exports per host and phase.
     case compare(CompareRequest)
+    /// `transfertop report RUN [AFTER] [-o FILE] [--format html|text]`: a run's export as a report.
+    case report(ReportRequest)
     /// `status`, `wait`, `attach`, `control` and `daemon`.
     case background(BackgroundCommand)
 }

@@ -4,26 +4,26 @@ import Foundation
 import RunEvidence
 import TransferModel
 
-/// `transfertop compare BEFORE.csv AFTER.csv`: two runs' `--csv` exports side by side, per
+/// `transfertop compare BEFORE.csv AFTER.csv`: two runs' `--csv` (or `--har`) exports side by side, per
 /// host and phase: p50 and p90 of each, their change, the Mann–Whitney p and a verdict
 /// (DECISIONS 192). Exit 1 when a row is slower beyond the threshold, 2 for a bad file.
 struct CompareCommand: ParsableCommand, CommandPlanning {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Compare two runs' --csv exports per host and phase; exit 1 on a regression.",
+        abstract: "Compare two runs' --csv (or --har) exports per host and phase; exit 1 on a regression.",
         discussion: """
         A row is 'slower' (or 'faster') when the Mann-Whitney U test finds the two runs differ \
         (p below --alpha) and the median moved by more than --threshold and by at least \
         --min-change; 'too few' when a side has fewer than 8 samples. Exit status: 0 no \
-        regression, 1 a slower row, 2 a file that is not a transfertop --csv export.
+        regression, 1 a slower row, 2 a file that is not a transfertop --csv or --har export.
         """)
 
     @ParentCommand var root: TransferTopCommand
 
-    @Argument(help: ArgumentHelp("The earlier run's --csv export.", valueName: "BEFORE.csv"), completion: .file(extensions: ["csv"]))
+    @Argument(help: ArgumentHelp("The earlier run's --csv (or --har) export.", valueName: "BEFORE.csv"), completion: .file(extensions: ["csv", "har"]))
     var before: String
 
-    @Argument(help: ArgumentHelp("The later run's --csv export.", valueName: "AFTER.csv"), completion: .file(extensions: ["csv"]))
+    @Argument(help: ArgumentHelp("The later run's --csv (or --har) export.", valueName: "AFTER.csv"), completion: .file(extensions: ["csv", "har"]))
     var after: String
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The smallest change of the median that counts, in percent (default: 10).", valueName: "PERCENT"))
@@ -63,7 +63,7 @@ struct CompareCommand: ParsableCommand, CommandPlanning {
         for file in [request.before, request.after] {
             do {
                 let text = try TextFile.read(file, "CSV export")
-                runs.append(try CSVRun.samples(text, name: "'\(SafeQuote.quote(file))'"))
+                runs.append(try RunFile.hops(text, name: "'\(SafeQuote.quote(file))'").map(\.sample))
             } catch let e as UsageError {
                 out.error(e.message)
                 return 2

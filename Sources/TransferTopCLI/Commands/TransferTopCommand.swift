@@ -23,12 +23,13 @@ public struct TransferTopCommand: ParsableCommand {
         transfertop demo [OPTIONS]
         transfertop clean [DIR] [--yes]
         transfertop compare BEFORE.csv AFTER.csv [--threshold PERCENT]
+        transfertop report RUN.csv [AFTER.csv] [-o FILE] [--format html|text]
         transfertop --background NAME [OPTIONS] [URL ...]
         transfertop status|wait|attach|control|daemon ...
         """,
         discussion: HelpDiscussion.text,
         version: VersionInfo.versionLine,
-        subcommands: [RunCommand.self, DemoCommand.self, CleanCommand.self, CompareCommand.self, StatusCommand.self, WaitCommand.self,
+        subcommands: [RunCommand.self, DemoCommand.self, CleanCommand.self, CompareCommand.self, ReportCommand.self, StatusCommand.self, WaitCommand.self,
                       AttachCommand.self, ControlCommand.self, DaemonCommand.self],
         defaultSubcommand: RunCommand.self)
 
@@ -50,7 +51,8 @@ enum HelpDiscussion {
     static let text = """
     Exit status: 0 when every task completed with a 2xx response, 1 when any failed or was \
     cancelled, 2 for usage errors, 3 when a --slo budget was breached (it wins over 1). \
-    'compare' exits 1 when a run got slower.
+    'compare' exits 1 when a run got slower; 'compare' and 'report' exit 2 for a file \
+    that is not a run's export.
 
     Interrupting keeps work: q in the monitor or Ctrl-C/SIGTERM cancels running downloads with \
     resume data (kept under $XDG_STATE_HOME/transfertop/resume); running the same command again \

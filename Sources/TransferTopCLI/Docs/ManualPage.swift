@@ -75,11 +75,11 @@ enum ManualPage {
     static let fixedSections = [
         ".SH EXIT STATUS",
         ".TP", "\\fB0\\fR",
-        "Every task completed with a 2xx response (file, ftp and data: URLs: without an error); \\fBcompare\\fR: no row got slower.",
+        "Every task completed with a 2xx response (file, ftp and data: URLs: without an error); \\fBcompare\\fR: no row got slower; \\fBreport\\fR: the report was written.",
         ".TP", "\\fB1\\fR",
         "A task failed, got an HTTP error or was cancelled, or an export could not be written; \\fBcompare\\fR: a row got slower beyond \\fB\\-\\-threshold\\fR.",
         ".TP", "\\fB2\\fR",
-        "A usage error, found before any transfer: a bad option or budget (\\fB\\-\\-slo\\fR names the column), a file that cannot be read (\\fBcompare\\fR: a file that is not a \\fB\\-\\-csv\\fR export).",
+        "A usage error, found before any transfer: a bad option or budget (\\fB\\-\\-slo\\fR names the column), a file that cannot be read (\\fBcompare\\fR and \\fBreport\\fR: a file that is not a \\fB\\-\\-csv\\fR or \\fB\\-\\-har\\fR export; \\fBreport\\fR: a report file that exists without \\fB\\-\\-force\\fR or cannot be written).",
         ".TP", "\\fB3\\fR",
         "A \\fB\\-\\-slo\\fR budget was breached (a line on stderr for each); it wins over 1.",
         ".SH ENVIRONMENT",
@@ -94,6 +94,6 @@ enum ManualPage {
         ".TP", "\\fBTRANSFERTOP_REMOTE_PROGRAM\\fR",
         "The transfertop the other host runs for \\fB\\-\\-host ssh://\\fR (default \\fItransfertop\\fR on its PATH).",
         ".SH SEE ALSO",
-        "\\fBcurl\\fR(1). The project's \\fIdocs/cli.md\\fR, \\fIdocs/evidence.md\\fR, \\fIdocs/remote.md\\fR, \\fIdocs/jobs.md\\fR, \\fIdocs/keys.md\\fR and \\fIdocs/themes.md\\fR.",
+        "\\fBcurl\\fR(1). The project's \\fIdocs/cli.md\\fR, \\fIdocs/evidence.md\\fR, \\fIdocs/report.md\\fR, \\fIdocs/remote.md\\fR, \\fIdocs/jobs.md\\fR, \\fIdocs/keys.md\\fR and \\fIdocs/themes.md\\fR.",
     ]
 }
