@@ -71,6 +71,10 @@ public final class FTPTestServer: @unchecked Sendable {
     public func stop() async {
         try? stdin.fileHandleForWriting.close()
         let p = process
+        // The end of its stdin stops it, unless a long-lived child spawned meanwhile (a tmux
+        // or sshd another test started) inherited the pipe's write end: then only a signal
+        // does, and waitUntilExit would poll for ever.
+        if p.isRunning { p.terminate() }
         await offPool { p.waitUntilExit() }
     }
 }
