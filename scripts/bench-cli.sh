@@ -310,7 +310,7 @@ cli_table() {
                 ttstrip) bin=$TT_STRIPPED; name="transfertop --no-tui, as scripts/install installs it (stripped)" ;;
                 aria2) bin=$(command -v aria2c); name="aria2c" ;;
                 esac
-                awk -v k="$k" '$1 == k { print $2 }' "$ONE_RESULTS" | sort -g | awk -v name="$name" -v c="$curl_one" -v size="$(stat -c %s "$bin")" \
+                awk -v k="$k" '$1 == k { print $2 }' "$ONE_RESULTS" | sort -g | awk -v name="$name" -v c="$curl_one" -v size="$(stat -L -c %s "$bin")" \
                     '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "| %s | %.1f | %.1f | %.2fx | %.1f |\n", name, m, v[int(NR * 0.9 + 0.999)], (m > 0 ? m / c : 0), size / 1048576 }'
             done
         fi
