@@ -100,7 +100,9 @@ import TransferKit
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gate = UUID().uuidString
-        let run = try Run.spawn(["--no-tui", "-o", dir + "/out", "--prometheus", "0", "--max-connections-per-host", "2",
+        // An hour of idle time for the held download: under a sanitizer the scrapes below can
+        // take past the 60 s default, which ended the run and its /metrics server mid-test.
+        let run = try Run.spawn(["--no-tui", "-o", dir + "/out", "--prometheus", "0", "--max-connections-per-host", "2", "--request-timeout", "3600",
                                  "\(server.httpBase)/bytes/1000?seed=1", "\(server.httpBase)/bytes/500000?gate=\(gate)&holdAfter=1000"],
                                 environment: ["XDG_STATE_HOME": dir + "/state"])
         defer { server.openGate(gate) }
