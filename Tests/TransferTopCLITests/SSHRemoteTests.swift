@@ -12,7 +12,7 @@ import Testing
     @Test func twoHostsAreWatchedAndSteeredThroughSSH() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
-        let ssh = try SSHServerRig(aliases: ["hosta", "hostb"])
+        let ssh = try await SSHServerRig.start(aliases: ["hosta", "hostb"])
         let client = ssh.clientEnvironment
         let hostB = ssh.hosts["hostb"]!
         let out = ssh.dir + "/hostb-out"
@@ -64,7 +64,7 @@ import Testing
         let binary = try #require(Binary.path)
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
-        let ssh = try SSHServerRig(aliases: ["hostb"])
+        let ssh = try await SSHServerRig.start(aliases: ["hostb"])
         let hostB = ssh.hosts["hostb"]!
         let gate = UUID().uuidString
         let url = "\(server.httpBase)/bytes/3000000?seed=8&gate=\(gate)&holdAfter=1000000"
@@ -100,7 +100,7 @@ import Testing
 
     /// A host ssh cannot reach, and addresses that are not ssh:// ones.
     @Test func unreachableHostsAndBadAddressesSayWhy() async throws {
-        let ssh = try SSHServerRig(aliases: ["hosta"])
+        let ssh = try await SSHServerRig.start(aliases: ["hosta"])
         let unknown = try await Run.binary(["status", "--host", "ssh://nosuchalias.invalid"], environment: ssh.clientEnvironment)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("ssh://nosuchalias.invalid"), "\(unknown.stderr)")

@@ -24,7 +24,14 @@ final class SSHServerRig: @unchecked Sendable {
         ["TRANSFERTOP_SSH_COMMAND": "ssh -F \(config)", "TRANSFERTOP_REMOTE_PROGRAM": Binary.path ?? "transfertop"]
     }
 
-    init(aliases: [String]) throws {
+    /// Made off Swift's cooperative pool: making it runs ssh-keygen and reads sshd's log,
+    /// blocking reads that must never hold one of the pool's few threads (a pipe whose write
+    /// end another test's long-lived child inherited would hold it for ever).
+    static func start(aliases: [String]) async throws -> SSHServerRig {
+        try await offPool { try SSHServerRig(aliases: aliases) }
+    }
+
+    private init(aliases: [String]) throws {
         let sshd = "/usr/sbin/sshd"
         guard FileManager.default.isExecutableFile(atPath: sshd) else {
             throw TestFailure("sshd is not installed (package openssh-server): run scripts/setup")
