@@ -137,18 +137,14 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
         return String(format: "#%02x%02x%02x", r, g, b)
     }
 
-    /// xterm's palette: the 16 ANSI colours, the 6x6x6 cube, the 24 greys.
+    /// A theme colour's RGB: its own, or xterm's default for a palette index (`ColorFallback`,
+    /// the monitor's own table); nil for the terminal's default colour.
     static func rgb(_ c: ThemeColor) -> (Int, Int, Int)? {
-        let ansi = [(0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
-                    (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255)]
-        let levels = [0, 95, 135, 175, 215, 255]
         switch c {
         case .default: return nil
         case .rgb(let r, let g, let b): return (Int(r), Int(g), Int(b))
-        case .ansi(let i): return ansi[max(0, min(15, i))]
-        case .indexed(let i) where i < 16: return ansi[max(0, i)]
-        case .indexed(let i) where i < 232: return (levels[(i - 16) / 36], levels[(i - 16) / 6 % 6], levels[(i - 16) % 6])
-        case .indexed(let i): return (8 + 10 * (i - 232), 8 + 10 * (i - 232), 8 + 10 * (i - 232))
+        case .ansi(let i): return ColorFallback.rgb(ofIndex: max(0, min(15, i)))
+        case .indexed(let i): return ColorFallback.rgb(ofIndex: max(0, min(255, i)))
         }
     }
 }

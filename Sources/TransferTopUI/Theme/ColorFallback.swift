@@ -52,7 +52,7 @@ public enum ColorFallback {
     }
 
     /// xterm's default RGB for a palette index.
-    static func rgb(ofIndex i: Int) -> (Int, Int, Int) {
+    public static func rgb(ofIndex i: Int) -> (Int, Int, Int) {
         switch i {
         case 0..<16: return ansiPalette[i]
         case 16..<232:
