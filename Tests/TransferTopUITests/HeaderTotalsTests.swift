@@ -28,8 +28,8 @@ private let mib = Fixtures.mib
         #expect(ScreenRenderer.overall(m) == "14.0 MiB/14.0 MiB 100%")
     }
 
-    @Test func aTaskContinuedWithRIsCountedOnce() {
-        // 1.1 was cancelled with resume data at 6 MiB of 10; 1.2 continues it from 6 MiB.
+    /// 1.1 was cancelled with resume data at 6 MiB of 10; 1.2 continues it (R) from 6 MiB.
+    static func continuedWithR() -> MonitorModel {
         let tasks = [
             Fixtures.task(1, 1, .completed, url: "http://h/a", received: 6 * mib, expected: 10 * mib, status: 200,
                           error: TransferError(.cancelled, "cancelled"), resumable: true),
@@ -38,6 +38,11 @@ private let mib = Fixtures.mib
         var m = MonitorModel()
         m.superseded = [TaskID(session: 1, task: 1)]
         m.apply([Self.session(tasks)], at: 0)
+        return m
+    }
+
+    @Test func aTaskContinuedWithRIsCountedOnce() {
+        let m = Self.continuedWithR()
         let t = m.totals[1]!
         #expect(t.done == 8 * mib && t.total == 10 * mib && t.remaining == 2 * mib)
         #expect(t.counts.total == 2, "the row is still a task of the table")
@@ -94,14 +99,7 @@ private let mib = Fixtures.mib
     }
 
     @Test func aDownloadContinuedWithRIsOneTaskInTheHeader() {
-        let tasks = [
-            Fixtures.task(1, 1, .completed, url: "http://h/a", received: 6 * mib, expected: 10 * mib, status: 200,
-                          error: TransferError(.cancelled, "cancelled"), resumable: true),
-            Fixtures.task(1, 2, .running, url: "http://h/a", received: 8 * mib, expected: 10 * mib, status: 206),
-        ]
-        var m = MonitorModel()
-        m.superseded = [TaskID(session: 1, task: 1)]
-        m.apply([Self.session(tasks)], at: 0)
+        let m = Self.continuedWithR()
         #expect(ScreenRenderer.taskCount(m) == "1 task")
     }
 
