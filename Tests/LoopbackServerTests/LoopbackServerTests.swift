@@ -11,59 +11,36 @@ private func curl(_ arguments: [String]) async throws -> (out: [UInt8], err: Str
 }
 
 private func curlBlocking(_ arguments: [String]) throws -> (out: [UInt8], err: String, status: Int32) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     // Only a guard against a hang: a 32 MiB upload hashed by a sanitizer-built server, beside
     // other suites, took over 20 s once. Tests that want a timeout pass their own --max-time.
-    process.arguments = ["-s", "-S", "--max-time", "300"] + arguments
-    let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("lbs-\(UUID().uuidString).out")
-    _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: outFile) }
-    let out = try FileHandle(forWritingTo: outFile)
-    let errPipe = Pipe()
-    process.standardOutput = out
-    process.standardError = errPipe
-    try process.run()
-    let errData = errPipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try out.close()
-    let data = try Data(contentsOf: outFile)
-    return ([UInt8](data), String(decoding: errData, as: UTF8.self), process.terminationStatus)
+    let outPath = NSTemporaryDirectory() + "lbs-\(UUID().uuidString).out"
+    let errPath = outPath + ".err"
+    defer { unlink(outPath); unlink(errPath) }
+    let status = try ChildProcess.spawn(["/usr/bin/curl", "-s", "-S", "--max-time", "300"] + arguments,
+                                        standardOutput: .path(outPath), standardError: .path(errPath)).waitBlocking()
+    let out = FileManager.default.contents(atPath: outPath) ?? Data()
+    let err = FileManager.default.contents(atPath: errPath) ?? Data()
+    return ([UInt8](out), String(decoding: err, as: UTF8.self), status)
 }
 
 /// Runs curl on `path` until `count` body bytes have arrived (the server then holds the
 /// response), stops it, and returns what it had. Waits for the bytes, not for a time. Spawned
-/// and reaped with posix_spawn/waitpid: Foundation's `Process` was seen to take minutes to
-/// notice a terminated child here.
+/// and reaped with TestSupport's `ChildProcess`: Foundation's `Process` was seen to take
+/// minutes to notice a terminated child here.
 private func stalledDownload(_ server: LoopbackServer, _ path: String, expecting count: Int) async throws -> [UInt8] {
     let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("lbs-\(UUID().uuidString).out").path
     defer { unlink(outPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     // -N: curl writes each block as it arrives (stdout to a file is otherwise held to exit).
-    let args = ["/usr/bin/curl", "-s", "-N", "--max-time", "300", server.httpBase + path]
-    var cArgs = args.map { strdup($0) } + [nil]
-    defer { cArgs.forEach { free($0) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, args[0], &actions, nil, &cArgs, environ) == 0 else { throw CurlFailure("cannot start curl") }
+    let curl = try ChildProcess.spawn(["/usr/bin/curl", "-s", "-N", "--max-time", "300", server.httpBase + path],
+                                      standardOutput: .path(outPath))
     defer {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        kill(curl.pid, SIGKILL)
+        _ = curl.waitBlocking()
     }
     try await waitFor("\(count) bytes at curl") {
         ((try? FileManager.default.attributesOfItem(atPath: outPath)[.size] as? Int) ?? 0) >= count
     }
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: outPath)))
-}
-
-private struct CurlFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
 }
 
 /// Header lines written by `curl -D -` ahead of the body are split off here.
@@ -223,17 +200,7 @@ struct LoopbackServerTests {
             #expect(bigJSON?["method"] as? String == "PUT")
             #expect(bigJSON?["bodyLength"] as? Int == 3_000_000)
             let path = file.path
-            let text = try await offPool { () throws -> String in
-                let shaProcess = Process()
-                shaProcess.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-                shaProcess.arguments = [path]
-                let pipe = Pipe()
-                shaProcess.standardOutput = pipe
-                try shaProcess.run()
-                let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                shaProcess.waitUntilExit()
-                return text
-            }
+            let text = try await ToolRun.run("/usr/bin/sha256sum", [path], withStandardError: false).output
             #expect(bigJSON?["bodySHA256"] as? String == text.split(separator: " ").first.map(String.init))
             #expect(server.stats.requests.last?.bodyBytesReceived == 3_000_000)
         }

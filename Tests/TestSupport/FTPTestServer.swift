@@ -12,8 +12,9 @@ public final class FTPTestServer: @unchecked Sendable {
     public let password: String
     /// `ftps` when the server speaks implicit FTPS, else `ftp`.
     public let scheme: String
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
+    /// Our end of its standard input (close-on-exec: no other child holds it open).
+    private let stdin: Int32
 
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ftp_server.py").path
 
@@ -31,25 +32,32 @@ public final class FTPTestServer: @unchecked Sendable {
     }
 
     private init(python: String, root: String, user: String, password: String, tls: (certificate: String, key: String)?) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? [])
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        // Blocking read of the first line: the server prints it once it listens.
+        let input = try ChildProcess.closeOnExecPipe()
+        let output = try ChildProcess.closeOnExecPipe()
+        let p: ChildProcess
+        do {
+            p = try ChildProcess.spawn([python, Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? []),
+                                       standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write))
+        } catch {
+            for fd in [input.read, input.write, output.read, output.write] { close(fd) }
+            throw error
+        }
+        close(input.read)
+        close(output.write)
+        // Blocking read of the first line: the server prints it once it listens, and the pipe
+        // ends when it exits (only it holds the write end).
+        let reader = FileHandle(fileDescriptor: output.read, closeOnDealloc: true)
         var line = Data()
         while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            let byte = reader.readData(ofLength: 1)
             if byte.isEmpty || byte == Data("\n".utf8) { break }
             line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            try? input.fileHandleForWriting.close()
-            p.waitUntilExit()
+            close(input.write)
+            kill(p.pid, SIGTERM)
+            _ = p.waitBlocking()
             throw Unavailable(description: "the FTP test server did not start: '\(text)'")
         }
         self.port = port
@@ -58,7 +66,7 @@ public final class FTPTestServer: @unchecked Sendable {
         self.password = password
         scheme = tls == nil ? "ftp" : "ftps"
         process = p
-        stdin = input
+        stdin = input.write
     }
 
     /// `ftp://user:password@127.0.0.1:port/path` (or without credentials).
@@ -69,12 +77,10 @@ public final class FTPTestServer: @unchecked Sendable {
 
     /// Stops the server and waits for it to exit.
     public func stop() async {
-        try? stdin.fileHandleForWriting.close()
+        close(stdin)
         let p = process
-        // The end of its stdin stops it, unless a long-lived child spawned meanwhile (a tmux
-        // or sshd another test started) inherited the pipe's write end: then only a signal
-        // does, and waitUntilExit would poll for ever.
-        if p.isRunning { p.terminate() }
-        await offPool { p.waitUntilExit() }
+        // The end of its stdin stops it; a signal too, in case a child of its own kept it.
+        kill(p.pid, SIGTERM)
+        _ = await offPool { p.waitBlocking() }
     }
 }

@@ -41,6 +41,15 @@ public func waitFor(_ what: String, _ condition: @Sendable () throws -> Bool) as
     }
 }
 
+/// The same for a condition that awaits (a program run off the pool, a server's answer).
+public func waitFor(_ what: String, checking condition: @Sendable () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(eventDeadline)
+    while try await !condition() {
+        if Date() > deadline { throw WaitTimeout(what: what) }
+        try await Task.sleep(nanoseconds: 5_000_000)
+    }
+}
+
 /// Waits until a count reaches `target`, failing only when it stops moving for `stall`
 /// seconds. For batches of hundreds of transfers: their total time depends on the machine (a
 /// sanitizer build beside other suites on two cores), but a batch that makes no progress for a

@@ -10,17 +10,26 @@ public enum ToolRun {
         try await offPool { try runBlocking(executable, arguments, withStandardError: withStandardError) }
     }
 
+    /// The same, blocking the calling thread. The output goes to a file, not a pipe: a file
+    /// has an end even when a child of the program lives on.
     public static func runBlocking(_ executable: String, _ arguments: [String], withStandardError: Bool = true)
         throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        if withStandardError { p.standardError = pipe }
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let path = NSTemporaryDirectory() + "toolrun-\(UUID().uuidString)"
+        defer { unlink(path) }
+        // Opened once, shared by stdout and stderr, so their lines interleave as written.
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TestFailure("cannot create \(path)") }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn([executable] + arguments, standardOutput: .descriptor(fd),
+                                           standardError: withStandardError ? .descriptor(fd) : .null)
+        } catch {
+            close(fd)
+            throw error
+        }
+        close(fd)
+        let status = child.waitBlocking()
+        let data = FileManager.default.contents(atPath: path) ?? Data()
+        return (status, String(decoding: data, as: UTF8.self))
     }
 }

@@ -114,17 +114,10 @@ import TransferKit
         }
         let line = try #require(output().split(separator: "\n").first { $0.contains("/metrics") })
         let address = String(line.split(separator: " ").last ?? "")
-        try await waitFor("the held download's TTFB in the histogram") {
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = ["-sf", address]
-            let pipe = Pipe()
-            curl.standardOutput = pipe
-            try curl.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            curl.waitUntilExit()
+        try await waitFor("the held download's TTFB in the histogram", checking: {
+            let text = try await Self.tool("/usr/bin/curl", ["-sf", address]).output
             return text.split(separator: "\n").contains { $0.hasPrefix("transfertop_ttfb_seconds_count") && $0.hasSuffix(" 2") }
-        }
+        })
         let scrape = try await Self.tool("/usr/bin/curl", ["-sf", address])
         #expect(scrape.status == 0, "\(scrape.output)")
         let samples = try await Self.parse(scrape.output)

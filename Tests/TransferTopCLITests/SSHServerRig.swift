@@ -16,7 +16,7 @@ final class SSHServerRig: @unchecked Sendable {
     var config: String { dir + "/ssh_config" }
     /// Per alias: the environment a command run "on that host" uses (its XDG directories).
     let hosts: [String: [String: String]]
-    private let process: Process
+    private let process: ChildProcess
 
     /// The environment of a local command that reaches these hosts: ssh with this
     /// configuration, and the built binary as the remote program.
@@ -78,17 +78,21 @@ final class SSHServerRig: @unchecked Sendable {
         // In the foreground (-D), its log on stderr (-e): it is listening once it says so, and
         // it exits (end of its log) when it cannot. The read ends either way: no deadline needed.
         var attempt = 0
-        var started: Process?
+        var started: ChildProcess?
         while started == nil {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sshd)
-            process.arguments = ["-D", "-e", "-f", dir + "/sshd_config", "-o", "Port=\(port)"]
-            let log = Pipe()
-            process.standardError = log
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let log = try ChildProcess.closeOnExecPipe()
+            let process: ChildProcess
+            do {
+                process = try ChildProcess.spawn([sshd, "-D", "-e", "-f", dir + "/sshd_config", "-o", "Port=\(port)"],
+                                                 standardError: .descriptor(log.write))
+            } catch {
+                close(log.read)
+                close(log.write)
+                throw error
+            }
+            close(log.write)
             var said = ""
-            let reader = log.fileHandleForReading
+            let reader = FileHandle(fileDescriptor: log.read, closeOnDealloc: true)
             while !said.contains("Server listening on") {
                 let chunk = reader.availableData
                 if chunk.isEmpty { break }
@@ -100,7 +104,7 @@ final class SSHServerRig: @unchecked Sendable {
                 Thread.detachNewThread { while !reader.availableData.isEmpty {} }
                 continue
             }
-            process.waitUntilExit()
+            _ = process.waitBlocking()
             attempt += 1
             guard attempt < 5, said.contains("Address already in use") else { throw TestFailure("sshd did not start: \(said)") }
             port = try Self.freePort()
@@ -156,8 +160,8 @@ final class SSHServerRig: @unchecked Sendable {
         for env in hosts.values {
             if let paths = try? DaemonPaths.standard(env), let pid = DaemonLock.holderPID(paths.lock) { kill(pid, SIGKILL) }
         }
-        process.terminate()
-        process.waitUntilExit()
+        kill(process.pid, SIGTERM)
+        _ = process.waitBlocking()
         try? FileManager.default.removeItem(atPath: dir)
     }
 }

@@ -14,9 +14,8 @@ struct RunResult {
 }
 
 enum Run {
-    /// Runs the binary with stdout and stderr redirected to files (so it is "not a terminal").
-    /// posix_spawn + waitpid rather than Foundation's Process, whose child reaping on Linux
-    /// was seen to stall for a minute or forever (see `Tmux.run`).
+    /// Runs the binary with stdout and stderr redirected to files (so it is "not a terminal"),
+    /// through TestSupport's `ChildProcess` (why not Foundation's `Process`: see there).
     static func binary(_ args: [String], environment extra: [String: String] = [:],
                        standardInput: String = "/dev/null") async throws -> RunResult {
         try await spawn(args, environment: extra, standardInput: standardInput).wait()
@@ -56,19 +55,9 @@ enum Run {
             env[key] = isolated + "/" + key.lowercased()
         }
         for (k, v) in extra { env[k] = v }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var cArgs = ([path] + args).map { strdup($0) } + [nil]
-        var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for a in cArgs + cEnv { free(a) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, nil, &cArgs, &cEnv)
-        guard rc == 0 else { throw TestFailure("posix_spawn failed: \(rc)") }
-        return Spawned(pid: pid, outPath: outPath, errPath: errPath, isolatedDirectory: isolated)
+        let child = try ChildProcess.spawn([path] + args, environment: env, standardInput: .path(standardInput),
+                                           standardOutput: .path(outPath), standardError: .path(errPath))
+        return Spawned(pid: child.pid, outPath: outPath, errPath: errPath, isolatedDirectory: isolated)
     }
 
     static func tempDirectory() throws -> String { try privateDirectory("cli") }
@@ -142,9 +131,4 @@ func fileSize(_ path: String) -> Int {
 func largestFile(under dir: String) -> Int {
     let all = FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []
     return all.map { fileSize(dir + "/" + $0) }.max() ?? 0
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
 }

@@ -12,9 +12,9 @@ struct Tmux: Sendable {
 
     /// Runs a tmux command and returns its stdout.
     ///
-    /// posix_spawn + waitpid, not Foundation's Process: `new-session` forks the tmux server,
-    /// which inherits stdout (so a pipe never reaches end-of-file), and Process on Linux was seen
-    /// to leave the exited tmux client a zombie and wait forever. Output goes to a file.
+    /// TestSupport's `ChildProcess`, not Foundation's Process: `new-session` forks the tmux
+    /// server, which inherits stdout (so a pipe never reaches end-of-file), and Process on Linux
+    /// was seen to leave the exited tmux client a zombie and wait forever. Output goes to a file.
     @discardableResult
     func run(_ args: [String]) async throws -> String {
         try await offPool { try runBlocking(args) }
@@ -23,31 +23,10 @@ struct Tmux: Sendable {
     private func runBlocking(_ args: [String]) throws -> String {
         let path = NSTemporaryDirectory() + "tmux-out-\(UUID().uuidString)"
         defer { unlink(path) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv = [try RequiredTool.program("tmux"), "-L", socket, "-f", "/dev/null"] + args
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        // Default signal dispositions: an ignored SIGHUP inherited from the test runner would
-        // keep the pane's shell alive and the server with it after kill-server.
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attr, &cArgs, environ)
-        guard rc == 0 else { throw TestFailure("posix_spawn tmux failed: \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Default signal dispositions (ChildProcess's): an ignored SIGHUP inherited from the
+        // test runner would keep the pane's shell alive and the server with it after kill-server.
+        _ = try ChildProcess.spawn(argv, environment: nil, standardOutput: .path(path)).waitBlocking()
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
