@@ -56,6 +56,32 @@ import Testing
         withExtendedLifetime(ssh) {}
     }
 
+    /// `--background ssh://host/NAME`: the tasks go to that host's daemon (started there by
+    /// ssh), into a directory of that host's, and are watched there; `-i` lists are read here.
+    @Test func aSubmissionThroughSSHRunsOnTheOtherHost() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let ssh = try await SSHServerRig.start(aliases: ["hosta"])
+        let client = ssh.clientEnvironment
+        let out = ssh.dir + "/hosta-out"
+        let list = ssh.dir + "/list.txt"
+        try "\(server.httpBase)/bytes/5000?seed=2\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let submit = try await Run.binary(["--background", "ssh://hosta/remote", "-o", out, "-i", list,
+                                           "\(server.httpBase)/bytes/70000?seed=5"], environment: client)
+        #expect(submit.status == 0, "\(submit.stderr)")
+        #expect(submit.stdout.contains("remote:1 ") && submit.stdout.contains("remote:2 "), "\(submit.stdout)")
+        let wait = try await Run.binary(["wait", "remote", "--host", "ssh://hosta"], environment: client)
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(wait.stdout.contains("remote: 2 task(s) completed, 0 failed"), "\(wait.stdout)")
+        #expect(FileManager.default.contents(atPath: out + "/70000") == Data(LoopbackServer.body(size: 70000, seed: 5)))
+        #expect(FileManager.default.contents(atPath: out + "/5000") == Data(LoopbackServer.body(size: 5000, seed: 2)))
+        // The session is host a's own: its user sees it there without ssh.
+        let there = try await Run.binary(["status", "--json"], environment: ssh.hosts["hosta"]!)
+        let sessions = try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(there.stdout.utf8))
+        #expect(sessions.map(\.name) == ["remote"] && sessions.first?.tasks.count == 2, "\(there.stdout)")
+        withExtendedLifetime(ssh) {}
+    }
+
     /// The monitor over ssh, in a real terminal: the first watch is the connection `attach`
     /// checked the session with; a key goes to the other host's daemon; a daemon stopped
     /// there shows as gone and is not started again by the monitor's reconnections; q detaches
@@ -108,7 +134,12 @@ import Testing
                                  (["status", "--host", "ssh://hosta:0"], "not 1-65535"),
                                  (["status", "--host", "http://hosta"], "not an ssh:// address"),
                                  (["wait", "x", "--host", "ssh://hosta/x"], "without a /NAME"),
-                                 (["attach", "ssh://hosta"], "names the session after the host")] {
+                                 (["attach", "ssh://hosta"], "names the session after the host"),
+                                 (["--background", "ssh://hosta", "-o", "/tmp", "http://127.0.0.1:1/x"], "names the session after the host"),
+                                 (["--background", "ssh://hosta/n", "http://127.0.0.1:1/x"], "name the directory on hosta with -o"),
+                                 (["--background", "ssh://hosta/n", "-o", "here", "http://127.0.0.1:1/x"], "paths are hosta's"),
+                                 (["--background", "ssh://hosta/n", "-o", "/tmp", "--cacert", "ca.pem", "http://127.0.0.1:1/x"],
+                                  "--cacert must be an absolute path")] {
             let r = try await Run.binary(args, environment: ssh.clientEnvironment)
             #expect(r.status == 2, "\(args): \(r.stderr)")
             #expect(r.stderr.contains(fragment), "\(args): \(r.stderr)")

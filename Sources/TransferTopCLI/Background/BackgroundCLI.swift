@@ -137,6 +137,7 @@ enum BackgroundCLI {
     static func submit(_ given: Options, environment env: [String: String]) async -> Int32 {
         let out = Output.shared
         guard let name = given.background else { return 2 }
+        if let host = given.backgroundHost { return submitRemote(given, session: name, host: host, environment: env) }
         var options = given
         do {
             try options.checkBackgroundSubmission()
@@ -165,6 +166,54 @@ enum BackgroundCLI {
         }
         do {
             let client = try DaemonClient.connect(try DaemonPaths.standard(env), start: true)
+            guard case .submitted(let session, let numbers) = try client.request(.submit(session: name, options: options)) else { return 1 }
+            for (n, url) in zip(numbers, options.urls) { out.line("\(session):\(n) \(Redaction.redactURL(url))") }
+            return 0
+        } catch {
+            out.error("transfertop: \(error.message)")
+            return 1
+        }
+    }
+}
+
+extension BackgroundCLI {
+    /// `--background ssh://host/NAME`: the same submission, to that host's daemon through ssh.
+    /// Paths are the other host's: nothing is checked on this one's disk (that daemon checks
+    /// them, as it checks every submission), and each must be absolute, since this directory
+    /// is not there. Lists (`-i`) are read here and their URLs travel; a file this host
+    /// placed says nothing about that one's, so no "already complete" check.
+    static func submitRemote(_ given: Options, session name: String, host: String, environment env: [String: String]) -> Int32 {
+        let out = Output.shared
+        var options = given
+        let destination: SSHDestination
+        do {
+            destination = try SSHDestination.parse(host)
+            try options.checkBackgroundSubmission()
+            guard options.outputDirectory != nil else {
+                throw UsageError("--background \(host)/\(name): name the directory on \(destination.host) with -o /ABSOLUTE/PATH "
+                                 + "(this directory is not there)")
+            }
+            if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+            var urls = try options.urls.map { t throws(UsageError) in try URLCheck.checkURL(t).absoluteString }
+            urls += try Preparation.inputFileURLs(options)
+            if urls.isEmpty { throw UsageError("nothing to do: no URLs found") }
+            if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
+            options.urls = urls
+            options.inputFiles = []
+            options.background = nil
+            options.backgroundHost = nil
+            do { try options.checkAsReceived() } catch {
+                throw UsageError("--background \(host)/\(name): paths are \(destination.host)'s: \(error.message)")
+            }
+        } catch let e as UsageError {
+            out.error(e.message)
+            return 2
+        } catch {
+            out.error("transfertop: \(error)")
+            return 2
+        }
+        do {
+            let client = try DaemonEndpoint.ssh(destination).connect(start: true, environment: env)
             guard case .submitted(let session, let numbers) = try client.request(.submit(session: name, options: options)) else { return 1 }
             for (n, url) in zip(numbers, options.urls) { out.line("\(session):\(n) \(Redaction.redactURL(url))") }
             return 0

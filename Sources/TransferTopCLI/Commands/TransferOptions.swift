@@ -1,5 +1,6 @@
 import ArgumentParser
 import TransferKit
+import TransferTopDaemon
 import TransferTopRun
 
 /// The options of a run (and of the demo), declared for argument-parser. Declared on the root
@@ -183,7 +184,7 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Serve Prometheus metrics at http://[HOST:]PORT/metrics during the run (HOST default 127.0.0.1).", valueName: "[HOST:]PORT"))
     var prometheus: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Hand the transfers to the background daemon's session NAME and return at once, printing the task ids; they go on after this shell ends (see 'status', 'wait', 'attach', 'daemon').", valueName: "NAME"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hand the transfers to the background daemon's session NAME and return at once, printing the task ids; they go on after this shell ends (see 'status', 'wait', 'attach', 'daemon'). ssh://[user@]host[:port]/NAME hands them to that host's daemon through ssh (paths are that host's, absolute).", valueName: "NAME"))
     var background: String?
 
     /// The plain value the rest of the program uses, every value checked (exit 2 otherwise).
@@ -255,7 +256,22 @@ struct TransferOptions: ParsableArguments {
         if let v = logLevel { o.logLevel = try OptionValues.logLevel(v) }
         o.trace = trace
         if let v = prometheus { o.prometheus = try OptionValues.listenAddress(v, "--prometheus") }
-        if let v = background { o.background = try BackgroundName.check(v, "--background") }
+        if let v = background {
+            if SSHDestination.isRemote(v) {
+                // Another host's daemon, named as `attach ssh://host/NAME` names it.
+                let destination: SSHDestination
+                do { destination = try SSHDestination.parse(v) } catch { throw UsageError("--background: \(error.message)") }
+                guard let name = destination.session else {
+                    throw UsageError("--background: ssh://[user@]host[:port]/NAME names the session after the host")
+                }
+                var host = destination
+                host.session = nil
+                o.background = try BackgroundName.check(name, "--background")
+                o.backgroundHost = host.description
+            } else {
+                o.background = try BackgroundName.check(v, "--background")
+            }
+        }
         return o
     }
 }

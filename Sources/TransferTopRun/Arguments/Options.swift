@@ -83,6 +83,9 @@ public struct Options: Sendable, Equatable, Codable {
     public var prometheus: ListenAddress? = nil
     /// `--background NAME`: submit to the daemon's session NAME instead of running here.
     public var background: String? = nil
+    /// `--background ssh://[user@]host[:port]/NAME`: that host's daemon (the address without
+    /// the name). Never sent to a daemon.
+    public var backgroundHost: String? = nil
 
     public init() {}
 }

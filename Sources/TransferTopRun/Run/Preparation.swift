@@ -54,7 +54,7 @@ package enum Preparation {
     }
 
     /// The URLs of every `--input-file`, each checked (every bad line reported by number).
-    static func inputFileURLs(_ o: Options) throws(UsageError) -> [String] {
+    package static func inputFileURLs(_ o: Options) throws(UsageError) -> [String] {
         var none = FirstOccurrences(enabled: false)
         var repeats = 0
         return try inputFileURLs(o, seen: &none, repeats: &repeats)
