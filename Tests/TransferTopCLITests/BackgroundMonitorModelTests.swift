@@ -65,7 +65,7 @@ import TransferModel
         let detail = ScreenRenderer.render(m).render()
         #expect(detail.contains("Task nightly:3") && detail.contains("run by the daemon") && detail.contains("file /tmp/x"), "\(detail)")
 
-        m.daemonGone = true
+        m.goneDaemonSessions = Set(m.sessions.map(\.id))
         let gone = ScreenRenderer.render(m).render()
         #expect(gone.split(separator: "\n").contains { $0.contains("bg nightly") && $0.contains("daemon gone") }, "\(gone)")
     }
@@ -106,6 +106,35 @@ import TransferModel
         #expect(converter.name(of: bg) == "nightly")
         #expect(feed.route(.exportCSV) == nil)
         #expect(feed.route(.suspend(TaskID(session: 1, task: 1))) == nil)  // a local task: the runner's
+    }
+
+    /// Two daemons in one monitor: each numbers its sessions in its own range and names them
+    /// host/NAME; a key's effect names the selected row's session id, which only its own
+    /// daemon's feed claims; "daemon gone" marks that host's rows only.
+    @Test func twoDaemonsNumberTheirSessionsApartAndOnlyTheOwnerTakesAKey() {
+        func feed(_ index: Int, _ label: String) -> DaemonFeed {
+            DaemonFeed(endpoint: .local(DaemonPaths(runtimeDirectory: "/nonexistent", stateDirectory: "/nonexistent")), session: nil,
+                       environment: [:], host: (index, label))
+        }
+        let (a, b) = (feed(0, "hosta"), feed(1, "hostb"))
+        var (ca, cb) = (DaemonSnapshots(), DaemonSnapshots())
+        (ca.base, ca.label, cb.base, cb.label) = (a.base, "hosta/", b.base, "hostb/")
+        var m = MonitorModel()
+        (m.width, m.height, m.now) = (160, 30, Fixtures.at(350))
+        let picture = Self.statuses(running: 40)
+        m.apply(ca.sessions(picture, now: m.now) + cb.sessions(picture, now: m.now), at: 0)
+        let sb = b.base
+        #expect(m.sessions.map(\.name) == ["hosta/nightly", "hostb/nightly"])
+        #expect(m.sessions.map(\.id) == [a.base, sb] && sb == DaemonRows.firstSessionID + DaemonRows.sessionsPerHost)
+        m.selectedTask = TaskID(session: sb, task: 1)
+        let (_, effect) = Reducer.handleKey(m, .char("s"))
+        #expect(effect == .suspend(TaskID(session: sb, task: 1)))
+        #expect(b.owns(sb) && !a.owns(sb) && a.owns(a.base) && !b.owns(a.base))
+        m.goneDaemonSessions = [a.base]
+        let lines = ScreenRenderer.render(m).render().split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("bg hosta/nightly") && $0.contains("daemon gone") })
+        #expect(lines.contains { $0.contains("bg hostb/nightly") && !$0.contains("daemon gone") })
+        #expect(lines.contains { $0.dropFirst().hasPrefix("hostb/nightly:1 ") && $0.contains("running") })
     }
 
     @Test func quittingAsksOnlyAboutLocalTasks() {

@@ -124,6 +124,69 @@ import Testing
         withExtendedLifetime(ssh) {}
     }
 
+    /// One monitor over two hosts (`attach ssh://hosta ssh://hostb`), in a real terminal: each
+    /// row is named host/NAME, a key acts on the selected row's host only, and a host whose
+    /// daemon stops is marked gone while the other goes on, then watched again once it is back.
+    @Test func oneMonitorWatchesTwoHostsAndKeysGoToTheSelectedRowsHost() async throws {
+        let binary = try #require(Binary.path)
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let ssh = try await SSHServerRig.start(aliases: ["hosta", "hostb"])
+        let (hostA, hostB) = (ssh.hosts["hosta"]!, ssh.hosts["hostb"]!)
+        let (gateA, gateB) = (UUID().uuidString, UUID().uuidString)
+        defer { server.openGate(gateA); server.openGate(gateB) }
+        for (env, name, gate) in [(hostA, "one", gateA), (hostB, "two", gateB)] {
+            let url = "\(server.httpBase)/bytes/3000000?seed=8&gate=\(gate)&holdAfter=1000000"
+            let submit = try await Run.binary(["--background", name, "--request-timeout", "3600", "-o", ssh.dir + "/" + name, url], environment: env)
+            #expect(submit.status == 0, "\(submit.stderr)")
+            try await server.waitForGate(gate)
+        }
+        func state(_ env: [String: String], _ name: String) async throws -> String? {
+            let status = try await Run.binary(["status", name, "--json"], environment: env)
+            return try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8)).first?.tasks.first?.state
+        }
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
+                            "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach ssh://hosta ssh://hostb; echo TT-EXITED $?; sleep 60"])
+        var screen = try await tmux.waitFor {
+            Tmux.row($0, "hosta/one:1")?.contains("running") == true && Tmux.row($0, "hostb/two:1")?.contains("running") == true
+        }
+        #expect(Tmux.row(screen, "hostb/two:1")?.contains("running") == true, "\(screen)")
+
+        // The second row is host b's: s suspends it there, and host a's task runs on.
+        try await tmux.keys("j")
+        try await tmux.keys("s")
+        screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("suspended") == true }
+        #expect(Tmux.row(screen, "hostb/two:1")?.contains("suspended") == true, "\(screen)")
+        #expect(try await state(hostB, "two") == "suspended")
+        #expect(try await state(hostA, "one") == "running")
+        try await tmux.keys("r")
+        screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("running") == true }
+        #expect(try await state(hostB, "two") == "running")
+
+        // Host a's daemon stops: its rows are marked gone, host b's are not; back once it runs.
+        let stop = try await Run.binary(["daemon", "stop"], environment: hostA)
+        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)")
+        func sessionRow(_ screen: String, _ name: String) -> String {
+            screen.split(separator: "\n").map(String.init).first { $0.contains("bg \(name)") } ?? ""
+        }
+        screen = try await tmux.waitFor { sessionRow($0, "hosta/one").contains("daemon gone") }
+        #expect(sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
+        #expect(!sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
+        let start = try await Run.binary(["daemon", "start"], environment: hostA)
+        #expect(start.status == 0, "\(start.stdout)\(start.stderr)")
+        screen = try await tmux.waitFor { !sessionRow($0, "hosta/one").isEmpty && !sessionRow($0, "hosta/one").contains("daemon gone") }
+        #expect(!sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
+
+        try await tmux.keys("q")
+        screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        #expect(screen.contains("detached from every session of hosta, every session of hostb"), "\(screen)")
+        withExtendedLifetime(ssh) {}
+    }
+
     /// A host ssh cannot reach, and addresses that are not ssh:// ones.
     @Test func unreachableHostsAndBadAddressesSayWhy() async throws {
         let ssh = try await SSHServerRig.start(aliases: ["hosta"])
@@ -134,7 +197,9 @@ import Testing
                                  (["status", "--host", "ssh://hosta:0"], "not 1-65535"),
                                  (["status", "--host", "http://hosta"], "not an ssh:// address"),
                                  (["wait", "x", "--host", "ssh://hosta/x"], "without a /NAME"),
-                                 (["attach", "ssh://hosta"], "names the session after the host"),
+                                 (["attach", "ssh://hosta", "ssh://hostb", "--no-tui"], "in the monitor only"),
+                                 (["attach", "ssh://hosta", "local/x", "--host", "ssh://hosta"], "--host names the host of one NAME"),
+                                 (["attach", "ssh://hosta/x", "ssh://-bad"], "not a plain name"),
                                  (["--background", "ssh://hosta", "-o", "/tmp", "http://127.0.0.1:1/x"], "names the session after the host"),
                                  (["--background", "ssh://hosta/n", "http://127.0.0.1:1/x"], "name the directory on hosta with -o"),
                                  (["--background", "ssh://hosta/n", "-o", "here", "http://127.0.0.1:1/x"], "paths are hosta's"),

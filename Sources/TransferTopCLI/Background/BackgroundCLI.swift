@@ -74,6 +74,29 @@ enum BackgroundCLI {
                 // that may ask for a password (the terminal is not curses' yet).
                 let handed: DaemonClient? = remote == nil ? nil : client
                 return await MonitorApp.attach(session, options: options, endpoint: endpoint, environment: env, connected: handed)
+            case .attachMany(let targets, let options):
+                guard remote == nil else { throw UsageError("attach: --host names the host of one NAME") }
+                guard TransferTopMain.useMonitor(options, env) else {
+                    throw UsageError("attach: several daemons, or every session of one, are shown in the monitor only "
+                                     + "(a terminal, without --no-tui); follow one session with 'attach NAME' or 'wait NAME'")
+                }
+                // Each daemon is reached (started if none runs) and a named session checked
+                // here, before the terminal is taken: ssh may ask for a password only now.
+                var clients: [DaemonClient?] = []
+                for target in targets {
+                    let endpoint = target.host.map(DaemonEndpoint.ssh) ?? .local(paths)
+                    let client: DaemonClient
+                    do {
+                        client = try endpoint.connect(start: true, environment: env)
+                        if let session = target.session { _ = try client.request(.status(session: session)) }
+                    } catch {
+                        throw DaemonError("\(target.label): \(error.message)")
+                    }
+                    clients.append(target.host == nil ? nil : client)
+                }
+                try Preflight.checkKeyBindings(environment: env)
+                try Preflight.checkTheme(options.theme, environment: env)
+                return await MonitorApp.attach(targets, options: options, paths: paths, environment: env, connected: clients)
             case .control(let session, let action, let task):
                 let client = try endpoint.connect(start: true, environment: env)
                 if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }

@@ -10,6 +10,8 @@ public enum BackgroundCommand: Sendable, Equatable {
     case wait(session: String)
     /// `options`: the monitor's own (`--no-tui`, `--theme`, `--fps`, `--yes`), nothing else.
     case attach(session: String, options: Options)
+    /// `attach ssh://a ssh://b local`: several daemons' sessions in one monitor.
+    case attachMany(targets: [AttachTarget], options: Options)
     case control(session: String, action: BackgroundAction, task: Int64?)
     case daemon(DaemonAction)
     /// `--host ssh://…` (or `attach ssh://host/NAME`): the command, answered by that host's
@@ -27,6 +29,34 @@ public enum DaemonAction: String, Sendable, Equatable, CaseIterable {
     /// The remote end of `--host ssh://…`: bridges stdin/stdout to this user's daemon
     /// (`BackgroundCommand.bridge`).
     case dialStdio = "dial-stdio"
+}
+
+/// One daemon that `attach` watches: this host's (`local`) or another's (`ssh://host`), and
+/// one session of it (`/NAME`) or every one.
+public struct AttachTarget: Sendable, Equatable {
+    public var host: SSHDestination?
+    public var session: String?
+
+    /// How the monitor names its host: `local`, or the host as given (with its port).
+    public var label: String {
+        guard let host else { return "local" }
+        return host.port.map { "\(host.host):\($0)" } ?? host.host
+    }
+
+    /// `local`, `local/NAME`, `ssh://[user@]host[:port][/NAME]`; a bare NAME is a session of
+    /// this host's daemon.
+    static func parse(_ text: String) throws(UsageError) -> AttachTarget {
+        if SSHDestination.isRemote(text) {
+            var destination: SSHDestination
+            do { destination = try SSHDestination.parse(text) } catch { throw UsageError("attach: \(error.message)") }
+            let name = try destination.session.map { n throws(UsageError) in try BackgroundName.check(n, "attach") }
+            destination.session = nil
+            return AttachTarget(host: destination, session: name)
+        }
+        if text == "local" { return AttachTarget(host: nil, session: nil) }
+        let name = text.hasPrefix("local/") ? String(text.dropFirst("local/".count)) : text
+        return AttachTarget(host: nil, session: try BackgroundName.check(name, "attach"))
+    }
 }
 
 /// `--host ssh://[user@]host[:port]`: the background commands' remote daemon (exit 2 when
@@ -90,7 +120,7 @@ struct AttachCommand: ParsableCommand, CommandPlanning {
         commandName: "attach",
         abstract: "Open the monitor on background session NAME (on a terminal; else follow its events as lines); q or Ctrl-C only detaches, the daemon's tasks go on.")
     @ParentCommand var root: TransferTopCommand
-    @Argument(help: ArgumentHelp("The background session, or another host's as ssh://[user@]host[:port]/NAME.", valueName: "NAME")) var session: String
+    @Argument(help: ArgumentHelp("What to watch: a background session NAME; another host's as ssh://[user@]host[:port]/NAME; every session of a host as ssh://host, or of this one as local. Several at once share one monitor, each row named host/NAME.", valueName: "TARGET")) var targets: [String] = []
     @Option(help: hostHelp) var host: String?
 
     func command() throws(UsageError) -> Command {
@@ -101,6 +131,19 @@ struct AttachCommand: ParsableCommand, CommandPlanning {
         if rest != Options() {
             throw UsageError("'attach' takes no transfer options, only --no-tui, --theme, --fps and --yes "
                              + "(usage: transfertop attach NAME [--no-tui])")
+        }
+        guard let session = targets.first else {
+            throw UsageError("attach: name what to watch (usage: transfertop attach NAME|ssh://HOST[/NAME]|local ...)")
+        }
+        // Several daemons, or every session of one: one monitor over each (`attachMany`).
+        let whole = SSHDestination.isRemote(session) ? (try? SSHDestination.parse(session))?.session == nil : session == "local"
+        if targets.count > 1 || whole || session.hasPrefix("local/") {
+            guard host == nil else {
+                throw UsageError("attach: --host names the host of one NAME; give each target as ssh://host[/NAME] or local[/NAME]")
+            }
+            var parsed: [AttachTarget] = []
+            for t in targets { parsed.append(try AttachTarget.parse(t)) }
+            return .background(.attachMany(targets: parsed, options: given))
         }
         // `attach ssh://host/NAME`, as `docker -H ssh://` names a remote engine.
         if SSHDestination.isRemote(session) {

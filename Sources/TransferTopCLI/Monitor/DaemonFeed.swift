@@ -46,12 +46,25 @@ public final class DaemonFeed: @unchecked Sendable {
     private let keys = DispatchQueue(label: "transfertop.monitor.daemon-keys")
     /// The feed thread's: names, ids, first sightings and last states of the rows.
     private var converter = DaemonSnapshots()
+    /// This feed's first session id, and its host's name among several (nil: the only feed).
+    let base: Int
+    let hostLabel: String?
+
+    /// Whether a session id is one of this daemon's (`DaemonRows.sessionsPerHost` from `base`).
+    func owns(_ sessionID: Int) -> Bool { (base..<base + DaemonRows.sessionsPerHost).contains(sessionID) }
 
     /// `connected`: a client the caller already has (`attach` checked the session with it,
     /// before the terminal was taken, where ssh could ask for a password): the first watch
     /// uses it. Later connections may not prompt (`interactive: false`).
-    init(endpoint: DaemonEndpoint, session: String?, environment: [String: String], connected: DaemonClient? = nil) {
+    /// `host`: the feed's place among several (`attach ssh://a ssh://b`): its sessions' ids
+    /// start at its own base and their names at `label`, and its notices say `label` first.
+    init(endpoint: DaemonEndpoint, session: String?, environment: [String: String], connected: DaemonClient? = nil,
+         host: (index: Int, label: String)? = nil) {
         (self.endpoint, self.session, self.environment) = (endpoint, session, environment)
+        base = DaemonRows.firstSessionID + (host?.index ?? 0) * DaemonRows.sessionsPerHost
+        hostLabel = host?.label
+        converter.base = base
+        converter.label = host.map { $0.label + "/" } ?? ""
         shared.withLock { $0.handedOver = connected }
     }
 
@@ -99,6 +112,9 @@ public final class DaemonFeed: @unchecked Sendable {
 
     var isGone: Bool { shared.withLock { $0.gone } }
 
+    /// The session ids of the last picture (the rows a "daemon gone" applies to).
+    var sessionIDs: Set<Int> { shared.withLock { Set($0.names.keys) } }
+
     /// Notices since the last call; the key failures among them count as shown.
     func takeNotices() -> [String] {
         shared.withLock { s in
@@ -113,7 +129,7 @@ public final class DaemonFeed: @unchecked Sendable {
     /// effect that is not on the daemon's rows. Returns the status line's text meanwhile.
     func route(_ effect: Effect) -> String? {
         func task(_ id: TaskID, _ action: BackgroundAction) -> String? {
-            guard DaemonRows.owns(id.session) else { return nil }
+            guard owns(id.session) else { return nil }
             guard let name = name(of: id.session) else { return "no background session for \(id)" }
             send(name, Int64(id.task), action)
             return "asking the daemon: \(action.rawValue) \(name):\(id.task)…"
@@ -124,14 +140,14 @@ public final class DaemonFeed: @unchecked Sendable {
         case .cancel(let id): return task(id, .cancel)
         case .cancelWithResumeData(let id): return task(id, .cancelWithResumeData)
         case .resumeFromResumeData(let id):
-            return DaemonRows.owns(id.session) ? "the daemon cannot continue a task from resume data" : nil
+            return owns(id.session) ? "the daemon cannot continue a task from resume data" : nil
         case .invalidateAndCancel(let sid):
-            guard DaemonRows.owns(sid) else { return nil }
+            guard owns(sid) else { return nil }
             guard let name = name(of: sid) else { return "no background session \(sid)" }
             send(name, nil, .invalidate)
             return "asking the daemon: invalidate \(name)…"
         case .finishAndInvalidate(let sid), .newTask(_, let sid):
-            return DaemonRows.owns(sid) ? "the daemon cannot do that; see ? (Background sessions)" : nil
+            return owns(sid) ? "the daemon cannot do that; see ? (Background sessions)" : nil
         default:
             return nil
         }
@@ -152,7 +168,7 @@ public final class DaemonFeed: @unchecked Sendable {
                 if case .ok(let text) = reply { note("daemon, \(label): \(text)") }
             } catch {
                 // A refusal and a daemon gone look alike here: the next key connects afresh.
-                let text = "daemon, \(label): \(error.message)"
+                let text = said("daemon, \(label): \(error.message)")
                 shared.withLock { s in
                     s.controlClient = nil
                     s.notices.append(text)
@@ -162,7 +178,12 @@ public final class DaemonFeed: @unchecked Sendable {
         }
     }
 
-    private func note(_ text: String) { shared.withLock { $0.notices.append(text) } }
+    private func note(_ text: String) {
+        shared.withLock { $0.notices.append(said(text)) }
+    }
+
+    /// A notice as the status line shows it: the host first when there are several.
+    private func said(_ text: String) -> String { hostLabel.map { "\($0): \(text)" } ?? text }
 
     // MARK: the feed's thread
 

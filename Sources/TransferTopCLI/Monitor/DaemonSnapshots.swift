@@ -9,6 +9,11 @@ import TransferTopUI
 /// counts, not metrics: the phase columns stay empty, and the speed is the monitor's own moving
 /// average over the byte counts, as for local tasks.
 struct DaemonSnapshots {
+    /// The first session id of this daemon's (`DaemonRows.sessionsPerHost` ids from it).
+    var base = DaemonRows.firstSessionID
+    /// Put before each session's name on screen (`hostb/`) when the monitor watches several
+    /// hosts; the daemon's own names stay the keys.
+    var label = ""
     /// Each session's id, kept for the monitor's life so the selection stays on it.
     private(set) var ids: [String: Int] = [:]
     /// When the monitor first saw each task: its metrics' start (the detail pane's age).
@@ -27,7 +32,9 @@ struct DaemonSnapshots {
 
     mutating func id(of name: String) -> Int {
         if let id = ids[name] { return id }
-        let id = DaemonRows.firstSessionID + ids.count
+        // Past the range's end (a hundred thousand sessions) the last id is shared: rows merge,
+        // but no id ever reaches another host's range.
+        let id = base + min(ids.count, DaemonRows.sessionsPerHost - 1)
         ids[name] = id
         return id
     }
@@ -38,7 +45,7 @@ struct DaemonSnapshots {
         statuses.map { s in
             let known = ids[s.name] != nil
             let sid = id(of: s.name)
-            let snapshot = SessionSnapshot(id: sid, name: s.name, kind: .background(identifier: s.name),
+            let snapshot = SessionSnapshot(id: sid, name: label + s.name, kind: .background(identifier: s.name),
                                            state: s.invalidated ? .invalidated : .active, maxConnectionsPerHost: 6,
                                            tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
             noteChanges(snapshot, known: known, now: now)
@@ -74,7 +81,7 @@ struct DaemonSnapshots {
         let queued = t.state == "queued"
         let metrics = TaskMetrics(taskIntervalStart: start, taskIntervalEnd: t.state == "completed" ? start : nil,
                                   transactionMetrics: queued ? [TransactionMetrics(method: "GET", url: t.url, currentPhase: .queued)] : [])
-        return TaskSnapshot(sessionID: sid, sessionName: session, taskIdentifier: Int(clamping: t.number), kind: .download,
+        return TaskSnapshot(sessionID: sid, sessionName: label + session, taskIdentifier: Int(clamping: t.number), kind: .download,
                             state: Self.state(t.state), originalURL: t.url, countOfBytesReceived: Self.bytes(t.bytesReceived),
                             countOfBytesExpectedToReceive: Self.expected(t.bytesExpected), statusCode: t.statusCode, metrics: metrics,
                             error: t.error.map(Self.error),

@@ -12,7 +12,7 @@ public enum MonitorApp {
     /// `daemon`: the background sessions listed beside the run's own (DECISIONS 128).
     public static func run(_ runner: Runner, options: Options, environment: [String: String],
                            stayUntilQuit: Bool, daemon: DaemonFeed? = nil) async -> Int32 {
-        let status = await loop(runner, options: options, environment: environment, daemon: daemon, attached: nil)
+        let status = await loop(runner, options: options, environment: environment, daemons: daemon.map { [$0] } ?? [], attached: nil)
         if !runner.isFinished { Output.shared.error("transfertop: no task stopped for a while after the cancel; ending without the ones left") }
         // After the terminal is back: the summary, for the scrollback.
         Output.shared.line(LineFormat.summary(runner.taskSnapshots(), succeeded: runner.succeeded))
@@ -25,23 +25,23 @@ public enum MonitorApp {
 
 extension MonitorApp {
     /// The UI loop on a thread of its own (ncurses wants one thread); returns its exit status.
-    static func loop(_ runner: Runner, options: Options, environment: [String: String], daemon: DaemonFeed?,
+    static func loop(_ runner: Runner, options: Options, environment: [String: String], daemons: [DaemonFeed],
                      attached: String?) async -> Int32 {
         let ring = EventRing()
         runner.setEventSink { _, event in ring.push(event) }
         let signals = SignalFlag()
         runner.start()
-        daemon?.start()
+        for feed in daemons { feed.start() }
         let status: Int32 = await withCheckedContinuation { c in
             let thread = Thread {
                 let loop = MonitorLoop(runner: runner, ring: ring, options: options, environment: environment, signals: signals,
-                                       daemon: daemon, attached: attached)
+                                       daemons: daemons, attached: attached)
                 c.resume(returning: loop.run())
             }
             thread.stackSize = 8 << 20
             thread.start()
         }
-        daemon?.stop()
+        for feed in daemons { feed.stop() }
         signals.cancel()
         return status
     }
@@ -53,10 +53,29 @@ extension MonitorApp {
                        connected: DaemonClient? = nil) async -> Int32 {
         let runner = Runner(plan: RunPlan(sessions: [], outputDirectory: FileManager.default.currentDirectoryPath), store: nil)
         let feed = DaemonFeed(endpoint: endpoint, session: name, environment: environment, connected: connected)
-        let status = await loop(runner, options: options, environment: environment, daemon: feed, attached: name)
+        let status = await loop(runner, options: options, environment: environment, daemons: [feed], attached: "background session \(name)")
         var host = ""
         if case .ssh(let destination) = endpoint { host = " --host \(destination)" }
         Output.shared.line("detached from background session \(name); its tasks go on in the daemon (transfertop status \(name)\(host))")
+        return status
+    }
+
+    /// `transfertop attach ssh://a ssh://b local`: one monitor over several daemons, each
+    /// session named `host/NAME` and numbered in its daemon's own range of ids, so a key goes
+    /// to the daemon of the selected row. A host that drops keeps its rows, marked
+    /// "daemon gone", and is watched again when it answers. `connected`: per target, the
+    /// connection made before the terminal was taken (nil for this host's daemon).
+    static func attach(_ targets: [AttachTarget], options: Options, paths: DaemonPaths, environment: [String: String],
+                       connected: [DaemonClient?]) async -> Int32 {
+        let runner = Runner(plan: RunPlan(sessions: [], outputDirectory: FileManager.default.currentDirectoryPath), store: nil)
+        let several = targets.count > 1
+        let feeds = targets.indices.map { i in
+            DaemonFeed(endpoint: targets[i].host.map(DaemonEndpoint.ssh) ?? .local(paths), session: targets[i].session,
+                       environment: environment, connected: connected[i], host: several ? (i, targets[i].label) : nil)
+        }
+        let names = targets.map { t in t.session.map { several ? "\(t.label)/\($0)" : $0 } ?? "every session of \(t.label)" }
+        let status = await loop(runner, options: options, environment: environment, daemons: feeds, attached: names.joined(separator: ", "))
+        Output.shared.line("detached from \(names.joined(separator: ", ")); the tasks go on in the daemons")
         return status
     }
 }

@@ -8,7 +8,7 @@ extension MonitorLoop {
     /// Performs what a key asked for on TransferKit and says what happened in the status line.
     func perform(_ effect: Effect) {
         // Keys on the daemon's rows go to the daemon, off this thread (DECISIONS 128).
-        if let daemon, let text = daemon.route(effect) {
+        if let text = daemons.lazy.compactMap({ $0.route(effect) }).first {
             model.statusMessage = text
             return
         }

@@ -29,15 +29,16 @@ final class MonitorLoop {
     /// Frame and key timings for the benchmark (`TRANSFERTOP_FRAME_LOG`), usually nil.
     let frameLog: FrameLog?
 
-    /// Background sessions of the daemon, when listed.
-    let daemon: DaemonFeed?
+    /// Background sessions of the daemon, when listed; of each host's daemon (`attach ssh://a
+    /// ssh://b`), each feed with its own range of session ids.
+    let daemons: [DaemonFeed]
     /// `--slo`: checked each frame against the finished tasks (the header turns red).
     let budgets: [Budget]
 
     init(runner: Runner, ring: EventRing, options: Options, environment: [String: String], signals: SignalFlag,
-         daemon: DaemonFeed? = nil, attached: String? = nil) {
+         daemons: [DaemonFeed] = [], attached: String? = nil) {
         self.runner = runner
-        self.daemon = daemon
+        self.daemons = daemons
         // Checked when the option was read, so it parses here.
         budgets = (try? BudgetParser.parse(options.slo ?? "")) ?? []
         self.ring = ring
@@ -56,7 +57,7 @@ final class MonitorLoop {
         model.utcOffsetSeconds = TimeZone.current.secondsFromGMT()
         model.themeNames = ThemeLoader.availableNames(locator: locator)
         model.attachedSession = attached
-        if let attached { model.statusMessage = "attached to background session \(attached): q detaches, the daemon's tasks go on" }
+        if let attached { model.statusMessage = "attached to \(attached): q detaches, the daemon's tasks go on" }
         loadBindings()
         loadTheme(options.theme)
     }
@@ -140,12 +141,12 @@ final class MonitorLoop {
         model.superseded = runner.supersededTaskIDs  // before apply: the totals leave them out
         model.notStarted = runner.notStartedCount
         // The daemon's rows after the run's own: its latest picture, never a round trip here.
-        let background = daemon?.snapshots(now: model.now) ?? []
-        model.daemonGone = daemon?.isGone ?? false
+        let background = daemons.flatMap { $0.snapshots(now: model.now) }
+        model.goneDaemonSessions = Set(daemons.filter(\.isGone).flatMap(\.sessionIDs))
         model.apply(runner.snapshots() + background, at: seconds(clock.now - start))
-        if let notice = daemon?.takeNotices().last { model.statusMessage = notice }
+        if let notice = daemons.compactMap({ $0.takeNotices().last }).last { model.statusMessage = notice }
         model.segmentMaps = runner.segmentMaps()
-        model.append(ring.drain() + (daemon?.takeEvents() ?? []))
+        model.append(ring.drain() + daemons.flatMap { $0.takeEvents() })
         if let notice = runner.takeNotices().last { model.statusMessage = notice }
         model.expireStatusMessage()
         if !budgets.isEmpty, let stats = runner.statistics {

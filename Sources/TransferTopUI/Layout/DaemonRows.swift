@@ -8,6 +8,9 @@ import TransferModel
 /// the reducer refuses what the daemon cannot do, and the app sends the rest to the daemon.
 public enum DaemonRows {
     public static let firstSessionID = 1_000_000
+    /// Each daemon of a monitor over several hosts numbers its sessions from its own base,
+    /// `firstSessionID + index * sessionsPerHost`, so a session id alone also says whose it is.
+    public static let sessionsPerHost = 100_000
 
     public static func owns(_ sessionID: Int) -> Bool { sessionID >= firstSessionID }
 }

@@ -118,9 +118,9 @@ public struct MonitorModel: Sendable {
     /// Tasks cancelled with `d` whose resume data has not arrived: nil until the task is seen
     /// completed, then when it was (see `holdCancelingWhileResumeDataIsMade`).
     public var awaitingResumeData: [TaskID: Date?] = [:]
-    /// The daemon that served the background rows went away (stopped, killed): the rows keep
-    /// their last state and the sessions pane says "daemon gone" until it is back.
-    public var daemonGone = false
+    /// Background sessions whose daemon went away (stopped, killed, its host unreachable): the
+    /// rows keep their last state and the sessions pane says "daemon gone" until it is back.
+    public var goneDaemonSessions: Set<Int> = []
     /// `transfertop attach NAME`: the monitor watches this background session; `q` detaches.
     public var attachedSession: String?
 

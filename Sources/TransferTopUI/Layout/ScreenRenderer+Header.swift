@@ -110,7 +110,7 @@ extension ScreenRenderer {
         var x = grid.write(TextFit.pad("\(id) \(s.name)", 20, ellipsis: ellipsis(model)), column: 2, row: y, limit: speedColumn)
         x = grid.write(" " + TextFit.pad(s.kind.name, 10), column: x, row: y, role: .dim, limit: speedColumn)
         // A background session whose daemon went away keeps its last rows; the state says so.
-        let gone = model.daemonGone && model.isDaemonSession(s.id)
+        let gone = model.goneDaemonSessions.contains(s.id)
         x = grid.write(" " + TextFit.pad(gone ? "daemon gone" : s.state.rawValue, 12) + " ", column: x, row: y,
                        role: gone ? .error : sessionRole(s.state), limit: speedColumn)
         let counts = model.totals[s.id]?.counts ?? StateCounts(s.tasks)
