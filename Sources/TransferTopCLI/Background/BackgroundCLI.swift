@@ -160,35 +160,26 @@ enum BackgroundCLI {
     static func submit(_ given: Options, environment env: [String: String]) async -> Int32 {
         let out = Output.shared
         guard let name = given.background else { return 2 }
-        if let host = given.backgroundHost { return submitRemote(given, session: name, host: host, environment: env) }
-        var options = given
+        let prepared: (Options, DaemonEndpoint)?
         do {
-            try options.checkBackgroundSubmission()
-            if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
-            // A file this command placed before and the server still has unchanged is skipped
-            // here, as a local rerun skips it (not downloaded again as 'name (1)').
-            let (plan, notes) = await AlreadyComplete.filter(try Preparation.plan(options), store: CompletionStore.standard())
-            for n in notes { out.line("note: \(n)") }
-            options.urls = plan.urlStrings
-            if options.urls.isEmpty {
-                out.line("nothing to submit: every file is already complete")
-                return 0
+            if let host = given.backgroundHost {
+                prepared = try prepareRemote(given, session: name, host: host)
+            } else {
+                prepared = try await prepareLocal(given, environment: env)
             }
-            // The daemon knows a task by its URL (downloads of one URL are merged already).
-            if Set(options.urls).count != options.urls.count { throw UsageError("--background takes each URL once per submission") }
-            options.inputFiles = []
-            options.outputDirectory = plan.outputDirectory
-            options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)
-            options.background = nil
         } catch let e as UsageError {
             out.error(e.message)
             return 2
+        } catch let e as DaemonError {
+            out.error("transfertop: \(e.message)")  // no state directory to find the daemon by
+            return 1
         } catch {
             out.error("transfertop: \(error)")
             return 2
         }
+        guard let (options, endpoint) = prepared else { return 0 }
         do {
-            let client = try DaemonClient.connect(try DaemonPaths.standard(env), start: true)
+            let client = try endpoint.connect(start: true, environment: env)
             guard case .submitted(let session, let numbers) = try client.request(.submit(session: name, options: options)) else { return 1 }
             for (n, url) in zip(numbers, options.urls) { out.line("\(session):\(n) \(Redaction.redactURL(url))") }
             return 0
@@ -197,53 +188,57 @@ enum BackgroundCLI {
             return 1
         }
     }
-}
 
-extension BackgroundCLI {
+    /// This host's daemon: the submission as the daemon needs it, or nil when every file is
+    /// already complete.
+    static func prepareLocal(_ given: Options, environment env: [String: String]) async throws -> (Options, DaemonEndpoint)? {
+        var options = given
+        try options.checkBackgroundSubmission()
+        if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+        // A file this command placed before and the server still has unchanged is skipped
+        // here, as a local rerun skips it (not downloaded again as 'name (1)').
+        let (plan, notes) = await AlreadyComplete.filter(try Preparation.plan(options), store: CompletionStore.standard())
+        for n in notes { Output.shared.line("note: \(n)") }
+        options.urls = plan.urlStrings
+        if options.urls.isEmpty {
+            Output.shared.line("nothing to submit: every file is already complete")
+            return nil
+        }
+        // The daemon knows a task by its URL (downloads of one URL are merged already).
+        if Set(options.urls).count != options.urls.count { throw UsageError("--background takes each URL once per submission") }
+        options.inputFiles = []
+        options.outputDirectory = plan.outputDirectory
+        options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)
+        options.background = nil
+        return (options, .local(try DaemonPaths.standard(env)))
+    }
+
     /// `--background ssh://host/NAME`: the same submission, to that host's daemon through ssh.
     /// Paths are the other host's: nothing is checked on this one's disk (that daemon checks
     /// them, as it checks every submission), and each must be absolute, since this directory
     /// is not there. Lists (`-i`) are read here and their URLs travel; a file this host
     /// placed says nothing about that one's, so no "already complete" check.
-    static func submitRemote(_ given: Options, session name: String, host: String, environment env: [String: String]) -> Int32 {
-        let out = Output.shared
+    static func prepareRemote(_ given: Options, session name: String, host: String) throws -> (Options, DaemonEndpoint) {
         var options = given
-        let destination: SSHDestination
-        do {
-            destination = try SSHDestination.parse(host)
-            try options.checkBackgroundSubmission()
-            guard options.outputDirectory != nil else {
-                throw UsageError("--background \(host)/\(name): name the directory on \(destination.host) with -o /ABSOLUTE/PATH "
-                                 + "(this directory is not there)")
-            }
-            if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
-            var urls = try options.urls.map { t throws(UsageError) in try URLCheck.checkURL(t).absoluteString }
-            urls += try Preparation.inputFileURLs(options)
-            if urls.isEmpty { throw UsageError("nothing to do: no URLs found") }
-            if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
-            options.urls = urls
-            options.inputFiles = []
-            options.background = nil
-            options.backgroundHost = nil
-            do { try options.checkAsReceived() } catch {
-                throw UsageError("--background \(host)/\(name): paths are \(destination.host)'s: \(error.message)")
-            }
-        } catch let e as UsageError {
-            out.error(e.message)
-            return 2
-        } catch {
-            out.error("transfertop: \(error)")
-            return 2
+        let destination = try SSHDestination.parse(host)
+        try options.checkBackgroundSubmission()
+        guard options.outputDirectory != nil else {
+            throw UsageError("--background \(host)/\(name): name the directory on \(destination.host) with -o /ABSOLUTE/PATH "
+                             + "(this directory is not there)")
         }
-        do {
-            let client = try DaemonEndpoint.ssh(destination).connect(start: true, environment: env)
-            guard case .submitted(let session, let numbers) = try client.request(.submit(session: name, options: options)) else { return 1 }
-            for (n, url) in zip(numbers, options.urls) { out.line("\(session):\(n) \(Redaction.redactURL(url))") }
-            return 0
-        } catch {
-            out.error("transfertop: \(error.message)")
-            return 1
+        if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+        var urls = try options.urls.map { t throws(UsageError) in try URLCheck.checkURL(t).absoluteString }
+        urls += try Preparation.inputFileURLs(options)
+        if urls.isEmpty { throw UsageError("nothing to do: no URLs found") }
+        if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
+        options.urls = urls
+        options.inputFiles = []
+        options.background = nil
+        options.backgroundHost = nil
+        do { try options.checkAsReceived() } catch {
+            throw UsageError("--background \(host)/\(name): paths are \(destination.host)'s: \(error.message)")
         }
+        return (options, .ssh(destination))
     }
 }
 
