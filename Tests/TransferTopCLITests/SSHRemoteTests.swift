@@ -126,7 +126,8 @@ import Testing
 
     /// One monitor over two hosts (`attach ssh://hosta ssh://hostb`), in a real terminal: each
     /// row is named host/NAME, a key acts on the selected row's host only, and a host whose
-    /// daemon stops is marked gone while the other goes on, then watched again once it is back.
+    /// daemon is killed is marked gone while the other goes on, then watched again once it is
+    /// back, its download restored and finished byte-exact.
     @Test func oneMonitorWatchesTwoHostsAndKeysGoToTheSelectedRowsHost() async throws {
         let binary = try #require(Binary.path)
         let server = try await LoopbackServer.start()
@@ -166,19 +167,23 @@ import Testing
         screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("running") == true }
         #expect(try await state(hostB, "two") == "running")
 
-        // Host a's daemon stops: its rows are marked gone, host b's are not; back once it runs.
-        let stop = try await Run.binary(["daemon", "stop"], environment: hostA)
-        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)")
+        // Host a's daemon is killed (-9) mid-download: its rows are marked gone, host b's are
+        // not. Started again there, it restores the download, which ends byte-exact.
+        let pid = try #require(DaemonLock.holderPID(try DaemonPaths.standard(hostA).lock))
+        kill(pid, SIGKILL)
         func sessionRow(_ screen: String, _ name: String) -> String {
             screen.split(separator: "\n").map(String.init).first { $0.contains("bg \(name)") } ?? ""
         }
         screen = try await tmux.waitFor { sessionRow($0, "hosta/one").contains("daemon gone") }
         #expect(sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
         #expect(!sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
+        server.openGate(gateA)
         let start = try await Run.binary(["daemon", "start"], environment: hostA)
         #expect(start.status == 0, "\(start.stdout)\(start.stderr)")
-        screen = try await tmux.waitFor { !sessionRow($0, "hosta/one").isEmpty && !sessionRow($0, "hosta/one").contains("daemon gone") }
+        screen = try await tmux.waitFor { Tmux.row($0, "hosta/one:1")?.contains("completed") == true }
         #expect(!sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
+        #expect(Tmux.row(screen, "hosta/one:1")?.contains("ok") == true, "\(screen)")
+        #expect(FileManager.default.contents(atPath: ssh.dir + "/one/3000000") == Data(LoopbackServer.body(size: 3_000_000, seed: 8)))
 
         try await tmux.keys("q")
         screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
