@@ -130,6 +130,14 @@ public final class DaemonFeed: @unchecked Sendable {
             guard let name = name(of: sid) else { return "no background session \(sid)" }
             send(name, nil, .invalidate)
             return "asking the daemon: invalidate \(name)…"
+        case .retry(let id):
+            return change(id.session, Int64(id.task), .retry)
+        case .limitTask(let id, let rate):
+            return change(id.session, Int64(id.task), .rateLimit(rate))
+        case .limitSession(let sid, let rate):
+            return change(sid, nil, .rateLimit(rate))
+        case .connectionsPerHost(let sid, let n):
+            return change(sid, nil, .connectionsPerHost(n))
         case .finishAndInvalidate(let sid), .newTask(_, let sid):
             return DaemonRows.owns(sid) ? "the daemon cannot do that; see ? (Background sessions)" : nil
         default:
@@ -137,7 +145,19 @@ public final class DaemonFeed: @unchecked Sendable {
         }
     }
 
+    /// `a`, `l`, `L`, `+` and `-` on a background row: `control … retry|limit|connections`.
+    private func change(_ sid: Int, _ task: Int64?, _ change: BackgroundChange) -> String? {
+        guard DaemonRows.owns(sid) else { return nil }
+        guard let name = name(of: sid) else { return "no background session \(sid)" }
+        send(name, task, request: .change(session: name, task: task, change: change))
+        return "asking the daemon: \(task.map { "\(name):\($0)" } ?? name)…"
+    }
+
     private func send(_ name: String, _ task: Int64?, _ action: BackgroundAction) {
+        send(name, task, request: .control(session: name, task: task, action: action))
+    }
+
+    private func send(_ name: String, _ task: Int64?, request: DaemonRequest) {
         shared.withLock { $0.keysPending += 1 }
         keys.async { [self] in
             defer { shared.withLock { $0.keysPending -= 1 } }
@@ -148,7 +168,7 @@ public final class DaemonFeed: @unchecked Sendable {
                     client = try endpoint.connect(start: false, environment: environment, interactive: false)
                     shared.withLock { $0.controlClient = client }
                 }
-                let reply = try client.request(.control(session: name, task: task, action: action))
+                let reply = try client.request(request)
                 if case .ok(let text) = reply { note("daemon, \(label): \(text)") }
             } catch {
                 // A refusal and a daemon gone look alike here: the next key connects afresh.
