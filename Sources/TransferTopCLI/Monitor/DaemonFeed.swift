@@ -39,6 +39,9 @@ public final class DaemonFeed: @unchecked Sendable {
         var controlClient: DaemonClient?
         /// The caller's connection, used by the first watch (`init(…connected:)`).
         var handedOver: DaemonClient?
+        /// Session limits this monitor set and the daemon took (`control … limit|connections`):
+        /// its pictures do not carry them, so the header shows these (DECISIONS 178).
+        var limits: [String: (perHost: Int?, rate: Int64?)] = [:]
     }
 
     private let shared = Locked(Shared())
@@ -92,7 +95,19 @@ public final class DaemonFeed: @unchecked Sendable {
     // MARK: the UI thread's side
 
     /// The latest picture as snapshots (converted by the feed's thread when it came).
-    func snapshots(now: Date) -> [SessionSnapshot] { shared.withLock { $0.sessions } }
+    func snapshots(now: Date) -> [SessionSnapshot] {
+        shared.withLock { s in
+            guard !s.limits.isEmpty else { return s.sessions }
+            return s.sessions.map { session in
+                guard let set = s.limits[session.name] else { return session }
+                var shown = session
+                if let n = set.perHost { shown.maxConnectionsPerHost = n }
+                if let r = set.rate { shown.rateLimit = r }
+                shown.limitsChanged = true
+                return shown
+            }
+        }
+    }
 
     /// State changes seen between pictures, for the event log (UI thread).
     func takeEvents() -> [TransferEvent] { shared.withLock { s in defer { s.events = [] }; return s.events } }
@@ -169,7 +184,10 @@ public final class DaemonFeed: @unchecked Sendable {
                     shared.withLock { $0.controlClient = client }
                 }
                 let reply = try client.request(request)
-                if case .ok(let text) = reply { note("daemon, \(label): \(text)") }
+                if case .ok(let text) = reply {
+                    note("daemon, \(label): \(text)")
+                    if case .change(_, nil, let change) = request { taken(change, for: name) }
+                }
             } catch {
                 // A refusal and a daemon gone look alike here: the next key connects afresh.
                 let text = "daemon, \(label): \(error.message)"
@@ -178,6 +196,17 @@ public final class DaemonFeed: @unchecked Sendable {
                     s.notices.append(text)
                     s.keyFailures.append(text)
                 }
+            }
+        }
+    }
+
+    /// A session limit the daemon took, for `snapshots(now:)`.
+    private func taken(_ change: BackgroundChange, for name: String) {
+        shared.withLock { s in
+            switch change {
+            case .connectionsPerHost(let n): s.limits[name, default: (nil, nil)].perHost = n
+            case .rateLimit(let r): s.limits[name, default: (nil, nil)].rate = r
+            case .retry: break
             }
         }
     }
