@@ -105,4 +105,26 @@ import Testing
         server.openGate(gate)
         try await waitForCount("eight completions", reaches: 8) { done.value }
     }
+
+    /// An upload's limit is libcurl's `CURLOPT_MAX_SEND_SPEED_LARGE` (set before it starts
+    /// here: the server has no gate for request bodies); `/echo` reads the body as it comes.
+    @Test func anUploadsLimitPacesWhatItSends() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig())
+        defer { session.finishTasksAndInvalidate() }
+        let size = 2_000_000
+        let result = Box<Int>()
+        let task = session.uploadTask(with: TransferRequest(url: url("\(server.httpBase)/echo"), httpMethod: "PUT"),
+                                      from: expectedBody(size)) { d, _, e in result.set(e == nil ? d?.count ?? -1 : -1) }
+        let limit: Int64 = 1_000_000
+        task.rateLimit = limit
+        let started = ContinuousClock.now
+        task.resume()
+        #expect(try await result.wait() > 0)
+        let elapsed = ContinuousClock.now - started
+        print("upload limit \(limit) B/s: \(size) bytes sent in \(elapsed)")
+        #expect(task.countOfBytesSent == Int64(size))
+        // At the limit, with 512 KiB of slack for what libcurl sends between its rate checks.
+        #expect(elapsed >= .milliseconds(Int(Double(size - 524_288) / Double(limit) * 900)), "\(elapsed)")
+    }
 }
