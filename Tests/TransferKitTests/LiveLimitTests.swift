@@ -127,4 +127,23 @@ import Testing
         // At the limit, with 512 KiB of slack for what libcurl sends between its rate checks.
         #expect(elapsed >= .milliseconds(Int(Double(size - 524_288) / Double(limit) * 900)), "\(elapsed)")
     }
+
+    /// A transfer the engine pauses for its limit is not idle: a limit far below what one
+    /// libcurl write brings (8 kB/s: a 16 KiB write is two seconds of debt) pauses it for longer than its
+    /// one-second request timeout, which must not end it.
+    @Test func aPauseForTheLimitIsNotAnIdleTimeout() async throws {
+        let server = try await TestServer.get()
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 1 })
+        defer { session.finishTasksAndInvalidate() }
+        let size = 40_000
+        let result = Box<(Int, TransferError?)>()
+        let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/\(size)"))) { d, _, e in
+            result.set((d?.count ?? -1, e))
+        }
+        task.rateLimit = 8_000
+        task.resume()
+        let (count, error) = try await result.wait()
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(count == size)
+    }
 }
