@@ -17,6 +17,8 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
     case follow(session: String, after: Int64, untilDone: Bool)
     /// A key of the monitor on a background task, or on every task of the session (nil).
     case control(session: String, task: Int64?, action: BackgroundAction)
+    /// `control NAME retry|limit|connections`: a change to a running session or task.
+    case change(session: String, task: Int64?, change: BackgroundChange)
     /// `transfertop daemon stop`: cancels downloads with resume data, then exits.
     case stop
     /// The monitor's feed (DECISIONS 128): `.status` of the live background sessions (not
@@ -33,6 +35,15 @@ public enum DaemonRequest: Codable, Sendable, Equatable {
 public enum BackgroundAction: String, Codable, Sendable, Equatable, CaseIterable {
     /// `s`, `r`, `d` (cancel keeping resume data), `c` (cancel), `X` (invalidate the session).
     case suspend, resume, cancelWithResumeData, cancel, invalidate
+}
+
+/// Control while a background session runs (DECISIONS 178): retry a failed task, a bandwidth
+/// limit for a task or the whole session, the session's connections per host.
+public enum BackgroundChange: Codable, Sendable, Equatable {
+    case retry
+    /// Bytes per second, 0 for none.
+    case rateLimit(Int64)
+    case connectionsPerHost(Int)
 }
 
 public enum DaemonReply: Codable, Sendable, Equatable {

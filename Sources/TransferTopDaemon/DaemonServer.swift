@@ -93,6 +93,8 @@ package enum DaemonServer {
                     try host.follow(session, after: after, untilDone: untilDone, on: channel)
                 case .control(let session, let task, let action):
                     try channel.send(answer { .ok(try host.control(session, task: task, action: action)) })
+                case .change(let session, let task, let change):
+                    try channel.send(answer { .ok(try host.change(session, task: task, change)) })
                 case .stop:
                     try channel.send(DaemonReply.ok("stopping"))
                     stop()

@@ -21,6 +21,12 @@ enum EngineCommand: Sendable {
     case bodyStream(TransferTask, SendableStream?)
     /// A streamed body has bytes again.
     case bodyReady(TransferTask)
+    /// A task's own bandwidth limit in bytes per second, each direction (0: none).
+    case rateLimit(TransferTask, Int64)
+    /// The session's bandwidth limit, shared among its transfers (0: none).
+    case sessionRateLimit(Int64)
+    /// The session's connections per host (`CURLMOPT_MAX_HOST_CONNECTIONS`), at least 1.
+    case connectionsPerHost(Int)
     case shutdown(DispatchSemaphore)
 
     var task: TransferTask? {
@@ -28,8 +34,8 @@ enum EngineCommand: Sendable {
         case .start(let t, _), .suspend(let t), .resume(let t), .cancel(let t, _, _),
              .disposition(let t, _), .redirect(let t, _), .challenge(let t, _, _), .trust(let t, _),
              .drained(let t), .bodyStream(let t, _),
-             .bodyReady(let t): return t
-        case .shutdown: return nil
+             .bodyReady(let t), .rateLimit(let t, _): return t
+        case .sessionRateLimit, .connectionsPerHost, .shutdown: return nil
         }
     }
 }

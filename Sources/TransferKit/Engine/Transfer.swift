@@ -9,7 +9,14 @@ final class Transfer {
     /// Reassigned once, when a data task becomes a download task.
     var task: TransferTask
     unowned let engine: TransferEngine
-    var easy: EasyHandle
+    /// A new or reset handle has no speed limit: the next `rebalanceRates` sets it.
+    var easy: EasyHandle { didSet { appliedRateLimit = 0 } }
+    /// The limit it has now (0: none): `MAX_SEND_SPEED_LARGE` on the handle for what it
+    /// sends, `rateGuard` for what it receives (TransferEngine+Limits.swift).
+    var appliedRateLimit: Int64 = 0
+    var rateGuard = RateGuard()
+    /// The write callback paused it for `rateGuard`; the timer scan lets it go on.
+    var ratePaused = false
     var request: TransferRequest
     /// This hop's scheme (set up by `makeEasy`): http(s) parse a status line and headers; the
     /// others get a response made from what libcurl knows (TransferEngine+Schemes).

@@ -172,6 +172,10 @@ extension Transfer {
         if !scheme.needsHost { return receiveLocalBody(bytes) }
         if flow.isSuspended { return Int(CURL_WRITEFUNC_PAUSE) }
         let now = Monotonic.now()
+        if !rateGuard.admits(bytes.count, now: now) {
+            ratePaused = true
+            return Int(CURL_WRITEFUNC_PAUSE)  // libcurl keeps these bytes and stops reading
+        }
         lastActivity = now
         lastByteAt = now
         touch()

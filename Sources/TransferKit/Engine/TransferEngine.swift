@@ -50,6 +50,13 @@ final class TransferEngine: @unchecked Sendable {
     var allSuspended = false
     /// Each host's handles in the multi and the engine's queue for the rest (HostSlots).
     var slots: HostSlots<Transfer>
+    /// The session's bandwidth limit and how it is shared (TransferEngine+Limits.swift).
+    var rates = RateShares()
+    /// Tasks given a limit of their own, kept until they end (the task is held so its
+    /// identifier is not reused meanwhile).
+    var taskRateLimits: [ObjectIdentifier: (task: TransferTask, limit: Int64)] = [:]
+    /// Some handle may have a limit set: the limits are looked at again at each change.
+    var ratesInUse = false
     /// Transfers pausing before another connection attempt (ConnectivityRetry.swift).
     var connectivity: ConnectivityRetry
     /// Makes the files downloads are written to (DownloadFiles.swift); any thread.
@@ -191,6 +198,9 @@ final class TransferEngine: @unchecked Sendable {
         case .drained(let task): transfers[ObjectIdentifier(task)].map(drained)
         case .bodyStream(let task, let s): transfers[ObjectIdentifier(task)].map { bodyStreamArrived($0, s?.stream) }
         case .bodyReady(let task): transfers[ObjectIdentifier(task)].map(bodyReady)
+        case .rateLimit(let task, let limit): setRateLimit(task, limit)
+        case .sessionRateLimit(let limit): setSessionRateLimit(limit)
+        case .connectionsPerHost(let n): setConnectionsPerHost(n)
         case .shutdown: break
         }
     }
@@ -245,6 +255,9 @@ final class TransferEngine: @unchecked Sendable {
         if !connectivity.waiters.isEmpty { next = min(next, retryConnectivityWaiters(now: now)) }
         nextDeadline = next
         allSuspended = !anyRunning
+        // Suspends, resumes and new connections since the last scan change the shares.
+        rebalanceRates()
+        releaseRatePauses(now: Monotonic.now())
         for (t, e) in expired {
             recorder.recordInterruptedHop(t, e)
             detach(t)
@@ -296,6 +309,7 @@ final class TransferEngine: @unchecked Sendable {
             t.flow.attached()
             inMultiTransfers[ObjectIdentifier(t)] = t
             slots.attached(key)
+            rebalanceRates()
         } else {
             // Never dropped in silence: a task whose handle libcurl refused (out of memory, or
             // a call from inside one of its callbacks, CURLM_RECURSIVE_API_CALL) fails.
@@ -312,6 +326,7 @@ final class TransferEngine: @unchecked Sendable {
         perform(actions, t)
         slots.detached(key)
         promoteWaiting(key)
+        rebalanceRates()
     }
 
     /// A connected transfer was suspended: it keeps its handle but not its host's slot.

@@ -46,6 +46,10 @@ public final class TransferSession: @unchecked Sendable {
         /// `completeInvalidation` has begun (it runs once).
         var invalidationCompleting = false
         var observers: [any TransferObserver] = []
+        /// Changed while the session runs (TransferSession+Limits.swift).
+        var maximumConnectionsPerHost: Int
+        var rateLimit: Int64 = 0
+        var limitsChanged = false
     }
 
     private static let ids = Atomic<Int>(0)
@@ -93,7 +97,8 @@ public final class TransferSession: @unchecked Sendable {
         self.sessionID = id
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
-        self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate))
+        self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate,
+                                       maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost))
         let cookies = TransferCookieStorage.forConfiguration(configuration)
         // A cookie file is the session's, in memory (DECISIONS 109): imported into the shared
         // persistent store it would be sent by every later run, as curl never does.
@@ -190,9 +195,11 @@ public final class TransferSession: @unchecked Sendable {
     }
 
     public func snapshot() -> SessionSnapshot {
-        let (state, name, nameVersion, tasks) = core.withLock { ($0.state, $0.name, $0.nameVersion, $0.tasks) }
+        let (state, name, nameVersion, tasks, perHost, rate, changed) = core.withLock {
+            ($0.state, $0.name, $0.nameVersion, $0.tasks, $0.maximumConnectionsPerHost, $0.rateLimit, $0.limitsChanged)
+        }
         return SessionSnapshot(id: sessionID, name: name, kind: configuration.kind, state: state,
-                               maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                               maxConnectionsPerHost: perHost, rateLimit: rate, limitsChanged: changed,
                                tasks: tasks.map { $0.snapshot(sessionName: name, nameVersion: nameVersion) })
     }
 

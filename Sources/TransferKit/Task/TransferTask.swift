@@ -123,7 +123,8 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
                 countOfBytesExpectedToReceive: c.countOfBytesExpectedToReceive, countOfBytesSent: c.countOfBytesSent,
                 countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response.flatMap { $0.hasStatusCode ? $0.statusCode : nil },
                 networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error,
-                isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath)
+                isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath,
+                rateLimit: c.rateLimit)
             c.snapshotCache = (c.version, nameVersion, made)
             return made
         }

@@ -32,6 +32,7 @@ public struct TaskSnapshot: Sendable, Equatable, Identifiable {
         var isResumable: Bool
         var resumeOffset: Int64?
         var outputPath: String?
+        var rateLimit: Int64
     }
 
     /// Mutated only when uniquely referenced (`update`), so sharing it is safe.
@@ -141,6 +142,11 @@ public struct TaskSnapshot: Sendable, Equatable, Identifiable {
         get { storage.fields.outputPath }
         set { update { $0.outputPath = newValue } }
     }
+    /// The task's own bandwidth limit in bytes per second (0: none), set while it runs.
+    public var rateLimit: Int64 {
+        get { storage.fields.rateLimit }
+        set { update { $0.rateLimit = newValue } }
+    }
 
     public init(sessionID: Int, sessionName: String, taskIdentifier: Int, kind: TaskKind,
                 state: TaskState, taskDescription: String? = nil, method: String = "GET",
@@ -148,8 +154,9 @@ public struct TaskSnapshot: Sendable, Equatable, Identifiable {
                 countOfBytesExpectedToReceive: Int64 = -1, countOfBytesSent: Int64 = 0,
                 countOfBytesExpectedToSend: Int64 = -1, statusCode: Int? = nil,
                 networkProtocolName: String? = nil, metrics: TaskMetrics, error: TransferError? = nil,
-                isResumable: Bool = false, resumeOffset: Int64? = nil, outputPath: String? = nil) {
-        storage = Storage(Fields(sessionID: sessionID, sessionName: sessionName, taskIdentifier: taskIdentifier, kind: kind, state: state, taskDescription: taskDescription, method: method, originalURL: originalURL, currentURL: currentURL ?? originalURL, countOfBytesReceived: countOfBytesReceived, countOfBytesExpectedToReceive: countOfBytesExpectedToReceive, countOfBytesSent: countOfBytesSent, countOfBytesExpectedToSend: countOfBytesExpectedToSend, statusCode: statusCode, networkProtocolName: networkProtocolName, metrics: metrics, error: error, isResumable: isResumable, resumeOffset: resumeOffset, outputPath: outputPath))
+                isResumable: Bool = false, resumeOffset: Int64? = nil, outputPath: String? = nil,
+                rateLimit: Int64 = 0) {
+        storage = Storage(Fields(sessionID: sessionID, sessionName: sessionName, taskIdentifier: taskIdentifier, kind: kind, state: state, taskDescription: taskDescription, method: method, originalURL: originalURL, currentURL: currentURL ?? originalURL, countOfBytesReceived: countOfBytesReceived, countOfBytesExpectedToReceive: countOfBytesExpectedToReceive, countOfBytesSent: countOfBytesSent, countOfBytesExpectedToSend: countOfBytesExpectedToSend, statusCode: statusCode, networkProtocolName: networkProtocolName, metrics: metrics, error: error, isResumable: isResumable, resumeOffset: resumeOffset, outputPath: outputPath, rateLimit: rateLimit))
     }
 }
 
@@ -172,15 +179,22 @@ public struct SessionSnapshot: Sendable, Equatable, Identifiable {
     public var kind: SessionKind
     public var state: SessionState
     public var maxConnectionsPerHost: Int
+    /// The session's bandwidth limit in bytes per second, shared by its transfers (0: none).
+    public var rateLimit: Int64
+    /// A limit (bandwidth, connections per host) was changed while the session ran: the
+    /// monitor's header shows them from then on.
+    public var limitsChanged: Bool
     public var tasks: [TaskSnapshot]
 
     public init(id: Int, name: String, kind: SessionKind, state: SessionState,
-                maxConnectionsPerHost: Int, tasks: [TaskSnapshot]) {
+                maxConnectionsPerHost: Int, rateLimit: Int64 = 0, limitsChanged: Bool = false, tasks: [TaskSnapshot]) {
         self.id = id
         self.name = name
         self.kind = kind
         self.state = state
         self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.rateLimit = rateLimit
+        self.limitsChanged = limitsChanged
         self.tasks = tasks
     }
 }

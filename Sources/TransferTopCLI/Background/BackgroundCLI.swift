@@ -100,6 +100,9 @@ enum BackgroundCLI {
             case .control(let session, let action, let task):
                 let client = try endpoint.connect(start: true, environment: env)
                 if case .ok(let text) = try client.request(.control(session: session, task: task, action: action)) { out.line(text) }
+            case .change(let session, let change, let task):
+                let client = try endpoint.connect(start: true, environment: env)
+                if case .ok(let text) = try client.request(.change(session: session, task: task, change: change)) { out.line(text) }
             }
             return 0
         } catch let e as DaemonError {

@@ -3,6 +3,7 @@ import BackgroundWire
 import TransferKit
 import TransferTopDaemon
 import TransferTopRun
+import TransferTopUI
 
 /// What a background command asks; `BackgroundCLI` carries it out.
 public enum BackgroundCommand: Sendable, Equatable {
@@ -13,6 +14,8 @@ public enum BackgroundCommand: Sendable, Equatable {
     /// `attach ssh://a ssh://b local`: several daemons' sessions in one monitor.
     case attachMany(targets: [AttachTarget], options: Options)
     case control(session: String, action: BackgroundAction, task: Int64?)
+    /// `control NAME retry TASK`, `limit [TASK] RATE`, `connections N` (DECISIONS 178).
+    case change(session: String, change: BackgroundChange, task: Int64?)
     case daemon(DaemonAction)
     /// `--host ssh://…` (or `attach ssh://host/NAME`): the command, answered by that host's
     /// daemon through ssh.
@@ -162,27 +165,70 @@ struct AttachCommand: ParsableCommand, CommandPlanning {
 struct ControlCommand: ParsableCommand, CommandPlanning {
     static let configuration = CommandConfiguration(
         commandName: "control",
-        abstract: "Act on a background task, or on every task of the session: suspend, resume, cancel-with-resume-data, cancel, or invalidate the session (the monitor's s, r, d, c and X).")
+        abstract: "Act on a background task, or on every task of the session: suspend, resume, cancel-with-resume-data, cancel, or invalidate the session (the monitor's s, r, d, c and X); retry TASK, limit [TASK] RATE, connections N (a, l and L, + and -).")
     @ParentCommand var root: TransferTopCommand
     @Argument(help: ArgumentHelp("The background session.", valueName: "NAME")) var session: String
-    @Argument(help: ArgumentHelp("suspend, resume, cancel-with-resume-data, cancel or invalidate.", valueName: "ACTION")) var action: String
-    @Argument(help: ArgumentHelp("The task number (from --background or status; default: every unfinished task).", valueName: "TASK")) var task: String?
+    @Argument(help: ArgumentHelp("suspend, resume, cancel-with-resume-data, cancel, invalidate, retry, limit or connections.", valueName: "ACTION")) var action: String
+    @Argument(help: ArgumentHelp("The task number (from --background or status; default: every unfinished task); for connections, the connections per host; for limit without a task, the RATE.", valueName: "TASK")) var task: String?
+    @Argument(help: ArgumentHelp("For limit TASK RATE: bytes per second, with K, M or G (500K, 2M), 0 for none.", valueName: "RATE")) var rate: String?
     @Option(help: hostHelp) var host: String?
 
+    static let usage = "control NAME ACTION [TASK] [--host ssh://HOST]; control NAME limit [TASK] RATE; control NAME connections N"
+
     func command() throws(UsageError) -> Command {
-        try noTransferOptions(root, "control NAME ACTION [TASK] [--host ssh://HOST]")
+        try noTransferOptions(root, Self.usage)
+        let name = try BackgroundName.check(session, "control")
+        switch action {
+        case "retry", "limit", "connections": return try onHost(host, .change(session: name, change: try change(), task: try changedTask()), "control")
+        default: break
+        }
         let names: [String: BackgroundAction] = ["suspend": .suspend, "resume": .resume, "cancel-with-resume-data": .cancelWithResumeData,
                                                   "cancel": .cancel, "invalidate": .invalidate]
         guard let a = names[action] else {
-            throw UsageError("control: ACTION is suspend, resume, cancel-with-resume-data, cancel or invalidate, not '\(SafeQuote.quote(action, limit: 30))'")
+            throw UsageError("control: ACTION is suspend, resume, cancel-with-resume-data, cancel, invalidate, retry, limit or connections, not '\(SafeQuote.quote(action, limit: 30))'")
         }
+        guard rate == nil else { throw UsageError("control: \(action) takes at most a TASK, not '\(SafeQuote.quote(rate ?? "", limit: 30))' after it") }
         var number: Int64? = nil
         if let task {
-            guard let n = Int64(task), n >= 1 else { throw UsageError("control: TASK is a task number (1, 2, ...), not '\(SafeQuote.quote(task, limit: 30))'") }
+            number = try Self.taskNumber(task)
             guard a != .invalidate else { throw UsageError("control: invalidate acts on the whole session; give no TASK") }
-            number = n
         }
-        return try onHost(host, .control(session: try BackgroundName.check(session, "control"), action: a, task: number), "control")
+        return try onHost(host, .control(session: name, action: a, task: number), "control")
+    }
+
+    static func taskNumber(_ text: String) throws(UsageError) -> Int64 {
+        guard let n = Int64(text), n >= 1 else { throw UsageError("control: TASK is a task number (1, 2, ...), not '\(SafeQuote.quote(text, limit: 30))'") }
+        return n
+    }
+
+    /// What `retry`, `limit` and `connections` ask, checked here (exit 2 before any daemon).
+    private func change() throws(UsageError) -> BackgroundChange {
+        switch action {
+        case "retry":
+            guard task != nil else { throw UsageError("control: retry takes the TASK to retry: control NAME retry TASK") }
+            guard rate == nil else { throw UsageError("control: retry takes one TASK") }
+            return .retry
+        case "limit":
+            guard let text = rate ?? task else { throw UsageError("control: limit takes a RATE: control NAME limit [TASK] RATE (500K, 2M, 0 for none)") }
+            guard let bytes = RateText.parse(text) else { throw UsageError("control: \(RateText.refusal(text))") }
+            return .rateLimit(bytes)
+        default:
+            guard let text = task, let n = Int(text), (1...OptionBounds.connectionsPerHost.upperBound).contains(n) else {
+                throw UsageError("control: connections takes a number of connections per host from 1 to \(OptionBounds.connectionsPerHost.upperBound), not '\(SafeQuote.quote(task ?? "", limit: 30))'")
+            }
+            guard rate == nil else { throw UsageError("control: connections takes one number") }
+            return .connectionsPerHost(n)
+        }
+    }
+
+    /// The task a change is for: retry's TASK, limit's TASK when a RATE follows it.
+    private func changedTask() throws(UsageError) -> Int64? {
+        switch action {
+        case "retry", "limit":
+            guard let task, action == "retry" || rate != nil else { return nil }
+            return try Self.taskNumber(task)
+        default: return nil
+        }
     }
 }
 

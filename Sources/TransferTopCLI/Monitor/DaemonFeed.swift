@@ -39,6 +39,9 @@ public final class DaemonFeed: @unchecked Sendable {
         var controlClient: DaemonClient?
         /// The caller's connection, used by the first watch (`init(…connected:)`).
         var handedOver: DaemonClient?
+        /// Session limits this monitor set and the daemon took (`control … limit|connections`):
+        /// its pictures do not carry them, so the header shows these (DECISIONS 178).
+        var limits: [String: (perHost: Int?, rate: Int64?)] = [:]
     }
 
     private let shared = Locked(Shared())
@@ -105,7 +108,20 @@ public final class DaemonFeed: @unchecked Sendable {
     // MARK: the UI thread's side
 
     /// The latest picture as snapshots (converted by the feed's thread when it came).
-    func snapshots(now: Date) -> [SessionSnapshot] { shared.withLock { $0.sessions } }
+    func snapshots(now: Date) -> [SessionSnapshot] {
+        shared.withLock { s in
+            guard !s.limits.isEmpty else { return s.sessions }
+            return s.sessions.map { session in
+                // Limits are kept by the daemon's name of the session, not the shown one.
+                guard let name = s.names[session.id], let set = s.limits[name] else { return session }
+                var shown = session
+                if let n = set.perHost { shown.maxConnectionsPerHost = n }
+                if let r = set.rate { shown.rateLimit = r }
+                shown.limitsChanged = true
+                return shown
+            }
+        }
+    }
 
     /// State changes seen between pictures, for the event log (UI thread).
     func takeEvents() -> [TransferEvent] { shared.withLock { s in defer { s.events = [] }; return s.events } }
@@ -146,6 +162,14 @@ public final class DaemonFeed: @unchecked Sendable {
             guard let name = name(of: sid) else { return "no background session \(sid)" }
             send(name, nil, .invalidate)
             return "asking the daemon: invalidate \(name)…"
+        case .retry(let id):
+            return change(id.session, Int64(id.task), .retry)
+        case .limitTask(let id, let rate):
+            return change(id.session, Int64(id.task), .rateLimit(rate))
+        case .limitSession(let sid, let rate):
+            return change(sid, nil, .rateLimit(rate))
+        case .connectionsPerHost(let sid, let n):
+            return change(sid, nil, .connectionsPerHost(n))
         case .finishAndInvalidate(let sid), .newTask(_, let sid):
             return owns(sid) ? "the daemon cannot do that; see ? (Background sessions)" : nil
         default:
@@ -153,7 +177,19 @@ public final class DaemonFeed: @unchecked Sendable {
         }
     }
 
+    /// `a`, `l`, `L`, `+` and `-` on a background row: `control … retry|limit|connections`.
+    private func change(_ sid: Int, _ task: Int64?, _ change: BackgroundChange) -> String? {
+        guard owns(sid) else { return nil }
+        guard let name = name(of: sid) else { return "no background session \(sid)" }
+        send(name, task, request: .change(session: name, task: task, change: change))
+        return "asking the daemon: \(task.map { "\(name):\($0)" } ?? name)…"
+    }
+
     private func send(_ name: String, _ task: Int64?, _ action: BackgroundAction) {
+        send(name, task, request: .control(session: name, task: task, action: action))
+    }
+
+    private func send(_ name: String, _ task: Int64?, request: DaemonRequest) {
         shared.withLock { $0.keysPending += 1 }
         keys.async { [self] in
             defer { shared.withLock { $0.keysPending -= 1 } }
@@ -164,8 +200,11 @@ public final class DaemonFeed: @unchecked Sendable {
                     client = try endpoint.connect(start: false, environment: environment, interactive: false)
                     shared.withLock { $0.controlClient = client }
                 }
-                let reply = try client.request(.control(session: name, task: task, action: action))
-                if case .ok(let text) = reply { note("daemon, \(label): \(text)") }
+                let reply = try client.request(request)
+                if case .ok(let text) = reply {
+                    note("daemon, \(label): \(text)")
+                    if case .change(_, nil, let change) = request { taken(change, for: name) }
+                }
             } catch {
                 // A refusal and a daemon gone look alike here: the next key connects afresh.
                 let text = said("daemon, \(label): \(error.message)")
@@ -174,6 +213,17 @@ public final class DaemonFeed: @unchecked Sendable {
                     s.notices.append(text)
                     s.keyFailures.append(text)
                 }
+            }
+        }
+    }
+
+    /// A session limit the daemon took, for `snapshots(now:)`.
+    private func taken(_ change: BackgroundChange, for name: String) {
+        shared.withLock { s in
+            switch change {
+            case .connectionsPerHost(let n): s.limits[name, default: (nil, nil)].perHost = n
+            case .rateLimit(let r): s.limits[name, default: (nil, nil)].rate = r
+            case .retry: break
             }
         }
     }

@@ -38,6 +38,11 @@ extension MonitorLoop {
         case .exportCSV: exportCSV()
         case .loadTheme(let name): loadTheme(name)
         case .quit: beginQuit("quit")
+        case .retry(let id):
+            model.statusMessage = runner.retry(id) ?? "task \(id): trying again"
+        case .limitTask(let id, let rate): withTask(id) { $0.rateLimit = rate }
+        case .limitSession(let sid, let rate): withSession(sid) { $0.rateLimit = rate }
+        case .connectionsPerHost(let sid, let n): withSession(sid) { $0.maximumConnectionsPerHost = n }
         }
     }
 

@@ -76,6 +76,27 @@ extension Runner {
         }
     }
 
+    /// `a` and `control … retry`: a task that failed or was cancelled, again, as aria2's
+    /// retry: from its resume data when it has some (as `R`), else from its plan (a download
+    /// with a partial file on disk continues it). The new task continues the old one's row.
+    /// Returns why not, if not.
+    public func retry(_ id: TaskID) -> String? {
+        if let next = state.withLock({ $0.continuedAs[id] }) { return "task \(id) is already being retried as task \(next)" }
+        guard let (task, plan) = state.withLock({ s in s.tasks[id].flatMap { t in s.plans[id].map { (t, $0) } } }) else {
+            return "task \(id) is not known to this run"
+        }
+        let snapshot = task.snapshot()
+        guard snapshot.state == .completed, !succeeded(snapshot) else {
+            return snapshot.state == .completed ? "task \(id) completed; there is nothing to retry" : "task \(id) has not ended"
+        }
+        if hasResumeData(id) || task.error?.resumeData != nil { return resumeFromResumeData(id) }
+        guard let session = sessions.first(where: { $0.sessionID == id.session }) else { return "session \(id.session) is gone" }
+        guard session.state == .active else { return "session \(id.session) is \(session.state.rawValue) and takes no new tasks" }
+        let again = addTask(plan, to: session)
+        state.withLock { $0.continuedAs[id] = TaskID(session: session.sessionID, task: again.taskIdentifier) }
+        return nil
+    }
+
     /// Tracks a task made elsewhere (resume data) like one of ours, and starts it.
     func adopt(_ task: TransferTask, plan tp: TaskPlan, in session: TransferSession) {
         group.enter()

@@ -14,6 +14,11 @@ public enum Action: String, Sendable, Equatable, Hashable, CaseIterable {
     case cancel
     case cancelWithResumeData = "cancel-with-resume-data"
     case resumeFromResumeData = "resume-from-resume-data"
+    case retry
+    case limitTask = "limit-task"
+    case limitSession = "limit-session"
+    case moreConnections = "more-connections"
+    case fewerConnections = "fewer-connections"
     case finishAndInvalidate = "finish-and-invalidate"
     case invalidateAndCancel = "invalidate-and-cancel"
     case newTask = "new-task"
@@ -66,10 +71,15 @@ public enum ActionTable {
         ActionInfo(action: .cancel, defaultKeys: [.char("c"), .function(9)], help: "cancel the selected task", group: "Tasks", hint: "cancel"),
         ActionInfo(action: .cancelWithResumeData, defaultKeys: [.char("d")], help: "cancel a download, keeping resume data", group: "Tasks", hint: "stop+keep"),
         ActionInfo(action: .resumeFromResumeData, defaultKeys: [.char("R")], help: "continue from resume data (as a new task)", group: "Tasks", hint: "continue"),
+        ActionInfo(action: .retry, defaultKeys: [.char("a")], help: "retry a failed or cancelled task", group: "Tasks"),
+        ActionInfo(action: .limitTask, defaultKeys: [.char("l")], help: "limit the task's bandwidth (500K, 2M, 0)", group: "Tasks"),
         ActionInfo(action: .newTask, defaultKeys: [.char("n")], help: "add a task to the session (asks for a URL)", group: "Tasks", hint: "new"),
         ActionInfo(action: .finishAndInvalidate, defaultKeys: [.char("f")], help: "finish the session's tasks, then invalidate", group: "Sessions", hint: "finish"),
         ActionInfo(action: .invalidateAndCancel, defaultKeys: [.char("X")], help: "cancel the session's tasks and invalidate it", group: "Sessions", hint: "kill"),
         ActionInfo(action: .newSession, defaultKeys: [.char("N")], help: "create a new session", group: "Sessions"),
+        ActionInfo(action: .limitSession, defaultKeys: [.char("L")], help: "limit the session's shared bandwidth", group: "Sessions"),
+        ActionInfo(action: .moreConnections, defaultKeys: [.char("+")], help: "one more connection per host (session)", group: "Sessions"),
+        ActionInfo(action: .fewerConnections, defaultKeys: [.char("-")], help: "one connection per host fewer (at least 1)", group: "Sessions"),
         ActionInfo(action: .exportCSV, defaultKeys: [.char("e")], help: "export per-transaction metrics as CSV", group: "Monitor", hint: "csv"),
         ActionInfo(action: .nextTheme, defaultKeys: [.char("t")], help: "switch to the next colour theme", group: "Monitor", hint: "theme"),
         ActionInfo(action: .help, defaultKeys: [.char("?"), .function(1)], help: "show or hide this help", group: "Monitor", hint: "help"),

@@ -7,6 +7,12 @@ public enum Effect: Sendable, Equatable {
     case cancel(TaskID)
     case cancelWithResumeData(TaskID)
     case resumeFromResumeData(TaskID)
+    /// A failed or cancelled task again, as a new attempt (from its resume data if any).
+    case retry(TaskID)
+    /// Bytes per second, 0 for none (TransferKit's `rateLimit`).
+    case limitTask(TaskID, Int64)
+    case limitSession(sessionID: Int, Int64)
+    case connectionsPerHost(sessionID: Int, Int)
     case finishAndInvalidate(sessionID: Int)
     case invalidateAndCancel(sessionID: Int)
     case newTask(url: String, sessionID: Int)

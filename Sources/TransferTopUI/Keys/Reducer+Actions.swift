@@ -129,6 +129,7 @@ extension Reducer {
         switch key {
         case .enter:
             m.prompt = nil
+            if prompt.purpose.asksForRate { return rateAnswer(m, prompt) }
             if case .newTaskURL(let session) = prompt.purpose {
                 let url = prompt.text.trimmingCharacters(in: .whitespaces)
                 if url.isEmpty { m.statusMessage = "no URL given; no task added"; return (m, nil) }

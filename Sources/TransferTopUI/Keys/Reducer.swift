@@ -57,6 +57,8 @@ public enum Reducer {
             return taskAction(m, action)
         case .finishAndInvalidate, .invalidateAndCancel:
             return sessionAction(m, action)
+        case .retry, .limitTask, .limitSession, .moreConnections, .fewerConnections:
+            return liveControl(m, action)
         }
         return (m, nil)
     }

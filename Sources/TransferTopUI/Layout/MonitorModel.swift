@@ -12,6 +12,8 @@ public struct Prompt: Sendable, Equatable {
     public enum Purpose: Sendable, Equatable {
         case filter
         case newTaskURL(sessionID: Int)
+        case taskRateLimit(TaskID)
+        case sessionRateLimit(sessionID: Int)
     }
 
     public var purpose: Purpose

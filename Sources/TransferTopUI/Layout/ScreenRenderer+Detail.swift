@@ -99,6 +99,7 @@ extension ScreenRenderer {
         if t.metrics.redirectCount > 0 { spans.append(Span("  \(t.metrics.redirectCount) redirects", .dim)) }
         if let offset = t.resumeOffset { spans.append(Span("  resumed at \(Units.bytes(offset))", .dim)) }
         if t.isResumable { spans.append(Span("  resumable", .dim)) }
+        if t.rateLimit > 0 { spans.append(Span("  limit \(RateText.shown(t.rateLimit))", .dim)) }
         return spans
     }
 

@@ -23,6 +23,8 @@ extension ScreenRenderer {
         switch purpose {
         case .filter: return "filter: "
         case .newTaskURL(let session): return "new task in session \(session), URL: "
+        case .taskRateLimit(let id): return "limit task \(id) to (500K, 2M, 0 none): "
+        case .sessionRateLimit(let session): return "limit session \(session) to (500K, 2M, 0 none): "
         }
     }
 

@@ -35,12 +35,27 @@ extension ScreenRenderer {
             "transfertop",
             taskCount(model) + (states.isEmpty ? "" : " " + states),
             "\(arrows.0)\(Units.speed(model.rates.down.bytesPerSecond)) \(arrows.1)\(Units.speed(model.rates.up.bytesPerSecond))",
+            limits(model),
             overall(model),
             Units.count(model.sessions.count, "session"),
         ].filter { !$0.isEmpty }
         // The frame time is for whoever tunes the renderer, not for users (`--debug`).
         if model.debug { pieces.append("frame \(frameTime(model.frameTimeMs))") }
         return pieces
+    }
+
+    /// The target session's live limits once one was changed or a task has its own:
+    /// `max 500 KiB/s 3/host 2 limited` (DECISIONS 176-177). Short, and right after the speeds
+    /// it bounds, so it stays on an 80-column header.
+    static func limits(_ model: MonitorModel) -> String {
+        guard let s = model.session(model.targetSessionID) else { return "" }
+        let limited = s.tasks.filter { $0.rateLimit > 0 && $0.state != .completed }.count
+        guard s.limitsChanged || s.rateLimit > 0 || limited > 0 else { return "" }
+        var words: [String] = []
+        if s.rateLimit > 0 { words.append("max \(RateText.shown(s.rateLimit))") }
+        words.append("\(s.maxConnectionsPerHost)/host")
+        if limited > 0 { words.append("\(limited) limited") }
+        return words.joined(separator: " ")
     }
 
     /// `12 tasks`, each URL once (a download continued with R and its continuation are one);

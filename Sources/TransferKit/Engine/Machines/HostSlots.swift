@@ -22,7 +22,8 @@ import TransferModel
 /// suspended tasks do not stop the rest of their host.
 struct HostSlots<Waiter> {
     static var minimumAttached: Int { 6 }
-    let connectionsPerHost: Int
+    /// The session's limit; it may change while transfers run (`TransferEngine+Limits`).
+    var connectionsPerHost: Int
     private(set) var attached: [String: Int] = [:]
     private(set) var released: [String: Int] = [:]
     private var queues: [String: PriorityFIFO<Waiter>] = [:]
@@ -74,6 +75,9 @@ struct HostSlots<Waiter> {
     }
 
     func hasWaiting(_ key: String) -> Bool { queues[key]?.isEmpty == false }
+
+    /// The hosts with transfers queued here.
+    var waitingHosts: [String] { queues.compactMap { $0.value.isEmpty ? nil : $0.key } }
 
     /// Each host's first queued transfer: it stands for its queue in the timer scan.
     var queueHeads: [Waiter] { queues.values.compactMap(\.first) }

@@ -1,0 +1,79 @@
+import Digest
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+import TransferModel
+
+/// `control NAME retry TASK`, `limit [TASK] RATE` and `connections N` against a real daemon
+/// (DECISIONS 178), in the serialized suite of the daemon's tests (one daemon per rig).
+extension BackgroundDaemonTests {
+    /// A limit set while the download is held at a gate paces the rest: only a lower bound on
+    /// the time is checked (a loaded machine only makes it slower).
+    @Test func controlLimitsARunningTaskAndChangesConnectionsPerHost() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let size = 1_000_000
+        #expect(try await rig.run(["--background", "lim", "-o", rig.out, "\(server.httpBase)/bytes/\(size)?seed=3&gate=\(gate)&holdAfter=65536"]).status == 0)
+        try await server.waitForGate(gate)
+        let limit = try await rig.run(["control", "lim", "limit", "1", "100K"])
+        #expect(limit.status == 0, "\(limit.stderr)")
+        #expect(limit.stdout.contains("limit lim:1: 102400 bytes/s"), "\(limit.stdout)")
+        let connections = try await rig.run(["control", "lim", "connections", "3"])
+        #expect(connections.status == 0 && connections.stdout.contains("connections lim: 3 per host"), "\(connections.stdout)\(connections.stderr)")
+        let session = try await rig.run(["control", "lim", "limit", "0"])
+        #expect(session.status == 0 && session.stdout.contains("limit lim: none"), "\(session.stdout)\(session.stderr)")
+        let opened = ContinuousClock.now
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "lim"])
+        let elapsed = ContinuousClock.now - opened
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
+        // All but the first 64 KiB and one 512 KiB receive buffer at 100 KiB/s: over 4 s.
+        #expect(elapsed >= .milliseconds(Int(Double(size - 65_536 - 524_288) / 102_400 * 900)), "\(elapsed)")
+        #expect(Self.sha(rig.out + "/\(size)") == SHA256.hex(Data(LoopbackServer.body(size: size, seed: 3))))
+        // A finished task takes no limit.
+        let late = try await rig.run(["control", "lim", "limit", "1", "1M"])
+        #expect(late.status == 1 && late.stderr.contains("is not running"), "\(late.stderr)")
+    }
+
+    /// A download that failed (404) is retried under its number once the file exists, and
+    /// `wait` then ends in success; a task that completed ok is not retried.
+    @Test func controlRetryRunsAFailedTaskAgainUnderItsNumber() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let name = "late-\(UUID().uuidString.prefix(8)).bin"
+        #expect(try await rig.run(["--background", "rt", "-o", rig.out, "\(server.httpBase)/files/\(name)"]).status == 0)
+        let first = try await rig.run(["wait", "rt"])
+        #expect(first.status == 1 && first.stdout.contains("rt:1 completed"), "\(first.stdout)\(rig.log)")
+        let running = try await rig.run(["control", "rt", "retry", "2"])
+        #expect(running.status == 1 && running.stderr.contains("no task rt:2"), "\(running.stderr)")
+        server.setFile(name, size: 200_000, seed: 6)
+        let retry = try await rig.run(["control", "rt", "retry", "1"])
+        #expect(retry.status == 0 && retry.stdout.contains("retry rt:1: started again"), "\(retry.stdout)\(retry.stderr)\(rig.log)")
+        let again = try await rig.run(["wait", "rt"])
+        #expect(again.status == 0 && again.stdout.contains("rt:1 completed ok 200"), "\(again.stdout)\(again.stderr)\(rig.log)")
+        #expect(Self.sha(rig.out + "/" + name) == SHA256.hex(Data(LoopbackServer.body(size: 200_000, seed: 6))))
+        let twice = try await rig.run(["control", "rt", "retry", "1"])
+        #expect(twice.status == 1 && twice.stderr.contains("nothing to retry"), "\(twice.stderr)")
+    }
+
+    @Test(arguments: [
+        (["control", "s", "limit", "fast"], "control: a rate is bytes per second"),
+        (["control", "s", "limit"], "control: limit takes a RATE"),
+        (["control", "s", "limit", "x", "2M"], "control: TASK is a task number"),
+        (["control", "s", "connections", "0"], "control: connections takes a number of connections per host from 1"),
+        (["control", "s", "connections"], "control: connections takes a number"),
+        (["control", "s", "retry"], "control: retry takes the TASK"),
+        (["control", "s", "suspend", "1", "2"], "control: suspend takes at most a TASK"),
+    ])
+    func controlChangesRefuseBadInputWithExitTwo(_ args: [String], _ message: String) async throws {
+        let rig = try Rig()
+        let r = try await rig.run(args)
+        #expect(r.status == 2, "\(args): \(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains(message), "\(args): \(r.stderr)")
+        #expect(rig.daemonPID == nil, "a usage error started a daemon")
+    }
+}

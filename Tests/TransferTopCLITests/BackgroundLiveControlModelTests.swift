@@ -1,0 +1,33 @@
+import BackgroundWire
+import Foundation
+import Testing
+import TransferModel
+@testable import TransferTopCLI
+@testable import TransferTopDaemon
+@testable import TransferTopUI
+
+/// The live-control keys on the daemon's rows (DECISIONS 178): the same effects as on local
+/// rows, which the feed sends as `control … retry|limit|connections`.
+@Suite struct BackgroundLiveControlModelTests {
+    @Test func liveKeysOnBackgroundRowsBecomeDaemonEffects() {
+        var (m, _) = BackgroundMonitorModelTests.model()
+        let bg = DaemonRows.firstSessionID
+        BackgroundMonitorModelTests.select(&m, 6)  // completed with HTTP 404
+        #expect(Reducer.handleKey(m, .char("a")).1 == .retry(TaskID(session: bg, task: 6)))
+        BackgroundMonitorModelTests.select(&m, 1)  // running
+        let (asking, _) = Reducer.handleKey(m, .char("l"))
+        #expect(asking.prompt?.purpose == .taskRateLimit(TaskID(session: bg, task: 1)))
+        var after = asking
+        var effect: Effect?
+        for k in ["2", "M"].map({ Key.char(Character($0)) }) + [.enter] { (after, effect) = Reducer.handleKey(after, k) }
+        #expect(effect == .limitTask(TaskID(session: bg, task: 1), 2 << 20))
+        #expect(Reducer.handleKey(m, .char("+")).1 == .connectionsPerHost(sessionID: bg, 7))
+
+        // Without a picture the feed knows no session names: it says so instead of sending.
+        let feed = DaemonFeed(paths: DaemonPaths(runtimeDirectory: "/nonexistent", stateDirectory: "/nonexistent"), session: nil)
+        #expect(feed.route(.retry(TaskID(session: bg, task: 6))) == "no background session \(bg)")
+        #expect(feed.route(.connectionsPerHost(sessionID: bg, 7)) == "no background session \(bg)")
+        // A local session's limits are the runner's.
+        #expect(feed.route(.limitSession(sessionID: 1, 1000)) == nil)
+    }
+}
