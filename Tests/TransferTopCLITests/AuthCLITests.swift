@@ -50,7 +50,8 @@ import Testing
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gate = UUID().uuidString
-        let run = try Run.spawn(["--no-tui", "-o", dir + "/out", "-u", "\(AuthRoutes.user):\(AuthRoutes.password)",
+        // An hour of idle time: a loaded suite can hold this test's steps past the 60 s default.
+        let run = try Run.spawn(["--no-tui", "--request-timeout", "3600", "-o", dir + "/out", "-u", "\(AuthRoutes.user):\(AuthRoutes.password)",
                                  "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=100000"], environment: env(dir))
         try await server.waitForGate(gate)
         try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 0 }
@@ -75,7 +76,10 @@ import Testing
         let secret = "pw-\(UUID().uuidString.prefix(8))"
         let user = spelling.isEmpty ? ["--user=al:\(secret)"] : spelling + ["al:\(secret)"]
         let gate = UUID().uuidString
-        let run = try Run.spawn(["--no-tui", "-o", dir + "/out"] + user + ["\(server.httpBase)/bytes/10?gate=\(gate)"], environment: env(dir))
+        // An hour of idle time: the cmdline is read once the test runs again after the gate, which
+        // a loaded suite once held past the 60 s default (the run had ended: a zombie's is empty).
+        let run = try Run.spawn(["--no-tui", "--request-timeout", "3600", "-o", dir + "/out"] + user + ["\(server.httpBase)/bytes/10?gate=\(gate)"],
+                                environment: env(dir))
         try await server.waitForGate(gate)
         let cmdline = String(decoding: FileManager.default.contents(atPath: "/proc/\(run.pid)/cmdline") ?? Data(), as: UTF8.self)
         server.openGate(gate)
