@@ -51,7 +51,7 @@ extension TransferEngine {
         var response = original
         t.exchange.accept(partialContent: response.statusCode == 206)
         if let refusal = t.unsolicitedPartialContent(response, sessionHeaders: configuration.httpAdditionalHeaders) { t.sinkFailure = refusal }
-        if let r = t.task.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
+        if let r = t.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)
             t.response = response
         }
