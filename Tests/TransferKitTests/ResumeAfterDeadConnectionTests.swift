@@ -10,9 +10,10 @@ import Testing
     /// Starts a download of `/files/NAME` held at a gate after `held` bytes, suspends it once the
     /// client has them, and has the server close that connection. Returns the task and gate.
     private func suspendAndDropConnection(_ session: TransferSession, _ clock: TestEngineClock, _ server: LoopbackServer,
-                                          name: String, query: String = "", held: Int) async throws -> TransferDownloadTask {
+                                          name: String, query: String = "", held: Int, h2: Bool = false) async throws -> TransferDownloadTask {
         let gate = UUID().uuidString
-        let task = session.downloadTask(with: url("\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=\(held)\(query)"))
+        let base = h2 ? server.httpsBase : server.httpBase
+        let task = session.downloadTask(with: url("\(base)/files/\(name)?gate=\(gate)&holdAfter=\(held)\(query)"))
         task.resume()
         try await server.waitForGate(gate)
         try await waitUntil("\(held) bytes at the client") { task.countOfBytesReceived == Int64(held) }
@@ -28,15 +29,17 @@ import Testing
         server.stats.requests.filter { $0.path.hasPrefix("/files/\(name)?") }
     }
 
-    @Test func aResumeThatMeetsAClosedConnectionContinuesFromWhereTheFileGotTo() async throws {
+    /// HTTP/1.1 in the clear, and HTTP/2 over TLS (a paused stream of a connection that closes).
+    @Test(arguments: [false, true])
+    func aResumeThatMeetsAClosedConnectionContinuesFromWhereTheFileGotTo(h2: Bool) async throws {
         let server = try await TestServer.get()
         let size = 3_000_000, held = 1_000_000
         let name = "dead-\(UUID().uuidString).bin"
         server.setFile(name, size: size, seed: 11)
         let rec = Recorder()
         let clock = TestEngineClock()
-        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec, clock: clock)
-        let task = try await suspendAndDropConnection(session, clock, server, name: name, held: held)
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = h2 }, delegate: rec, clock: clock)
+        let task = try await suspendAndDropConnection(session, clock, server, name: name, held: held, h2: h2)
         let identifier = task.taskIdentifier
         task.resume()
         try await rec.waitForCompletion()
@@ -62,6 +65,7 @@ import Testing
         #expect(hops.last?.statusCode == 206)
         #expect(hops.last?.requestHeaders.first(named: "Range") == "bytes=\(held)-")
         #expect(hops.last?.errorDescription == nil)
+        #expect(hops.allSatisfy { $0.networkProtocolName == (h2 ? "h2" : "http/1.1") })
         session.finishTasksAndInvalidate()
     }
 
