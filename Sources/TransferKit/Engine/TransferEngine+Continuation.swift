@@ -5,7 +5,7 @@ import TransferModel
 /// resume data in the same task (DECISIONS 173): the decision is `HeldConnection`'s, this is
 /// the I/O.
 extension TransferEngine {
-    /// Suspends the task; a connection paused for it may be closed by the server meanwhile.
+    /// A suspend's actions: a connection they pause may be closed by the server meanwhile.
     func noteSuspend(_ t: Transfer, _ actions: [FlowControl.Action]) {
         t.heldConnection.suspended(pausedConnection: actions.contains(.pauseHandle))
     }
