@@ -69,6 +69,28 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
+    @Test func aResourceChangedDuringTheSuspendIsFetchedWholeNeverSpliced() async throws {
+        let server = try await TestServer.get()
+        let size = 3_000_000, held = 1_000_000
+        let name = "dead-changed-\(UUID().uuidString).bin"
+        server.setFile(name, size: size, seed: 14)
+        let rec = Recorder()
+        let clock = TestEngineClock()
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec, clock: clock)
+        let task = try await suspendAndDropConnection(session, clock, server, name: name, held: held)
+        // A new version: the continuation's If-Range no longer matches, so the answer is the
+        // whole new resource (200), written from offset 0.
+        server.changeFile(name, newSeed: 15)
+        task.resume()
+        try await rec.waitForCompletion()
+        #expect(rec.error == nil, "\(String(describing: rec.error))")
+        #expect(rec.state.withLock { $0.downloaded }.map(sha256) == sha256(expectedBody(size, seed: 15)))
+        #expect(rec.state.withLock { $0.resumedAt } == [0])
+        #expect(fileRequests(server, name).count == 2)
+        #expect(task.response?.statusCode == 200)
+        session.finishTasksAndInvalidate()
+    }
+
     @Test func withoutAValidatorTheResumeFailsAsBefore() async throws {
         let server = try await TestServer.get()
         let size = 3_000_000, held = 1_000_000
