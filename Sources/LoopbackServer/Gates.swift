@@ -18,19 +18,32 @@ final class GateTable: Sendable {
         var arrivals = 0
         /// Held responses, each resumed on its own event loop when the gate opens.
         var held: [(EventLoop, @Sendable () -> Void)] = []
+        /// How to close the connection of each held response that can be (body gates).
+        var closers: [@Sendable () -> EventLoopFuture<Void>] = []
     }
 
     private let gates = Locked<[String: Gate]>([:])
 
     /// Records an arrival; runs `proceed` on `loop` now if G is open, or when it opens.
-    func arrive(_ name: String, on loop: EventLoop, proceed: @escaping @Sendable () -> Void) {
+    /// `close` closes the held response's connection (`closeHeld`).
+    func arrive(_ name: String, on loop: EventLoop, close: (@Sendable () -> EventLoopFuture<Void>)? = nil,
+                proceed: @escaping @Sendable () -> Void) {
         let isOpen = gates.withLock { g -> Bool in
             g[name, default: Gate()].arrivals += 1
             if g[name]!.open { return true }
             g[name]!.held.append((loop, proceed))
+            if let close { g[name]!.closers.append(close) }
             return false
         }
         if isOpen { loop.execute(proceed) }
+    }
+
+    /// Takes the closers of the responses held at G; the gate stays closed for later ones.
+    func takeClosers(_ name: String) -> [@Sendable () -> EventLoopFuture<Void>] {
+        gates.withLock { g in
+            defer { g[name]?.closers = [] }
+            return g[name]?.closers ?? []
+        }
     }
 
     func open(_ name: String) {
@@ -40,6 +53,7 @@ final class GateTable: Sendable {
             return g[name]!.held
         }
         for (loop, proceed) in held { loop.execute(proceed) }
+        gates.withLock { $0[name]!.closers = [] }
     }
 
     func arrivals(_ name: String) -> Int { gates.withLock { $0[name]?.arrivals ?? 0 } }
@@ -48,6 +62,19 @@ final class GateTable: Sendable {
 extension LoopbackServer {
     /// Opens gate `name`: every response held at it continues, later ones pass.
     public func openGate(_ name: String) { gates.open(name) }
+
+    /// Closes the connections of the responses held at body gate `name` (a server whose send
+    /// timeout gave up on a client that stopped reading) and returns once they are closed, with
+    /// how many there were. The gate stays closed: later responses still stop at it.
+    @discardableResult
+    public func closeHeldConnections(atGate name: String) async -> Int {
+        let closers = gates.takeClosers(name)
+        for close in closers {
+            // A connection the client closed first is closed all the same.
+            try? await close().get()
+        }
+        return closers.count
+    }
 
     /// How many responses have reached gate `name` so far.
     public func gateArrivals(_ name: String) -> Int { gates.arrivals(name) }

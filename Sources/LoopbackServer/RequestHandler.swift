@@ -320,7 +320,13 @@ final class RequestHandler: ChannelInboundHandler {
         guard gateIndex < plan.bodyGates.count else { return }
         holdArrived = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        core.gates.arrive(plan.bodyGates[gateIndex].name, on: context.eventLoop) {
+        let connection = connection
+        let close: @Sendable () -> EventLoopFuture<Void> = {
+            let promise = connection.eventLoop.makePromise(of: Void.self)
+            connection.close(promise: promise)
+            return promise.futureResult
+        }
+        core.gates.arrive(plan.bodyGates[gateIndex].name, on: context.eventLoop, close: close) {
             let (handler, context) = bound.value
             handler.passBodyGate(plan)
             handler.pump(context: context)

@@ -65,7 +65,7 @@ struct CacheParticipation {
 
     /// Decides, before the first hop's handle is made; nil: no cache takes part.
     func decide(_ t: Transfer) -> CacheDecision? {
-        guard t.hop == 0, t.task.resumeFrom == nil, t.task.upload == nil,
+        guard t.hop == 0, t.resumeFrom == nil, t.task.upload == nil,
               t.request.httpMethod.uppercased() == "GET",
               t.request.value(forHTTPHeaderField: "Range") == nil,
               t.request.value(forHTTPHeaderField: "If-None-Match") == nil,
@@ -137,7 +137,7 @@ struct CacheParticipation {
             t.cache = .revalidated(stored)
             return
         }
-        guard t.task.resumeFrom == nil,
+        guard t.resumeFrom == nil,
               CacheRules.isStorable(method: method, requestHeaders: requestHeaders(t), statusCode: t.statusCode,
                                     responseHeaders: t.responseHeaders)
         else { return }

@@ -83,6 +83,9 @@ final class Transfer {
     /// Where the handle is and whether bytes may move: suspend, resume and the pauses that
     /// bound memory (Machines/FlowControl.swift).
     var flow = FlowControl()
+    /// Whether this hop's connection sat idle under a suspend, and so whether its failure after
+    /// the resume continues from resume data (Machines/HeldConnection.swift).
+    var heldConnection = HeldConnection()
     /// The host key of this hop's URL, made on its first attach; while in the multi, the one
     /// it is counted under.
     var hostKey: String?
@@ -143,6 +146,11 @@ final class Transfer {
     // Resume support.
     /// The offset this hop's body starts at in the file.
     var resumeOffset: Int64 = 0
+    /// The resume data the task continues from (the task's own, or what a dead connection
+    /// after a resume left, `TransferEngine+Continuation`), and the hop that sent its range:
+    /// until that hop's answer comes, the partial file is as the data says.
+    var resumeFrom: ResumeData?
+    var resumeFromHop = 0
     /// `waitsForConnectivity`: failed connection attempts so far, and when the next one starts
     /// (timer clock).
     var connectivityRetries = 0
@@ -156,6 +164,7 @@ final class Transfer {
         self.easy = easy
         self.request = task.currentRequest
         self.sink = sink
+        resumeFrom = task.resumeFrom
         // HEAD is sent without a body even when the request has one, as Foundation sends it;
         // an upload would make libcurl wait for a response body that never comes.
         hasBodyThisHop = request.httpMethod.uppercased() != "HEAD"
@@ -194,6 +203,7 @@ final class Transfer {
         statusCode = 0
         responseHeaders = []
         exchange.nextHop()
+        heldConnection.hopBegan()
         informationalHeads = 0
         response = nil
         redirectBody = Data()

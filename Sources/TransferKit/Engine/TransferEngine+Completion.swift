@@ -17,7 +17,7 @@ extension TransferEngine {
         // A file or FTP resource now shorter than the partial ("offset beyond file size",
         // before any MDTM comparison) has changed: start again from zero, as a changed MDTM
         // does, instead of failing with unusable resume data.
-        if code == CURLE_BAD_DOWNLOAD_RESUME, !t.scheme.isHTTP, t.task.resumeFrom != nil, t.resumeOffset > 0 {
+        if code == CURLE_BAD_DOWNLOAD_RESUME, !t.scheme.isHTTP, t.resumeFrom != nil, t.resumeOffset > 0 {
             t.exchange.offsetBeyondResource()
         }
         switch t.exchange.hopEnded(curlSucceeded: code == CURLE_OK, bodyFailed: t.sinkFailure != nil) {
@@ -29,7 +29,9 @@ extension TransferEngine {
         case .failed:
             if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
             if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
-            finishKeepingResumeData(t, error: t.sinkFailure ?? t.failure(curlCode: code))
+            let error = t.sinkFailure ?? t.failure(curlCode: code)
+            if continueAfterDeadConnection(t, error) { return }
+            finishKeepingResumeData(t, error: error)
         }
     }
 

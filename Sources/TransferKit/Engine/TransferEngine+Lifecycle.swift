@@ -21,7 +21,7 @@ extension TransferEngine {
         do {
             // A new download's file is created when its first body bytes outgrow the small
             // buffer, or at the end: queued tasks own no file.
-            if let r = task.resumeFrom { try openPartialFile(t, r) }
+            if let r = t.resumeFrom { try openPartialFile(t, r) }
             if case .file(let url) = task.upload { t.uploadFD = try SegmentedBody.openForReading(url) }
             if case .segments(let s) = task.upload { t.uploadSegments = try SegmentedBody(s) }
             // The placeholder is configured, not replaced: one handle made per task.
@@ -46,13 +46,16 @@ extension TransferEngine {
     // MARK: suspend and resume
 
     func suspend(_ t: Transfer) {
-        perform(t.flow.suspend(now: Monotonic.now()), t)
+        let actions = t.flow.suspend(now: Monotonic.now())
+        noteSuspend(t, actions)
+        perform(actions, t)
     }
 
     func resume(_ t: Transfer) {
         guard t.flow.isSuspended else { return }
         let now = Monotonic.now()
         t.lastActivity = now
+        t.heldConnection.resumed()
         perform(t.flow.resume(now: now, waitsForDecision: t.exchange.awaitsDecision), t)
     }
 

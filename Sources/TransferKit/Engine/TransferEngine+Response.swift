@@ -51,9 +51,11 @@ extension TransferEngine {
         var response = original
         t.exchange.accept(partialContent: response.statusCode == 206)
         if let refusal = t.unsolicitedPartialContent(response, sessionHeaders: configuration.httpAdditionalHeaders) { t.sinkFailure = refusal }
-        if let r = t.task.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
+        var continued = false
+        if let r = t.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)
             t.response = response
+            continued = true
         }
         t.checkAnnouncedSize(response)
         let resumable = t.task.kind == .download && currentResumability(t).isResumable
@@ -63,6 +65,10 @@ extension TransferEngine {
             c.isResumable = resumable
             c.countOfBytesExpectedToReceive = length >= 0 ? length + t.resumeOffset : -1
         }
+        // A download continued from resume data has its file already: a crash from here on can
+        // continue it too, with this answer's validators and length (a restart from zero gets
+        // its own when its answer comes).
+        if continued, resumable, !t.exchange.restartsFromZero { downloads.recordCrashRecovery(t, resumable: true) }
         let session = t.task.session
         session.emit(.delegateCallback("didReceiveResponse"), task: t.task,
                      detail: response.statusCode > 0 ? "\(response.statusCode)" : response.mimeType ?? t.scheme.rawValue)

@@ -8,10 +8,13 @@ extension TransferEngine {
     var partialDirectory: String { partials.path }
 
     /// Resume data for a download stopped now, or nil when it could not be continued.
-    func makeResumeData(_ t: Transfer) -> Data? {
-        // Cancelled before the resumed request got an answer: the partial file is untouched,
+    func makeResumeData(_ t: Transfer) -> Data? { resumePoint(t)?.encoded() }
+
+    /// Where a download stopped now would continue from, or nil when it could not be.
+    func resumePoint(_ t: Transfer) -> ResumeData? {
+        // Stopped before the resumed request got an answer: the partial file is untouched,
         // so the resume data it was made from still holds.
-        if t.response == nil, t.hop == 0, let r = t.task.resumeFrom { return r.encoded() }
+        if t.response == nil, t.hop == t.resumeFromHop, let r = t.resumeFrom { return r }
         if t.task.kind == .download, t.sink == .file, t.response != nil { downloads.create(for: t, partialDirectory: partialDirectory) }
         guard t.task.kind == .download, t.fileURL != nil, let response = t.response else { return nil }
         let resumability = currentResumability(t)
@@ -24,7 +27,7 @@ extension TransferEngine {
             lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
             bytesReceived: t.fileOffset, expectedTotal: expected, partialFilePath: path, createdAt: Date(),
             sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier)
-        return data.encoded()
+        return data
     }
 
     func currentResumability(_ t: Transfer) -> Resumability {

@@ -23,7 +23,7 @@ extension TransferEngine {
         }
         let response = TransferResponse(url: t.request.url, statusCode: 0, headers: headers, networkProtocolName: t.scheme.rawValue)
         t.response = response
-        let restart = t.task.resumeFrom.map { t.resumeOffset > 0 && !continuesByteStream(t, $0, response) } ?? false
+        let restart = t.resumeFrom.map { t.resumeOffset > 0 && !continuesByteStream(t, $0, response) } ?? false
         acceptFinalResponse(t, response)
         if restart { t.exchange.refuseBody(restartReason: nil) }
     }

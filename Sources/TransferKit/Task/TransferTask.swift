@@ -152,11 +152,13 @@ public final class TransferDownloadTask: TransferTask, @unchecked Sendable {
     public var isResumable: Bool { core.withLock { $0.isResumable } }
 
     /// Resume data to keep on disk while the download runs, so that a process killed without
-    /// warning (`kill -9`, a crash) can continue it. nil until the partial file exists,
-    /// and for responses that cannot be resumed. It records **0 bytes received**: the owner
-    /// that resumes from it after a crash sets `bytesReceived` to the partial file's length
-    /// (the bytes in it were written in order, so they are a prefix of the representation the
-    /// recorded validator names; `If-Range` makes the server send everything if it changed).
+    /// warning (`kill -9`, a crash) can continue it. nil until the partial file exists (made,
+    /// or opened for a download continued from resume data, once its answer came), and for
+    /// responses that cannot be resumed. It records **0 bytes received**: the owner sets
+    /// `bytesReceived` to a length of the partial file it made durable (fsync), or after a
+    /// crash to the file's length (the bytes in it were written in order, so they are a prefix
+    /// of the representation the recorded validator names; `If-Range` makes the server send
+    /// everything if it changed).
     public var crashRecoveryResumeData: Data? { core.withLock { $0.crashRecoveryResumeData } }
 }
 

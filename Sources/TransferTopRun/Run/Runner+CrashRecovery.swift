@@ -3,16 +3,16 @@ import TransferKit
 
 /// Downloads survive `kill -9`: once a download's partial file exists, its
 /// `crashRecoveryResumeData` is saved in the resume store like Ctrl-C's resume data, so the
-/// same command continues it. The record says 0 bytes; `ResumeSupport.afterCrash` takes the
-/// partial file's length instead when the run starts.
+/// same command continues it. The record follows the file as it grows with the length an
+/// fsync covered (`ResumeCheckpoints`, DECISIONS 174); a record of 0 bytes (none was durable
+/// yet, or an older version's) takes the partial file's length when the run starts
+/// (`ResumeSupport.afterCrash`).
 extension Runner {
-    /// On the delegate queue, at each coalesced `didWriteData`: saves the record once.
+    /// On the delegate queue, at each coalesced `didWriteData`: the record is checkpointed.
     func keepCrashRecovery(_ task: TransferDownloadTask) {
-        guard store != nil else { return }
-        let key = ObjectIdentifier(task)
-        guard !state.withLock({ $0.crashRecorded.contains(key) }), let data = task.crashRecoveryResumeData else { return }
-        state.withLock { _ = $0.crashRecorded.insert(key) }
-        save(data, for: task)
+        guard store != nil, let data = task.crashRecoveryResumeData else { return }
+        state.withLock { _ = $0.crashRecorded.insert(ObjectIdentifier(task)) }
+        checkpoints.grew(task, record: data) { [self] data, task in save(data, for: task) }
     }
 
     /// The download ended without resume data: a crash record of it would only point at a

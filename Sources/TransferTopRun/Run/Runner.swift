@@ -25,6 +25,8 @@ public final class Runner: @unchecked Sendable {
     let evidence = Locked<RunStatistics?>(nil)
     /// Cache problems already said (`takeNotices`).
     let reportedCacheProblems = Locked<Set<String>>([])
+    /// Running downloads' resume records, kept as their partial files grow.
+    let checkpoints = ResumeCheckpoints()
 
     final class EventSink: Sendable {
         let body: @Sendable (TransferSession, TransferEvent) -> Void
@@ -275,6 +277,7 @@ extension Runner {
     }
 
     func downloadFinished(_ session: TransferSession, _ task: TransferDownloadTask, at location: URL) {
+        checkpoints.ended(task)
         guard task.response?.isSuccessful == true else { return }
         let name = finalName(task)
         placing(session, task) {
@@ -329,6 +332,7 @@ extension Runner {
     }
 
     func taskFailed(_ task: TransferTask, _ error: TransferError?) {
+        checkpoints.ended(task)
         guard let data = error?.resumeData, task.kind == .download else {
             dropCrashRecovery(task, failed: error != nil)
             return

@@ -33,6 +33,17 @@ import Testing
         #expect(ledger.emit(Bytes(received: 30, sent: 10), now: 2) == Bytes(received: 30, sent: 10))
     }
 
+    @Test func aContinuationCountsFromZeroWithoutLosingOrRepeatingBytes() {
+        // 100 moved, 80 of them in an event; the continuation hop's count starts at 0.
+        var ledger = ProgressLedger()
+        _ = ledger.emit(Bytes(received: 80, sent: 0), now: 1)
+        ledger.continued(afterMoving: 100)
+        // The 20 never sent come with the next event, and the new hop's bytes once each, even
+        // when the new count has passed the old one.
+        #expect(ledger.emit(Bytes(received: 150, sent: 0), now: 2) == Bytes(received: 170, sent: 0))
+        #expect(ledger.emit(Bytes(received: 160, sent: 0), now: 3) == Bytes(received: 10, sent: 0))
+    }
+
     @Test func anEventIsDueAfterTheIntervalOrAtTheEnd() {
         var ledger = ProgressLedger()
         _ = ledger.emit(Bytes(received: 1, sent: 0), now: 1_000)

@@ -32,6 +32,10 @@ struct ProgressLedger: Equatable {
     mutating func setPublishedReceived(_ received: Int64) { published.received = received }
     mutating func resetPublished() { published = .zero }
 
+    /// A hop that continues the download from its file's offset counts this run's bytes from
+    /// zero again; the `moved` bytes before it were in earlier events.
+    mutating func continued(afterMoving moved: Int64) { emitted.received -= moved }
+
     /// Whether an observers' event is due: at the end, or once the interval passed.
     func eventDue(now: UInt64, interval: UInt64, final: Bool) -> Bool {
         final || now &- lastEventAt >= interval

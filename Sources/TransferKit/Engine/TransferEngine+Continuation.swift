@@ -1,0 +1,50 @@
+import Foundation
+import TransferModel
+
+/// A resumed download whose connection the server closed during the suspend continues from
+/// resume data in the same task (DECISIONS 173): the decision is `HeldConnection`'s, this is
+/// the I/O.
+extension TransferEngine {
+    /// A suspend's actions: a connection they pause may be closed by the server meanwhile.
+    func noteSuspend(_ t: Transfer, _ actions: [FlowControl.Action]) {
+        t.heldConnection.suspended(pausedConnection: actions.contains(.pauseHandle))
+    }
+
+    /// The hop failed with `error`: true when the task continues on a new hop instead.
+    func continueAfterDeadConnection(_ t: Transfer, _ error: TransferError) -> Bool {
+        let failure = HeldConnection.Failure(
+            code: error.code, isDownload: t.task.kind == .download, isHTTP: t.scheme.isHTTP,
+            resumable: currentResumability(t).isResumable && rangeIsOurs(t))
+        guard t.heldConnection.hopFailed(failure) == .continueFromResumeData, let r = resumePoint(t) else { return false }
+        continueDownload(t, from: r)
+        return true
+    }
+
+    /// A `Range` the user set asks for part of a resource; only the engine's own (a resumed
+    /// download's) may be moved on.
+    private func rangeIsOurs(_ t: Transfer) -> Bool {
+        t.request.value(forHTTPHeaderField: "Range") == nil || t.resumeFrom != nil
+    }
+
+    /// A new hop asks for the rest; its answer goes through the same resume decision as a
+    /// download made from resume data (a 206 continues, a changed resource starts from zero).
+    private func continueDownload(_ t: Transfer, from r: ResumeData) {
+        // Everything received so far is counted once: published to the delegate and the
+        // observers before the counts start again from the file's offset.
+        publishProgress(t, now: Monotonic.now(), final: true)
+        let movedSoFar = t.totalReceived
+        var next = t.request
+        next.headers.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
+        let plan = ResumeRequestPlan(r)
+        next.headers.append(HTTPHeader("Range", "bytes=\(plan.offset)-"))
+        if let validator = plan.ifRange { next.headers.append(HTTPHeader("If-Range", validator)) }
+        t.resumeFrom = r
+        t.resumeOffset = r.bytesReceived
+        followRedirect(t, next, isRedirect: false)
+        t.resumeFromHop = t.hop
+        // The new hop's body is counted from the file's offset (`resumeOffset`), not on top of
+        // the bytes already received.
+        t.totalReceivedBeforeHop = 0
+        t.progress.continued(afterMoving: movedSoFar)
+    }
+}
