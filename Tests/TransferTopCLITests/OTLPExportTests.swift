@@ -134,6 +134,30 @@ import TransferModel
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// The daemon, started on demand by a command whose environment has TRANSFERTOP_OTLP,
+    /// exports its tasks; `daemon stop` sends what it holds before the daemon exits.
+    @Test func theDaemonExportsWhenTRANSFERTOP_OTLPIsInItsEnvironment() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try BackgroundDaemonTests.Rig()
+        let receiver = try await OTLPReceiver.start(writingTo: rig.dir + "/received.jsonl")
+        let url = "\(server.httpBase)/redirect/1"
+        let submit = try await rig.run(["--background", "traced", "-o", rig.out, url], extra: ["TRANSFERTOP_OTLP": receiver.url])
+        #expect(submit.status == 0, "\(submit.stdout)\(submit.stderr)\(rig.log)")
+        let wait = try await rig.run(["wait", "traced"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
+        let stop = try await rig.run(["daemon", "stop"])
+        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)\(rig.log)")
+        let spans = try receiver.received().filter { $0.type == "span" }
+        await receiver.stop()
+        let roots = spans.filter { ($0.parent_span_id ?? "").isEmpty }
+        #expect(roots.count == 1, "\(rig.log)")
+        #expect(roots.first?.attributes?["transfertop.redirect_count"] == .int(1))
+        let hops = spans.filter { $0.parent_span_id == roots.first?.span_id }
+        #expect(hops.map(\.kind) == [3, 3] && Set(hops.map(\.trace_id)) == [roots.first?.trace_id])
+        #expect(rig.log.contains("exporting each task as a trace (TRANSFERTOP_OTLP)"), "\(rig.log)")
+    }
+
     @Test func anOTLPURLMustBeHTTP() async throws {
         let r = try await Run.binary(["--no-tui", "--otlp", "grpc://127.0.0.1:4317", "http://127.0.0.1:1/x"])
         #expect(r.status == 2)
