@@ -109,7 +109,9 @@ struct ExportWarnings: LogHandler {
 
     func log(event: LogEvent) {
         guard event.level >= .warning else { return }
-        let why = event.error.map { " (\($0))" } ?? ""
+        // A collector that is down shows as a timeout: async-http-client retries the connect
+        // until the export's deadline. Said plainly rather than as the nested error's dump.
+        let why = event.error.map { "\($0)".hasPrefix("TimeoutError") ? " (no answer within 5 s)" : " (\($0))" } ?? ""
         let line = Redaction.redactText("traces to \(endpoint): \(event.message)\(why)")
         if said.first(line) { warn(line) }
     }
