@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // transfertop: a terminal transfer monitor, and TransferKit, the URLSession model on libcurl.
 import PackageDescription
 
@@ -16,6 +16,12 @@ let package = Package(
         .library(name: "TransferKit", targets: ["TransferKit"]),
         .executable(name: "transfertop", targets: ["transfertop"]),
         .executable(name: "transferbench", targets: ["transferbench"]),
+    ],
+    // `--otlp`: traces through swift-otel, whose build takes minutes. On by default; the
+    // sanitizer builds of scripts/test pass --disable-default-traits (DECISIONS 187).
+    traits: [
+        .trait(name: "OpenTelemetry", description: "Export tasks as OpenTelemetry traces over OTLP/HTTP (--otlp)"),
+        .default(enabledTraits: ["OpenTelemetry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -38,6 +44,8 @@ let package = Package(
         // End-of-run percentiles per host and phase: HDR histograms (bounded relative error,
         // constant memory per histogram whatever the number of transfers).
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // `--otlp`: tasks as traces, OTLP over HTTP only (the gRPC exporter's build is far larger).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // C shims: libcurl's variadic calls as typed functions, OpenSSL TLS facts, SHA-256 and MD5.
@@ -68,11 +76,17 @@ let package = Package(
         .target(name: "TransferTopUI", dependencies: ["TransferModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         // Background sessions' durable record: sessions, tasks, events, delivery bookmarks.
         .target(name: "BackgroundJournal", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // Tasks as traces: a pure map from a task's metrics to span descriptions (always built),
+        // and the OTLP/HTTP exporter through swift-otel (only with the OpenTelemetry trait).
+        .target(name: "TransferTopTelemetry", dependencies: [
+            "TransferModel",
+            .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
+        ]),
         // What a run is, for line mode, the monitor and the daemon alike: options and their
         // checks, job files, the plan, the Runner (file placement, resume and completion
         // stores), observability (logs, --trace, Prometheus /metrics over NIO), the version.
         .target(name: "TransferTopRun", dependencies: [
-            "TransferKit", "TransferTopUI", "BackgroundWire", "RunEvidence",
+            "TransferKit", "TransferTopUI", "BackgroundWire", "RunEvidence", "TransferTopTelemetry",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
         ] + nio, plugins: ["VersionStamp"]),
@@ -97,11 +111,12 @@ let package = Package(
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
         .target(name: "TestSupport", dependencies: ["TransferModel", .product(name: "CSV", package: "CSV.swift")], path: "Tests/TestSupport",
-                exclude: ["ftp_server.py"]),
+                exclude: ["ftp_server.py", "otlp_receiver.py"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         // Digest too: TransferModel's own SHA-256 is checked against OpenSSL's.
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "Digest", "TestSupport"]),
         .testTarget(name: "RunEvidenceTests", dependencies: ["RunEvidence", "TransferModel"]),
+        .testTarget(name: "TransferTopTelemetryTests", dependencies: ["TransferTopTelemetry", "TransferModel"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "BackgroundWire", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.

@@ -90,12 +90,16 @@ public enum TransferTopMain {
             if !budgets.isEmpty { runner.collectEvidence() }
             let status = await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo,
                                               daemon: demo ? nil : DaemonFeed.standard(environment))
+            await observability.finish()
             // After the screen is restored, as line mode says them.
             let results = Budget.check(budgets, runner.statistics ?? RunStatistics())
             return LineMode.reportBreaches(results, out: Output.shared) ? 3 : status
         }
-        return await LineMode.run(runner, environment: environment, progress: options.progress,
-                                  summary: options.summary ?? .tasks, budgets: budgets)
+        let status = await LineMode.run(runner, environment: environment, progress: options.progress,
+                                        summary: options.summary ?? .tasks, budgets: budgets)
+        // The last spans leave before the process does (a short run must not lose them).
+        await observability.finish()
+        return status
     }
 
     static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {

@@ -62,8 +62,12 @@ final class BackgroundHost: @unchecked Sendable {
 
     struct TaskKey: Hashable { var session: String; var number: Int64 }
 
-    init(journal: Journal) {
+    /// What every runner of the daemon reports to: traces when `TRANSFERTOP_OTLP` is set.
+    let observability: RunObservability
+
+    init(journal: Journal, observability: RunObservability = RunObservability()) {
         self.journal = journal
+        self.observability = observability
         let bell = EventBell()
         self.bell = bell
         // A checkpoint rings too: an attached library hears the progress (DECISIONS 135).
@@ -106,7 +110,7 @@ final class BackgroundHost: @unchecked Sendable {
 
     /// Runs a plan whose tasks are in the journal under `numbers`.
     func start(session name: String, submission: Int64, plan: RunPlan, numbers: [String: Int64]) {
-        let runner = Runner(plan: plan, store: ResumeStore.standard())
+        let runner = Runner(plan: plan, store: ResumeStore.standard(), observability: observability)
         let hosted = Hosted(session: name, submission: submission, runner: runner, numbers: numbers)
         state.withLock { $0.running[ObjectIdentifier(hosted)] = hosted }
         // Weak: the runner keeps its sink, and engine events may still come after `whenFinished`.

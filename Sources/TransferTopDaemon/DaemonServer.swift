@@ -40,7 +40,7 @@ package enum DaemonServer {
             say("cannot open the journal: \(error)")
             return 1
         }
-        let host = BackgroundHost(journal: journal)
+        let host = BackgroundHost(journal: journal, observability: observability(say))
         do { try host.restore() } catch { say("restoring from the journal: \(error)") }
         let stopping = Locked(false)
         let stop: @Sendable () -> Never = {
@@ -49,6 +49,7 @@ package enum DaemonServer {
                 while true { pause() }
             }
             host.stopAll()
+            host.observability.finishBlocking()
             listener.close()
             withExtendedLifetime(lock) {}
             exit(0)
@@ -62,6 +63,21 @@ package enum DaemonServer {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in forever.withLock { $0 = c } }
         signals.cancel()
         return 0
+    }
+
+    /// `TRANSFERTOP_OTLP=URL` in the daemon's environment (the shell of the command that started
+    /// it on demand, or the systemd unit's `Environment=`): every background task as a trace,
+    /// as `--otlp` does for a local run (DECISIONS 188). A bad value is said and ignored.
+    static func observability(_ say: @Sendable (String) -> Void) -> RunObservability {
+        var observability = RunObservability()
+        guard let collector = ProcessInfo.processInfo.environment["TRANSFERTOP_OTLP"], !collector.isEmpty else { return observability }
+        do {
+            observability.startTraces(try OptionValues.otlp(collector), holdingWarnings: false)
+            say("exporting each task as a trace (TRANSFERTOP_OTLP)")
+        } catch {
+            say("TRANSFERTOP_OTLP: \(error.reason)")
+        }
+        return observability
     }
 
     /// Tells the client that started us (`DaemonClient.startDaemon`) that the socket listens.

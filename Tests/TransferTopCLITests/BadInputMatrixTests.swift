@@ -159,6 +159,7 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["--prometheus", "99999", url], fragment: "--prometheus must be PORT or HOST:PORT with a port from 0 to 65535, not '99999'"),
         BadInput(args: ["--prometheus", "host:", url], fragment: "--prometheus must be PORT or HOST:PORT"),
         BadInput(args: ["--prometheus", "192.0.2.1:9100", url], fragment: "--prometheus cannot listen on 192.0.2.1:9100"),
+        BadInput(args: ["--otlp", "grpc://127.0.0.1:4317", url], fragment: otlpRefusal),
         // --background: a name that could not be a key, and what a daemon cannot do.
         BadInput(args: ["--background", "a/b", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not 'a/b'"),
         BadInput(args: ["--background", "..", url], fragment: "--background takes a session name of 1-64 letters, digits, '.', '_' or '-', not '..'"),
@@ -269,6 +270,12 @@ struct BadInput: Sendable, CustomStringConvertible {
         // Nothing was created for an export that was refused, and old files are untouched.
         if let old = row.files["old.csv"] { #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/old.csv")) == Data(old)) }
     }
+
+    #if OpenTelemetry
+    static let otlpRefusal = "--otlp must be an http:// or https:// URL of an OpenTelemetry collector (OTLP/HTTP), not 'grpc://127.0.0.1:4317'"
+    #else
+    static let otlpRefusal = "--otlp: this build of transfertop has no OpenTelemetry support"
+    #endif
 
     /// The matrix grows with every option: each one the root command declares (as
     /// argument-parser reports it) appears in some row.

@@ -184,6 +184,9 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Serve Prometheus metrics at http://[HOST:]PORT/metrics during the run (HOST default 127.0.0.1).", valueName: "[HOST:]PORT"))
     var prometheus: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Export each task as a trace (a span per task, per hop, per phase) to the OpenTelemetry collector at URL over OTLP/HTTP (/v1/traces is appended).", valueName: "URL"))
+    var otlp: String?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Hand the transfers to the background daemon's session NAME and return at once, printing the task ids; they go on after this shell ends (see 'status', 'wait', 'attach', 'daemon'). ssh://[user@]host[:port]/NAME hands them to that host's daemon through ssh (paths are that host's, absolute).", valueName: "NAME"))
     var background: String?
 
@@ -256,6 +259,7 @@ struct TransferOptions: ParsableArguments {
         if let v = logLevel { o.logLevel = try OptionValues.logLevel(v) }
         o.trace = trace
         if let v = prometheus { o.prometheus = try OptionValues.listenAddress(v, "--prometheus") }
+        if let v = otlp { o.otlp = try OptionValues.otlp(v) }
         if let v = background {
             if SSHDestination.isRemote(v) {
                 // Another host's daemon, named as `attach ssh://host/NAME` names it.

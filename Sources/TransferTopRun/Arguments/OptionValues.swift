@@ -1,6 +1,7 @@
 import Foundation
 import RunEvidence
 import TransferModel
+import TransferTopTelemetry
 import TransferTopUI
 
 /// Turns the text argument-parser collected for an option into the value `Options` holds,
@@ -109,6 +110,17 @@ package enum OptionValues {
             throw UsageError("\(option) must be PORT or HOST:PORT with a port from 0 to 65535, not '\(SafeQuote.quote(v, limit: 40))'")
         }
         return ListenAddress(host: host, port: port)
+    }
+
+    /// `--otlp URL`: an http or https URL with a host, in a build that has the exporter.
+    package static func otlp(_ v: String) throws(UsageError) -> String {
+        guard TraceExporter.isAvailable else { throw UsageError("--otlp: \(TelemetryError.unavailable)") }
+        let lower = v.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
+              let host = URL(string: v)?.host, !host.isEmpty, !v.contains(where: \.isWhitespace) else {
+            throw UsageError("--otlp must be an http:// or https:// URL of an OpenTelemetry collector (OTLP/HTTP), not '\(SafeQuote.quote(Redaction.redactURL(v), limit: 60))'")
+        }
+        return v
     }
 
     package static func summary(_ v: String) throws(UsageError) -> SummaryMode {

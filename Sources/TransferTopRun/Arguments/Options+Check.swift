@@ -20,6 +20,7 @@ extension Options {
         if segments != nil { throw UsageError("--background does not take --segments yet (run the segmented upload here)") }
         if job != nil { throw UsageError("--background does not take --job yet (give the URLs or -i FILE)") }
         if prometheus != nil { throw UsageError("--background does not take --prometheus (the daemon serves no metrics port)") }
+        if otlp != nil { throw UsageError("--background does not take --otlp (the daemon exports to TRANSFERTOP_OTLP, set where it starts)") }
         if slo != nil || (summary ?? .tasks) != .tasks {
             throw UsageError("--background does not take --slo or --summary (the run ends in the daemon, not in this command)")
         }

@@ -81,6 +81,8 @@ public struct Options: Sendable, Equatable, Codable {
     public var trace = false
     /// `--prometheus [HOST:]PORT`.
     public var prometheus: ListenAddress? = nil
+    /// `--otlp URL`: each finished task as a trace to this OpenTelemetry collector.
+    public var otlp: String? = nil
     /// `--background NAME`: submit to the daemon's session NAME instead of running here.
     public var background: String? = nil
     /// `--background ssh://[user@]host[:port]/NAME`: that host's daemon (the address without

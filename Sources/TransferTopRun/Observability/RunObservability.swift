@@ -1,14 +1,21 @@
 import Foundation
 import Logging
 import TransferKit
+import TransferModel
+import TransferTopTelemetry
 
-/// What a run reports besides its screen or lines: diagnostics (`--log-file`, `--trace`) and
-/// fleet metrics (`--prometheus`). Fed by the Runner on engine threads; constant work per event.
+/// What a run reports besides its screen or lines: diagnostics (`--log-file`, `--trace`),
+/// fleet metrics (`--prometheus`) and traces (`--otlp`). Fed by the Runner on engine threads;
+/// constant work per event.
 public struct RunObservability: Sendable {
     public var logging: RunLogging = .off
     public var metrics: FleetMetrics? = nil
     /// Record request headers as sent (the monitor's detail pane; `--har` turns it on too).
     public var recordsSentHeaders = false
+    /// `--otlp`: each finished task as a trace (TransferTopTelemetry, DECISIONS 186).
+    public var traces: TraceExporter? = nil
+    /// The exporter's warnings while the monitor owns the screen, said when the run ends.
+    var heldWarnings: HeldLines? = nil
 
     public init() {}
 
@@ -20,10 +27,11 @@ public struct RunObservability: Sendable {
 
     /// Whether `taskFinished` does anything: without metrics and with the log off (line
     /// mode's default) the caller need not even make the task's snapshot.
-    var wantsFinishedTasks: Bool { metrics != nil || logging.logger.logLevel <= .warning }
+    var wantsFinishedTasks: Bool { metrics != nil || traces != nil || logging.logger.logLevel <= .warning }
 
     func taskFinished(_ task: TaskSnapshot) {
         metrics?.record(task)
+        traces?.export(task)
         // The metadata is built only for a log that writes it: it was a dictionary of four
         // strings per finished URL into a no-op logger.
         guard logging.logger.logLevel <= (task.error == nil ? .info : .warning) else { return }
@@ -69,6 +77,45 @@ extension RunObservability {
             }
             obs.metrics = metrics
         }
+        if let collector = o.otlp { obs.startTraces(collector, holdingWarnings: monitor) }
         return (obs, server)
     }
+
+    /// Starts the trace exporter; one that cannot start is a warning, never the run's failure.
+    package mutating func startTraces(_ collector: String, holdingWarnings: Bool) {
+        let held = holdingWarnings ? HeldLines() : nil
+        heldWarnings = held
+        let warn: @Sendable (String) -> Void = { line in
+            if let held { held.append(line) } else { Output.shared.error("transfertop: warning: \(TerminalText.safe(line))") }
+        }
+        do {
+            traces = try TraceExporter.start(collector: collector, serviceVersion: VersionInfo.version, warn: warn)
+        } catch {
+            warn("traces are not exported: \(error)")
+        }
+    }
+
+    /// Before the process exits: sends the spans still queued (within the exporter's timeout)
+    /// and says the warnings held while the monitor ran.
+    package func finish() async {
+        await traces?.shutdown()
+        for line in heldWarnings?.take() ?? [] { Output.shared.error("transfertop: warning: \(TerminalText.safe(line))") }
+    }
+}
+
+extension RunObservability {
+    /// `finish` for a caller off Swift concurrency's pool that is about to exit (the daemon's stop).
+    package func finishBlocking() {
+        guard traces != nil else { return }
+        let done = DispatchSemaphore(value: 0)
+        Task { await finish(); done.signal() }
+        done.wait()
+    }
+}
+
+/// Lines kept for later, from any thread.
+final class HeldLines: Sendable {
+    private let lines = Locked<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    func take() -> [String] { lines.withLock { l in defer { l = [] }; return l } }
 }
