@@ -301,7 +301,7 @@ import TransferKit
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let env = ["XDG_STATE_HOME": dir + "/state"]
         let gate = UUID().uuidString
-        let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/full.bin?gate=\(gate)&holdAfter=100000"]
+        let args = ["--no-tui", "--request-timeout", "3600", "-o", dir + "/out", "\(server.httpBase)/files/full.bin?gate=\(gate)&holdAfter=100000"]
         let run = try Run.spawn(args, environment: env)
         try await server.waitForGate(gate)
         #expect(tt_set_file_size_limit(run.pid, 500 * 1024) == 0)

@@ -108,7 +108,9 @@ import TransferKit
         // The server sends 600 KB and holds the rest at a gate: the download is surely
         // mid-flight when Ctrl-C comes, however loaded the machine.
         let gate = UUID().uuidString
-        let args = ["-o", dir + "/out", "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
+        // An hour of idle time: a loaded suite can hold the test between the gate and its next
+        // step past the 60 s default, which would end the run before the step it checks.
+        let args = ["--request-timeout", "3600", "-o", dir + "/out", "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate(gate)
         // The client has the response head (validators) once it wrote body bytes beside the
@@ -187,7 +189,7 @@ import TransferKit
             // Every response of this URL sends 500 kB, then waits at the gate: the first run is
             // interrupted there, and the resumed run that wins the partial waits there too.
             let gate = UUID().uuidString
-            let args = ["--no-tui", "-o", dir + "/out", "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=500000"]
+            let args = ["--no-tui", "--request-timeout", "3600", "-o", dir + "/out", "\(server.httpBase)/files/\(name)?gate=\(gate)&holdAfter=500000"]
             let first = try Run.spawn(args, environment: env)
             try await server.waitForGate(gate)
             try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 0 }

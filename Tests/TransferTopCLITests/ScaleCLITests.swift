@@ -152,7 +152,7 @@ import TransferModel
         let out = dir + "/out"
         // 600 kB, then the rest waits at a gate: the kill surely lands mid-download.
         let gate = UUID().uuidString
-        let args = ["--no-tui", "-o", out, "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
+        let args = ["--no-tui", "--request-timeout", "3600", "-o", out, "\(server.httpBase)/files/big.bin?gate=\(gate)&holdAfter=600000"]
         let first = try Run.spawn(args, environment: env)
         let partial = out + "/.big.bin.ttpart"
         let records = dir + "/state/transfertop/resume"
