@@ -2,6 +2,7 @@ import BackgroundJournal
 import BackgroundWire
 import Foundation
 import TransferKit
+import TransferTopRun
 
 /// `control NAME retry TASK`, `limit [TASK] RATE` and `connections N`: the monitor's `a`, `l`,
 /// `L`, `+` and `-` for a background session (DECISIONS 178). Limits live with the session's
@@ -22,14 +23,23 @@ extension BackgroundHost {
                 task.rateLimit = rate
                 return "limit \(name):\(number): \(shown)"
             }
+            // Each submission runs in an engine of its own: the limit is divided among them
+            // evenly (each engine shares its part among its transfers), so the session as a
+            // whole stays within it.
             let sessions = try runningSessions(name)
-            for s in sessions { s.rateLimit = rate }
-            return "limit \(name): \(shown), shared by its running tasks"
+            let part = rate > 0 ? Swift.max(1, rate / Int64(sessions.count)) : 0
+            for s in sessions { s.rateLimit = part }
+            let divided = sessions.count > 1 && rate > 0 ? ", divided among its \(sessions.count) running submissions" : ""
+            return "limit \(name): \(shown)\(divided)"
         case .connectionsPerHost(let n):
             guard number == nil else { throw DaemonError("connections is for the whole session; give no task") }
+            guard OptionBounds.connectionsPerHost.contains(n) else {
+                throw DaemonError("connections per host is \(OptionBounds.connectionsPerHost.lowerBound)-\(OptionBounds.connectionsPerHost.upperBound), not \(n)")
+            }
             let sessions = try runningSessions(name)
             for s in sessions { s.maximumConnectionsPerHost = n }
-            return "connections \(name): \(n) per host"
+            let each = sessions.count > 1 ? " in each of its \(sessions.count) running submissions" : ""
+            return "connections \(name): \(n) per host\(each)"
         }
     }
 
@@ -57,9 +67,16 @@ extension BackgroundHost {
         guard t.state == .completed else { throw DaemonError("task \(name):\(number) has not ended (\(t.state.rawValue)); retry is for a failed or cancelled task") }
         guard !Self.status(t).succeeded else { throw DaemonError("task \(name):\(number) completed; there is nothing to retry") }
         let key = TaskKey(session: name, number: number)
+        // Checked again where it is moved: two retries at once (two monitors, or a monitor and
+        // `control`) must not both start a task under one number.
+        let moved = try writer.sync { () throws -> Bool in
+            guard let now = try journal.task(session: name, number: number), now.state == .completed else { return false }
+            try move(now, to: .queued)
+            return true
+        }
+        guard moved else { throw DaemonError("task \(name):\(number) is already being retried") }
         // The number's new task takes the keys from the old one (`engineEvent` sets it).
         state.withLock { _ = $0.live.removeValue(forKey: key) }
-        try writer.sync { try move(t, to: .queued) }
         let started = try restart([t])
         flush()
         return started > 0 ? "retry \(name):\(number): started again" : "retry \(name):\(number): could not start (see status)"

@@ -38,7 +38,7 @@ public struct ChildProcess: Sendable {
             case .descriptor(let ours): posix_spawn_file_actions_adddup2(&actions, ours, fd)
             }
         }
-        closeEveryOtherDescriptor(&actions)
+        try closeEveryOtherDescriptor(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -58,11 +58,14 @@ public struct ChildProcess: Sendable {
         return ChildProcess(pid: pid)
     }
 
-    /// Waits for the child and returns its exit status (128 + the signal when one ended it).
-    /// Blocks: call it off the cooperative pool.
+    /// Waits for the child and returns its exit status (128 + the signal when one ended it;
+    /// -1 when it cannot be waited for, e.g. already reaped). Blocks: call it off the
+    /// cooperative pool.
     public func waitBlocking() -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var rc: pid_t
+        repeat { rc = waitpid(pid, &status, 0) } while rc < 0 && errno == EINTR
+        guard rc == pid else { return -1 }
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
@@ -81,8 +84,10 @@ public struct ChildProcess: Sendable {
 
     /// glibc 2.34's posix_spawn_file_actions_addclosefrom_np, looked up because Swift sees it
     /// only with _GNU_SOURCE (BackgroundWire's DaemonLauncher does the same).
-    private static func closeEveryOtherDescriptor(_ actions: inout posix_spawn_file_actions_t) {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+    private static func closeEveryOtherDescriptor(_ actions: inout posix_spawn_file_actions_t) throws {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            throw TestFailure("libc has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+        }
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }

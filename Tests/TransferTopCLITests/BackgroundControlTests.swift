@@ -63,6 +63,7 @@ extension BackgroundDaemonTests {
     @Test(arguments: [
         (["control", "s", "limit", "fast"], "control: a rate is bytes per second"),
         (["control", "s", "limit"], "control: limit takes a RATE"),
+        (["control", "s", "limit", "2"], "control: limit '2' is ambiguous"),
         (["control", "s", "limit", "x", "2M"], "control: TASK is a task number"),
         (["control", "s", "connections", "0"], "control: connections takes a number of connections per host from 1"),
         (["control", "s", "connections"], "control: connections takes a number"),

@@ -21,7 +21,16 @@ import TransferModel
         var effect: Effect?
         for k in ["2", "M"].map({ Key.char(Character($0)) }) + [.enter] { (after, effect) = Reducer.handleKey(after, k) }
         #expect(effect == .limitTask(TaskID(session: bg, task: 1), 2 << 20))
-        #expect(Reducer.handleKey(m, .char("+")).1 == .connectionsPerHost(sessionID: bg, 7))
+        // The daemon's pictures do not say its connections per host: + and - say how to set
+        // them rather than step from a guess (which could lower a limit meant to be raised).
+        let (refused, none) = Reducer.handleKey(m, .char("+"))
+        #expect(none == nil && refused.statusMessage?.contains("control NAME connections N") == true, "\(refused.statusMessage ?? "")")
+        #expect(Reducer.handleKey(m, .char("-")).1 == nil)
+        // Once the daemon took a value (the feed shows it), they step from it.
+        var known = m
+        if let i = known.sessions.firstIndex(where: { $0.id == bg }) { known.sessions[i].maxConnectionsPerHost = 3 }
+        #expect(Reducer.handleKey(known, .char("+")).1 == .connectionsPerHost(sessionID: bg, 4))
+        #expect(Reducer.handleKey(known, .char("-")).1 == .connectionsPerHost(sessionID: bg, 2))
 
         // Without a picture the feed knows no session names: it says so instead of sending.
         let feed = DaemonFeed(paths: DaemonPaths(runtimeDirectory: "/nonexistent", stateDirectory: "/nonexistent"), session: nil)

@@ -10,7 +10,16 @@ final class Transfer {
     var task: TransferTask
     unowned let engine: TransferEngine
     /// A new or reset handle has no speed limit: the next `rebalanceRates` sets it.
-    var easy: EasyHandle { didSet { appliedRateLimit = 0 } }
+    /// A new hop's handle starts with no limit and no pause: `rebalanceRates` gives it the
+    /// current one when it joins the multi (a guard left from the last hop could pause it at a
+    /// limit lifted meanwhile, with nothing left to unpause it).
+    var easy: EasyHandle {
+        didSet {
+            appliedRateLimit = 0
+            rateGuard = RateGuard()
+            ratePaused = false
+        }
+    }
     /// The limit it has now (0: none): `MAX_SEND_SPEED_LARGE` on the handle for what it
     /// sends, `rateGuard` for what it receives (TransferEngine+Limits.swift).
     var appliedRateLimit: Int64 = 0

@@ -210,6 +210,10 @@ struct ControlCommand: ParsableCommand, CommandPlanning {
             return .retry
         case "limit":
             guard let text = rate ?? task else { throw UsageError("control: limit takes a RATE: control NAME limit [TASK] RATE (500K, 2M, 0 for none)") }
+            // `limit 2` alone reads as "task 2" forgotten its rate far more often than as 2 bytes/s.
+            if rate == nil, text != "0", text.allSatisfy(\.isNumber) {
+                throw UsageError("control: limit '\(text)' is ambiguous: give the session's RATE with a unit (2M, 500K) or TASK RATE")
+            }
             guard let bytes = RateText.parse(text) else { throw UsageError("control: \(RateText.refusal(text))") }
             return .rateLimit(bytes)
         default:

@@ -243,6 +243,9 @@ public final class DaemonFeed: @unchecked Sendable {
         let events = converter.takeEvents()
         let names = Dictionary(converter.ids.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         shared.withLock { s in
+            // A daemon back after it went away runs without the limits it took (they are not
+            // journaled): the header no longer shows them.
+            if s.gone { s.limits = [:] }
             (s.sessions, s.names, s.connected, s.everConnected, s.gone) = (sessions, names, true, true, false)
             s.events += events
         }

@@ -46,7 +46,9 @@ struct DaemonSnapshots {
             let known = ids[s.name] != nil
             let sid = id(of: s.name)
             let snapshot = SessionSnapshot(id: sid, name: label + s.name, kind: .background(identifier: s.name),
-                                           state: s.invalidated ? .invalidated : .active, maxConnectionsPerHost: 6,
+                                           state: s.invalidated ? .invalidated : .active,
+                                           // Unknown (0): the daemon's pictures do not carry it.
+                                           maxConnectionsPerHost: 0,
                                            tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
             noteChanges(snapshot, known: known, now: now)
             return snapshot

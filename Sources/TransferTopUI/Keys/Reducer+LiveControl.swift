@@ -37,6 +37,15 @@ extension Reducer {
             case .limitSession:
                 m.prompt = Prompt(.sessionRateLimit(sessionID: s.id), text: RateText.typed(s.rateLimit))
                 return (m, nil)
+            case .moreConnections where s.maxConnectionsPerHost <= 0, .fewerConnections where s.maxConnectionsPerHost <= 0:
+                // A daemon's session: its pictures do not say its connections per host, so a
+                // step from a guess could lower a limit it meant to raise.
+                m.statusMessage = "\(m.sessionLabel(s.id)): its connections per host are not known here; "
+                    + "set them with 'transfertop control NAME connections N'"
+                return (m, nil)
+            case .moreConnections where s.maxConnectionsPerHost >= 1000:  // --max-connections-per-host's bound
+                m.statusMessage = "\(m.sessionLabel(s.id)) already has \(s.maxConnectionsPerHost) connections per host, the most"
+                return (m, nil)
             case .fewerConnections where s.maxConnectionsPerHost <= 1:
                 m.statusMessage = "\(m.sessionLabel(s.id)) already has 1 connection per host, the least"
                 return (m, nil)

@@ -111,7 +111,7 @@ extension ScreenRenderer {
         if let outcome = state.outcome(t) {
             spans.append(Span(", \(outcome)", state.role))
         } else if state == .queued {
-            let limit = model.session(t.sessionID).map { " (\($0.maxConnectionsPerHost) per host)" } ?? ""
+            let limit = model.session(t.sessionID).flatMap { $0.maxConnectionsPerHost > 0 ? " (\($0.maxConnectionsPerHost) per host)" : nil } ?? ""
             spans.append(Span(", waiting for a connection to \(URLText.url(t.currentURL)?.host ?? "the host")\(limit)", .stateQueued))
         } else if state == .canceling {
             spans.append(Span(", stopping the transfer", .dim))

@@ -53,7 +53,7 @@ extension ScreenRenderer {
         guard s.limitsChanged || s.rateLimit > 0 || limited > 0 else { return "" }
         var words: [String] = []
         if s.rateLimit > 0 { words.append("max \(RateText.shown(s.rateLimit))") }
-        words.append("\(s.maxConnectionsPerHost)/host")
+        if s.maxConnectionsPerHost > 0 { words.append("\(s.maxConnectionsPerHost)/host") }  // 0: not known (a daemon's)
         if limited > 0 { words.append("\(limited) limited") }
         return words.joined(separator: " ")
     }

@@ -26,6 +26,23 @@ import Testing
         #expect(r6)
     }
 
+    /// A share re-divided (another transfer started or ended) keeps the debt: writing it off at
+    /// each change would let a session overshoot by a receive buffer per transfer each time.
+    @Test func aNewLimitKeepsTheDebtAndDropsTheSavings() {
+        var g = RateGuard()
+        g.set(1000, now: 0)
+        let taken = g.admits(2000, now: second / 100)
+        #expect(taken)  // 10 tokens: taken, 1990 in debt
+        g.set(2000, now: second / 100)
+        let early = g.mayGoOn(now: second)
+        #expect(!early)  // 1990 in debt at 2000/s: not repaid before ~1 s
+        let later = g.mayGoOn(now: second + second / 10)
+        #expect(later)
+        g.set(500, now: 10 * second)  // a quarter second's savings, dropped
+        let saved = g.admits(1, now: 10 * second)
+        #expect(!saved)
+    }
+
     @Test func idleTimeSavesUpAQuarterSecondAtMost() {
         var g = RateGuard()
         g.set(100_000, now: 0)

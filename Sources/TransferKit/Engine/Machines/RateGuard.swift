@@ -15,9 +15,12 @@ struct RateGuard: Equatable {
     /// transfer that waited on its server does not then burst past its limit.
     var capacity: Double { Swift.max(Double(limit) / 4, 16_384) }
 
+    /// A new limit keeps the debt (a share re-divided each time a transfer starts or ends
+    /// would otherwise write off up to a receive buffer per transfer each time) and drops
+    /// what was saved up.
     mutating func set(_ limit: Int64, now: UInt64) {
         self.limit = Swift.max(0, limit)
-        tokens = 0
+        tokens = Swift.min(tokens, 0)
         refilledAt = now
     }
 
