@@ -128,22 +128,31 @@ import Testing
         #expect(elapsed >= .milliseconds(Int(Double(size - 524_288) / Double(limit) * 900)), "\(elapsed)")
     }
 
-    /// A transfer the engine pauses for its limit is not idle: a limit far below what one
-    /// libcurl write brings (4 kB/s: a 16 KiB write is four seconds of debt) pauses it for
-    /// longer than its two-second request timeout, which must not end it. (Two seconds, not
-    /// one: after each pause the next bytes must still come within the timeout, and a suite
-    /// beside a loaded machine's other work once starved the transfer thread past one.)
+    /// A transfer the engine pauses for its limit is not idle. Injected time (TestEngineClock):
+    /// at 100 B/s the first libcurl write (most of the 24 kB body) is over two minutes of debt,
+    /// so no byte comes while the clock moves on in 30-second steps (each under the 60-second
+    /// idle interval, as real time would pass) to two minutes; the timeout must not fire. Then
+    /// the limit is lifted and the body completes.
     @Test func aPauseForTheLimitIsNotAnIdleTimeout() async throws {
         let server = try await TestServer.get()
-        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 2 })
+        let clock = TestEngineClock()
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForRequest = 60 }, clock: clock)
         defer { session.finishTasksAndInvalidate() }
         let size = 24_000
         let result = Box<(Int, TransferError?)>()
         let task = session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/\(size)"))) { d, _, e in
             result.set((d?.count ?? -1, e))
         }
-        task.rateLimit = 4_000
+        task.rateLimit = 100
         task.resume()
+        try await waitUntil("the first write taken into debt") { task.countOfBytesReceived > 0 }
+        let first = task.countOfBytesReceived
+        for seconds in stride(from: 30.0, through: 120, by: 30) {
+            try await clock.advance(session, to: seconds)
+            #expect(result.get == nil, "ended at \(seconds) s: \(String(describing: result.get?.1))")
+        }
+        #expect(task.countOfBytesReceived == first, "bytes came while the debt was unpaid")
+        task.rateLimit = 0
         let (count, error) = try await result.wait()
         #expect(error == nil, "\(String(describing: error))")
         #expect(count == size)

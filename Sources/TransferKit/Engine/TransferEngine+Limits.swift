@@ -46,14 +46,16 @@ extension TransferEngine {
     }
 
     /// Lets transfers the guard paused go on once their bucket has refilled (each timer
-    /// scan: 50 ms; `now` is the monotonic clock, as `lastActivity`). One the engine holds for another reason (suspended, a slow delegate) is
-    /// left to that reason's own unpause, whose next chunk meets the guard again.
-    func releaseRatePauses(now: UInt64) {
+    /// scan: 50 ms). `now` is the monotonic clock, the guards'; `timerNow` the engine's timer
+    /// clock, against which the idle deadline is checked (the same but in tests that move
+    /// it). One the engine holds for another reason (suspended, a slow delegate) is left to
+    /// that reason's own unpause, whose next chunk meets the guard again.
+    func releaseRatePauses(now: UInt64, timerNow: UInt64? = nil) {
         guard ratesInUse else { return }
         for t in inMultiTransfers.values where t.ratePaused {
             // The engine holds it, not the server: its idle timeout does not run meanwhile (a
             // chunk taken into debt at a low limit pauses it for longer than that timeout).
-            t.lastActivity = now
+            t.lastActivity = timerNow ?? now
             guard t.flow.isRunning, t.flow.holds.isEmpty else { continue }
             guard t.rateGuard.mayGoOn(now: now) else { continue }
             t.ratePaused = false

@@ -257,7 +257,7 @@ final class TransferEngine: @unchecked Sendable {
         allSuspended = !anyRunning
         // Suspends, resumes and new connections since the last scan change the shares.
         rebalanceRates()
-        releaseRatePauses(now: Monotonic.now())
+        releaseRatePauses(now: Monotonic.now(), timerNow: now)
         for (t, e) in expired {
             recorder.recordInterruptedHop(t, e)
             detach(t)
