@@ -5,16 +5,14 @@ import Foundation
 /// event, not a wait), stopped by closing its standard input. `scripts/setup` installs
 /// pyftpdlib; without it the tests fail with a message saying so, they never skip.
 public final class FTPTestServer: @unchecked Sendable {
-    // @unchecked: every field is set in init and never changed; `process` is only read.
+    // @unchecked: every field is set in init and never changed.
     public let port: Int
     public let root: String
     public let user: String
     public let password: String
     /// `ftps` when the server speaks implicit FTPS, else `ftp`.
     public let scheme: String
-    private let process: ChildProcess
-    /// Our end of its standard input (close-on-exec: no other child holds it open).
-    private let stdin: Int32
+    private let server: AnnouncedServer
 
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ftp_server.py").path
 
@@ -32,41 +30,18 @@ public final class FTPTestServer: @unchecked Sendable {
     }
 
     private init(python: String, root: String, user: String, password: String, tls: (certificate: String, key: String)?) throws {
-        let input = try ChildProcess.closeOnExecPipe()
-        let output = try ChildProcess.closeOnExecPipe()
-        let p: ChildProcess
         do {
-            p = try ChildProcess.spawn([python, Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? []),
-                                       standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write))
-        } catch {
-            for fd in [input.read, input.write, output.read, output.write] { close(fd) }
-            throw error
+            server = try AnnouncedServer.start([python, Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? []),
+                                               what: "the FTP test server")
+        } catch let failure as TestFailure {
+            throw Unavailable(description: failure.description)
         }
-        close(input.read)
-        close(output.write)
-        // Blocking read of the first line: the server prints it once it listens, and the pipe
-        // ends when it exits (only it holds the write end).
-        let reader = FileHandle(fileDescriptor: output.read, closeOnDealloc: true)
-        var line = Data()
-        while true {
-            let byte = reader.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            close(input.write)
-            kill(p.pid, SIGTERM)
-            _ = p.waitBlocking()
-            throw Unavailable(description: "the FTP test server did not start: '\(text)'")
-        }
+        let port = server.port
         self.port = port
         self.root = root
         self.user = user
         self.password = password
         scheme = tls == nil ? "ftp" : "ftps"
-        process = p
-        stdin = input.write
     }
 
     /// `ftp://user:password@127.0.0.1:port/path` (or without credentials).
@@ -76,11 +51,5 @@ public final class FTPTestServer: @unchecked Sendable {
     }
 
     /// Stops the server and waits for it to exit.
-    public func stop() async {
-        close(stdin)
-        let p = process
-        // The end of its stdin stops it; a signal too, in case a child of its own kept it.
-        kill(p.pid, SIGTERM)
-        _ = await offPool { p.waitBlocking() }
-    }
+    public func stop() async { await server.stop() }
 }

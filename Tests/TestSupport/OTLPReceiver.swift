@@ -8,8 +8,7 @@ public final class OTLPReceiver: @unchecked Sendable {
     // @unchecked: every field is set in init and never changed.
     public let port: Int
     public let file: String
-    private let process: ChildProcess
-    private let stdin: Int32
+    private let server: AnnouncedServer
 
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("otlp_receiver.py").path
 
@@ -20,37 +19,10 @@ public final class OTLPReceiver: @unchecked Sendable {
     }
 
     private init(python: String, file: String) throws {
-        let input = try ChildProcess.closeOnExecPipe()
-        let output = try ChildProcess.closeOnExecPipe()
-        let p: ChildProcess
-        do {
-            p = try ChildProcess.spawn([python, Self.script, file],
-                                       standardInput: .descriptor(input.read), standardOutput: .descriptor(output.write))
-        } catch {
-            for fd in [input.read, input.write, output.read, output.write] { close(fd) }
-            throw error
-        }
-        close(input.read)
-        close(output.write)
-        // The first line, read blocking: printed once it listens; the pipe ends if it exits.
-        let reader = FileHandle(fileDescriptor: output.read, closeOnDealloc: true)
-        var line = Data()
-        while true {
-            let byte = reader.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            close(input.write)
-            kill(p.pid, SIGTERM)
-            _ = p.waitBlocking()
-            throw TestFailure("the OTLP receiver did not start: '\(text)'")
-        }
+        server = try AnnouncedServer.start([python, Self.script, file], what: "the OTLP receiver")
+        let port = server.port
         self.port = port
         self.file = file
-        process = p
-        stdin = input.write
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
@@ -110,10 +82,5 @@ public final class OTLPReceiver: @unchecked Sendable {
     }
 
     /// Stops the receiver and waits for it to exit.
-    public func stop() async {
-        close(stdin)
-        let p = process
-        kill(p.pid, SIGTERM)
-        _ = await offPool { p.waitBlocking() }
-    }
+    public func stop() async { await server.stop() }
 }
