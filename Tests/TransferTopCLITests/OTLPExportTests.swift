@@ -116,23 +116,8 @@ import TransferModel
         #expect(fileSize(dir + "/out/100") == 100)
     }
 
-    /// A port nothing listens on: bound by the kernel's choice, then closed.
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
-                bind(fd, p, length) == 0 && getsockname(fd, p, &length) == 0
-            }
-        }
-        guard bound else { throw TestFailure("bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A port nothing listens on: bound by the kernel's choice, then closed (the sshd rig's).
+    static func closedPort() throws -> Int { try SSHServerRig.freePort() }
 
     /// The daemon, started on demand by a command whose environment has TRANSFERTOP_OTLP,
     /// exports its tasks; `daemon stop` sends what it holds before the daemon exits.
