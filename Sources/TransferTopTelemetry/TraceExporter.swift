@@ -31,8 +31,14 @@ public final class TraceExporter: Sendable {
     /// The traces URL for a collector's base URL, as OpenTelemetry's `OTEL_EXPORTER_OTLP_ENDPOINT`
     /// is read: `/v1/traces` appended, unless the URL already ends with it.
     public static func tracesURL(_ collector: String) -> String {
-        if collector.hasSuffix("/v1/traces") { return collector }
-        return collector.hasSuffix("/") ? collector + "v1/traces" : collector + "/v1/traces"
+        // The path gets it, not the end of the text: a query or fragment stays after it.
+        guard var parts = URLComponents(string: collector) else {
+            return collector.hasSuffix("/") ? collector + "v1/traces" : collector + "/v1/traces"
+        }
+        if !parts.path.hasSuffix("/v1/traces") {
+            parts.path = (parts.path.hasSuffix("/") ? parts.path : parts.path + "/") + "v1/traces"
+        }
+        return parts.string ?? collector
     }
 
     /// Starts the exporter's background work. `warn` receives one line per distinct problem

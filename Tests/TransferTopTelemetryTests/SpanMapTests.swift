@@ -148,5 +148,7 @@ import TransferModel
         #expect(TraceExporter.tracesURL("http://127.0.0.1:4318") == "http://127.0.0.1:4318/v1/traces")
         #expect(TraceExporter.tracesURL("http://c:4318/") == "http://c:4318/v1/traces")
         #expect(TraceExporter.tracesURL("http://c:4318/v1/traces") == "http://c:4318/v1/traces")
+        #expect(TraceExporter.tracesURL("http://c:4318/otel?tenant=a") == "http://c:4318/otel/v1/traces?tenant=a")
+        #expect(TraceExporter.tracesURL("http://c:4318?tenant=a") == "http://c:4318/v1/traces?tenant=a")
     }
 }
