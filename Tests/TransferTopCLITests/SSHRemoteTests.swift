@@ -209,7 +209,9 @@ import Testing
                                  (["--background", "ssh://hosta/n", "http://127.0.0.1:1/x"], "name the directory on hosta with -o"),
                                  (["--background", "ssh://hosta/n", "-o", "here", "http://127.0.0.1:1/x"], "paths are hosta's"),
                                  (["--background", "ssh://hosta/n", "-o", "/tmp", "--cacert", "ca.pem", "http://127.0.0.1:1/x"],
-                                  "--cacert must be an absolute path")] {
+                                  "--cacert must be an absolute path"),
+                                 (["--background", "n", "--host", "ssh://hosta", "http://127.0.0.1:1/x"],
+                                  "--background takes another host's daemon as ssh://HOST/NAME")] {
             let r = try await Run.binary(args, environment: ssh.clientEnvironment)
             #expect(r.status == 2, "\(args): \(r.stderr)")
             #expect(r.stderr.contains(fragment), "\(args): \(r.stderr)")

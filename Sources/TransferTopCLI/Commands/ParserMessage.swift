@@ -17,6 +17,11 @@ enum ParserMessage {
     /// a password typed in the wrong place.
     static func reworded(_ line: String) -> String? {
         if let m = line.wholeMatch(of: /Unknown option '([^']*)'(?:\. Did you mean '([^']*)'\?)?/) {
+            // `--host` is the background commands'; a submission names the host in --background.
+            if m.1 == "--host" {
+                return "unknown option '--host' here: status, wait, control and attach take it; "
+                    + "--background takes another host's daemon as ssh://HOST/NAME"
+            }
             return "unknown option '\(m.1)'" + (m.2.map { " (did you mean '\($0)'?)" } ?? "")
         }
         if let m = line.wholeMatch(of: /Missing value for '([^' ]*)(?: <[^>]*>)?'/) {
