@@ -48,32 +48,26 @@ public struct TransactionTimings: Sendable, Equatable {
             guard let a, let b else { return nil }
             return max(0, b.timeIntervalSince(a) * 1000)
         }
-        queuedMs = ms(m.fetchStartDate, m.queueEndDate)
-        dnsMs = ms(m.domainLookupStartDate, m.domainLookupEndDate)
-        // Only a completed connection has a TCP duration: on a failed TLS handshake 7.88 does
-        // not say when TCP finished (see MetricsTranslation).
-        connectMs = m.connectEndDate == nil ? nil
-            : ms(m.connectStartDate, m.secureConnectionStartDate ?? m.connectEndDate)
-        tlsMs = ms(m.secureConnectionStartDate, m.secureConnectionEndDate)
-        requestMs = ms(m.requestStartDate, m.requestEndDate)
-        waitMs = ms(m.requestEndDate, m.responseStartDate)
-        receiveMs = ms(m.responseStartDate, m.responseEndDate)
+        // The phases' boundaries are `phaseIntervals`'; the failed phase, last, runs to the
+        // hop's end, so the exports give it the time the screen does.
+        for p in m.phaseIntervals(transactionEnd: transactionEnd) {
+            let duration = ms(p.start, p.end)
+            switch p.phase {
+            case .queued where !p.failed: queuedMs = duration
+            case .dns: dnsMs = duration
+            case .connect: connectMs = duration
+            case .tls: tlsMs = duration
+            case .request: requestMs = duration
+            case .wait: waitMs = duration
+            case .receive where !p.failed: receiveMs = duration
+            default: break
+            }
+            if p.failed { failedPhase = p.phase }
+        }
         // Not from fetch start: the 40th request multiplexed on one connection waited 7.3 of
         // its 7.6 ms for the slot; queueing has its own column.
         ttfbMs = ms(m.queueEndDate ?? m.fetchStartDate, m.responseStartDate)
         totalMs = ms(m.fetchStartDate, m.responseEndDate ?? transactionEnd)
-        // The failed phase runs to the hop's end, so the exports give it the time the screen does.
-        guard let failed = m.failedPhase, let start = m.failedPhaseStart, let end = transactionEnd else { return }
-        failedPhase = failed
-        let duration = ms(start, end)
-        switch failed {
-        case .dns: dnsMs = duration
-        case .connect: connectMs = duration
-        case .tls: tlsMs = duration
-        case .request: requestMs = duration
-        case .wait: waitMs = duration
-        default: break
-        }
     }
 
     /// The same durations without the failed phase's: for statistics of how long phases take
