@@ -265,15 +265,10 @@ public final class LoopbackServer: Sendable {
                     }
                     return channel.configureHTTP2SecureUpgrade(
                         h2ChannelConfigurator: { connection in
-                            let window = 8 << 20
                             return connection.configureHTTP2Pipeline(
                                 mode: .server,
-                                initialLocalSettings: [
-                                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 256),
-                                    HTTP2Setting(parameter: .initialWindowSize, value: window),
-                                    HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
-                                ],
-                                targetWindowSize: window
+                                connectionConfiguration: Self.h2Connection,
+                                streamConfiguration: Self.h2Streams
                             ) { stream in
                                 stream.eventLoop.makeCompletedFuture {
                                     try stream.pipeline.syncOperations.addHandlers(

@@ -5,10 +5,11 @@
 //
 //   bulk   GET URL, body discarded in memory (data task + delegate that drops each chunk)
 //   disk   GET URL to disk (download task; the temp file is moved to OUT_PATH, timed)
-//   transferbench serve
+//   transferbench serve [CAFILE]
 //          runs the tests' loopback server (HTTP/1.1) and prints its base URL: the server
 //          of scripts/bench's cliupseg case, which takes segmented PUTs (/segments/NAME)
-//          and plain uploads (/echo) alike
+//          and plain uploads (/echo) alike. With CAFILE, also writes the server's CA there
+//          and prints the HTTPS (h2) base on a second line
 //
 //   transferbench phases URL CAFILE COUNT
 //          COUNT fresh requests, one session each, printing their DNS, connect, TLS and TTFB
@@ -43,7 +44,7 @@ func usage() -> Never {
 }
 
 let args = CommandLine.arguments
-if args.count == 2, args[1] == "serve" { Serve.run() }
+if (2...3).contains(args.count), args[1] == "serve" { Serve.run(caFile: args.count == 3 ? args[2] : nil) }
 if args.count >= 3, args[1] == "background" { BackgroundRun.run(Array(args.dropFirst(2))) }
 if args.count == 5, args[1] == "phases", let u = URL(string: args[2]), let n = Int(args[4]) {
     Phases.run(u, caFile: args[3], count: n)

@@ -142,6 +142,27 @@ struct LoopbackServerTests {
         }
     }
 
+    /// Hundreds of streams on one h2 connection all succeed: libcurl's frames for streams the
+    /// server has closed are not taken for an attack (swift-nio-http2's defaults answered the
+    /// 200th with GOAWAY, failing the streams then in flight).
+    @Test func manyStreamsOnOneH2Connection() async throws {
+        try await withServer { server, ca in
+            server.resetStats()
+            let count = 400
+            let config = NSTemporaryDirectory() + "lbs-\(UUID().uuidString).curl"
+            defer { unlink(config) }
+            try (1...count).map { "url = \"\(server.httpsBase)/bytes/1024?seed=\($0)\"\noutput = \"/dev/null\"\n" }.joined()
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let r = try await curl(["--http2", "--cacert", ca, "--parallel", "--parallel-max", "6", "-w", "%{http_code}\\n", "-K", config])
+            #expect(r.status == 0, "\(r.err)")
+            let codes = String(decoding: r.out, as: UTF8.self).split(separator: "\n")
+            #expect(codes.count == count && codes.allSatisfy { $0 == "200" }, "\(Set(codes)) \(r.err)")
+            let requests = server.stats.requests
+            #expect(requests.count == count)
+            #expect(Set(requests.map(\.connectionID)).count == 1, "one connection, multiplexed")
+        }
+    }
+
     @Test func rangesIfRangeAnd416() async throws {
         try await withServer { server, _ in
             server.setFile("f.bin", size: 10_000, seed: 3)
