@@ -18,7 +18,7 @@ final class GateTable: Sendable {
         var arrivals = 0
         /// Held responses, each resumed on its own event loop when the gate opens.
         var held: [(EventLoop, @Sendable () -> Void)] = []
-        /// How to close the connection of each held response that can be (body gates).
+        /// How to close the connection of each held response.
         var closers: [@Sendable () -> EventLoopFuture<Void>] = []
     }
 
@@ -63,9 +63,10 @@ extension LoopbackServer {
     /// Opens gate `name`: every response held at it continues, later ones pass.
     public func openGate(_ name: String) { gates.open(name) }
 
-    /// Closes the connections of the responses held at body gate `name` (a server whose send
-    /// timeout gave up on a client that stopped reading) and returns once they are closed, with
-    /// how many there were. The gate stays closed: later responses still stop at it.
+    /// Closes the connections of the responses held at gate `name` (at a body gate: a server
+    /// whose send timeout gave up on a client that stopped reading; at a head gate: a server
+    /// that closed a kept-alive connection as a request came) and returns once they are closed,
+    /// with how many there were. The gate stays closed: later responses still stop at it.
     @discardableResult
     public func closeHeldConnections(atGate name: String) async -> Int {
         let closers = gates.takeClosers(name)

@@ -75,6 +75,17 @@ final class RequestHandler: ChannelInboundHandler {
     private let protocolName: String
     /// The TCP connection (the parent channel for an h2 stream).
     private let connection: any Channel
+
+    /// Closes the connection this request came on (all of it, for h2): what a held response's
+    /// gate does for `closeHeldConnections`.
+    private var closeConnection: @Sendable () -> EventLoopFuture<Void> {
+        let connection = connection
+        return {
+            let promise = connection.eventLoop.makePromise(of: Void.self)
+            connection.close(promise: promise)
+            return promise.futureResult
+        }
+    }
     private var isH2: Bool { protocolName == "h2" }
 
     // Request state.
@@ -160,7 +171,7 @@ final class RequestHandler: ChannelInboundHandler {
             self.head = nil
             if let gate = plan.headGate {
                 let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                core.gates.arrive(gate, on: context.eventLoop) { [plan] in
+                core.gates.arrive(gate, on: context.eventLoop, close: closeConnection) { [plan] in
                     let (handler, context) = bound.value
                     handler.startAfterDelay(context: context, plan: plan, keepAlive: head.isKeepAlive)
                 }
@@ -320,13 +331,7 @@ final class RequestHandler: ChannelInboundHandler {
         guard gateIndex < plan.bodyGates.count else { return }
         holdArrived = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let connection = connection
-        let close: @Sendable () -> EventLoopFuture<Void> = {
-            let promise = connection.eventLoop.makePromise(of: Void.self)
-            connection.close(promise: promise)
-            return promise.futureResult
-        }
-        core.gates.arrive(plan.bodyGates[gateIndex].name, on: context.eventLoop, close: close) {
+        core.gates.arrive(plan.bodyGates[gateIndex].name, on: context.eventLoop, close: closeConnection) {
             let (handler, context) = bound.value
             handler.passBodyGate(plan)
             handler.pump(context: context)

@@ -95,6 +95,9 @@ final class Transfer {
     /// Whether this hop's connection sat idle under a suspend, and so whether its failure after
     /// the resume continues from resume data (Machines/HeldConnection.swift).
     var heldConnection = HeldConnection()
+    /// Whether a request that met a closed kept-alive connection has been sent again
+    /// (Machines/StaleConnectionRetry.swift).
+    var staleConnection = StaleConnectionRetry()
     /// The host key of this hop's URL, made on its first attach; while in the multi, the one
     /// it is counted under.
     var hostKey: String?

@@ -10,6 +10,7 @@ extension TransferEngine {
             return
         }
         let doneAt = Monotonic.now()
+        t.staleConnection.hopEnded()
         // An empty file (or a resumed one with nothing left) never called the write callback.
         if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
         recorder.record(t, code: code, doneAt: doneAt, error: t.failure(curlCode: code))
@@ -29,6 +30,7 @@ extension TransferEngine {
         case .failed:
             if code != CURLE_OK, waitForConnectivityIfAsked(t, code: code) { return }
             if code == CURLE_PEER_FAILED_VERIFICATION, handleUntrustedServer(t) { return }
+            if resendAfterStaleConnection(t, code: code) { return }
             let error = t.sinkFailure ?? t.failure(curlCode: code)
             if continueAfterDeadConnection(t, error) { return }
             finishKeepingResumeData(t, error: error)

@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import TransferModel
 
@@ -17,6 +18,22 @@ extension TransferEngine {
             resumable: currentResumability(t).isResumable && rangeIsOurs(t))
         guard t.heldConnection.hopFailed(failure) == .continueFromResumeData, let r = resumePoint(t) else { return false }
         continueDownload(t, from: r)
+        return true
+    }
+
+    /// The hop failed on a kept-alive connection before any of its response came: true when the
+    /// request is sent again on a new connection instead (`StaleConnectionRetry`).
+    func resendAfterStaleConnection(_ t: Transfer, code: CURLcode) -> Bool {
+        var streamed = false
+        if case .streamed? = t.task.upload { streamed = true }
+        let failure = StaleConnectionRetry.Failure(
+            curlCode: Int(code.rawValue), isHTTP: t.scheme.isHTTP,
+            reusedConnection: t.easy.long(CURLINFO_NUM_CONNECTS) == 0,
+            responseStarted: t.firstHeaderAt != nil || t.response != nil,
+            method: t.request.httpMethod, replayableBody: !(streamed && t.hasBodyThisHop),
+            failedByConnection: t.sinkFailure == nil)
+        guard t.staleConnection.hopFailed(failure) == .sendAgain else { return false }
+        followRedirect(t, t.request, isRedirect: false)
         return true
     }
 
