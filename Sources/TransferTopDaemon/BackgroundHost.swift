@@ -109,7 +109,12 @@ final class BackgroundHost: @unchecked Sendable {
     }
 
     /// Runs a plan whose tasks are in the journal under `numbers`.
-    func start(session name: String, submission: Int64, plan: RunPlan, numbers: [String: Int64]) {
+    func start(session name: String, submission: Int64, plan given: RunPlan, numbers: [String: Int64]) {
+        // The engine's session is the background session: its tasks' traces
+        // (`transfertop.session`) and the submission's CSV and HAR name it, not the
+        // configuration kind (`default`) a plan made from options is named after.
+        var plan = given
+        for i in plan.sessions.indices { plan.sessions[i].name = name }
         let runner = Runner(plan: plan, store: ResumeStore.standard(), observability: observability)
         let hosted = Hosted(session: name, submission: submission, runner: runner, numbers: numbers)
         state.withLock { $0.running[ObjectIdentifier(hosted)] = hosted }

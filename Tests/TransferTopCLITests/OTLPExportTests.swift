@@ -138,6 +138,8 @@ import TransferModel
         let roots = spans.filter { ($0.parent_span_id ?? "").isEmpty }
         #expect(roots.count == 1, "\(rig.log)")
         #expect(roots.first?.attributes?["transfertop.redirect_count"] == .int(1))
+        // Named for the session it was submitted to, not the configuration kind (`default`).
+        #expect(roots.first?.attributes?["transfertop.session"] == .string("traced"), "\(roots.first?.attributes ?? [:])")
         let hops = spans.filter { $0.parent_span_id == roots.first?.span_id }
         #expect(hops.map(\.kind) == [3, 3] && Set(hops.map(\.trace_id)) == [roots.first?.trace_id])
         #expect(rig.log.contains("exporting each task as a trace (TRANSFERTOP_OTLP)"), "\(rig.log)")

@@ -142,10 +142,6 @@ import Testing
             #expect(submit.status == 0, "\(submit.stderr)")
             try await server.waitForGate(gate)
         }
-        func state(_ env: [String: String], _ name: String) async throws -> String? {
-            let status = try await Run.binary(["status", name, "--json"], environment: env)
-            return try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8)).first?.tasks.first?.state
-        }
         let tmux = Tmux()
         defer { tmux.kill() }
         let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
@@ -161,27 +157,24 @@ import Testing
         try await tmux.keys("s")
         screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("suspended") == true }
         #expect(Tmux.row(screen, "hostb/two:1")?.contains("suspended") == true, "\(screen)")
-        #expect(try await state(hostB, "two") == "suspended")
-        #expect(try await state(hostA, "one") == "running")
+        #expect(try await Self.taskState(hostB, "two") == "suspended")
+        #expect(try await Self.taskState(hostA, "one") == "running")
         try await tmux.keys("r")
         screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("running") == true }
-        #expect(try await state(hostB, "two") == "running")
+        #expect(try await Self.taskState(hostB, "two") == "running")
 
         // Host a's daemon is killed (-9) mid-download: its rows are marked gone, host b's are
         // not. Started again there, it restores the download, which ends byte-exact.
         let pid = try #require(DaemonLock.holderPID(try DaemonPaths.standard(hostA).lock))
         kill(pid, SIGKILL)
-        func sessionRow(_ screen: String, _ name: String) -> String {
-            screen.split(separator: "\n").map(String.init).first { $0.contains("bg \(name)") } ?? ""
-        }
-        screen = try await tmux.waitFor { sessionRow($0, "hosta/one").contains("daemon gone") }
-        #expect(sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
-        #expect(!sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
+        screen = try await tmux.waitFor { Self.sessionRow($0, "hosta/one").contains("daemon gone") }
+        #expect(Self.sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
+        #expect(!Self.sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
         server.openGate(gateA)
         let start = try await Run.binary(["daemon", "start"], environment: hostA)
         #expect(start.status == 0, "\(start.stdout)\(start.stderr)")
         screen = try await tmux.waitFor { Tmux.row($0, "hosta/one:1")?.contains("completed") == true }
-        #expect(!sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
+        #expect(!Self.sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
         #expect(Tmux.row(screen, "hosta/one:1")?.contains("ok") == true, "\(screen)")
         #expect(FileManager.default.contents(atPath: ssh.dir + "/one/3000000") == Data(LoopbackServer.body(size: 3_000_000, seed: 8)))
 
@@ -220,5 +213,16 @@ import Testing
         #expect(password.status == 2 && password.stderr.contains("no password in the address"), "\(password.stderr)")
         #expect(!password.stderr.contains("s3cret"))
         withExtendedLifetime(ssh) {}
+    }
+
+    /// The state of session `name`'s first task, asked on the host whose environment is `env`.
+    static func taskState(_ env: [String: String], _ name: String) async throws -> String? {
+        let status = try await Run.binary(["status", name, "--json"], environment: env)
+        return try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8)).first?.tasks.first?.state
+    }
+
+    /// The monitor's session row of `name` (`host/NAME`), empty when the screen has none.
+    static func sessionRow(_ screen: String, _ name: String) -> String {
+        screen.split(separator: "\n").map(String.init).first { $0.contains("bg \(name)") } ?? ""
     }
 }

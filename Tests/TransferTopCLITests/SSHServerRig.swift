@@ -7,14 +7,16 @@ import TestSupport
 /// configuration with one `Host` alias per simulated machine. Each alias sends its own XDG
 /// directories (`SetEnv`, accepted by the server), so two aliases are two hosts with two
 /// daemons and two state directories. The sanitizer options travel the same way, so a daemon
-/// started through ssh runs as the test's own processes do.
+/// started through ssh runs as the test's own processes do, and so do the variables a test
+/// gives every host (`sending`, such as `TRANSFERTOP_OTLP`).
 final class SSHServerRig: @unchecked Sendable {
     // @unchecked: fixed after init; `process` is only terminated.
     let dir: String
     let port: Int
     /// The ssh client configuration (`ssh -F`).
     var config: String { dir + "/ssh_config" }
-    /// Per alias: the environment a command run "on that host" uses (its XDG directories).
+    /// Per alias: the environment a command run "on that host" uses (its XDG directories, and
+    /// the variables every host was given).
     let hosts: [String: [String: String]]
     private let process: ChildProcess
 
@@ -27,11 +29,11 @@ final class SSHServerRig: @unchecked Sendable {
     /// Made off Swift's cooperative pool: making it runs ssh-keygen and reads sshd's log,
     /// blocking reads that must never hold one of the pool's few threads (a pipe whose write
     /// end another test's long-lived child inherited would hold it for ever).
-    static func start(aliases: [String]) async throws -> SSHServerRig {
-        try await offPool { try SSHServerRig(aliases: aliases) }
+    static func start(aliases: [String], sending shared: [String: String] = [:]) async throws -> SSHServerRig {
+        try await offPool { try SSHServerRig(aliases: aliases, sending: shared) }
     }
 
-    private init(aliases: [String]) throws {
+    private init(aliases: [String], sending shared: [String: String]) throws {
         let sshd = "/usr/sbin/sshd"
         guard FileManager.default.isExecutableFile(atPath: sshd) else {
             throw TestFailure("sshd is not installed (package openssh-server): run scripts/setup")
@@ -51,7 +53,7 @@ final class SSHServerRig: @unchecked Sendable {
         // sshd exits at once saying so, and the rig asks again (below).
         var port = try Self.freePort()
         let forwarded = ["XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
-                         "TSAN_OPTIONS", "ASAN_OPTIONS"]
+                         "TSAN_OPTIONS", "ASAN_OPTIONS"] + shared.keys.sorted()
         try """
         ListenAddress 127.0.0.1
         HostKey \(dir)/host_key
@@ -68,7 +70,7 @@ final class SSHServerRig: @unchecked Sendable {
         """.write(toFile: dir + "/sshd_config", atomically: true, encoding: .utf8)
         var hosts: [String: [String: String]] = [:]
         for alias in aliases {
-            var env: [String: String] = [:]
+            var env = shared
             for key in ["XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"] {
                 env[key] = dir + "/\(alias)/" + key.lowercased()
             }
