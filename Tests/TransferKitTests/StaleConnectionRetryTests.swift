@@ -77,13 +77,64 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
+    /// A PUT's body is sent twice over the wire, and counted once: the task's bytes sent, and
+    /// the answered hop's, are the body's size.
+    @Test func aResentBodyIsCountedOnce() async throws {
+        let server = try await TestServer.get()
+        let (task, rec, session, gate, _) = try await requestOnAClosedConnection(server, h2: true, method: "PUT")
+        try await server.waitForGate(gate, arrivals: 2)
+        server.openGate(gate)
+        try await rec.waitForCompletion()
+        #expect(rec.error == nil, "\(String(describing: rec.error))")
+        #expect(task.countOfBytesSent == 1)
+        let hops = try #require(rec.state.withLock { $0.metrics }).transactionMetrics
+        #expect(hops.map(\.countOfRequestBodyBytesSent) == [1, 1])
+        session.finishTasksAndInvalidate()
+    }
+
+    /// A download made from resume data whose range request is cut and sent again still stands
+    /// for that resume data until it is answered: cancelled then, it gives the resume data back
+    /// and keeps the partial file.
+    @Test func aResentRangeRequestKeepsItsResumeData() async throws {
+        let server = try await TestServer.get()
+        let name = "stale-resume-\(UUID().uuidString).bin"
+        server.setFile(name, size: 200_000, seed: 5)
+        let rec = Recorder()
+        let session = TransferSession(configuration: ephemeralConfig { $0.httpMaximumConnectionsPerHost = 1 }, delegate: rec)
+        let bodyGate = UUID().uuidString
+        let first = session.downloadTask(with: url("\(server.httpsBase)/files/\(name)?gate=\(bodyGate)&holdAfter=50000"))
+        first.resume()
+        try await server.waitForGate(bodyGate)
+        try await waitUntil("50000 bytes at the client") { first.countOfBytesReceived == 50_000 }
+        let cancelled = Box<Data?>()
+        first.cancel(byProducingResumeData: { cancelled.set($0) })
+        var resume = try ResumeData(decoding: try #require(try await cancelled.wait()))
+        #expect(resume.bytesReceived == 50_000)
+        // The range request goes out on the kept-alive h2 connection and is held before its head.
+        let headGate = "stale-" + UUID().uuidString
+        resume.url = "\(server.httpsBase)/files/\(name)?headGate=\(headGate)"
+        let second = session.downloadTask(withResumeData: resume.encoded())
+        second.resume()
+        try await server.waitForGate(headGate)
+        #expect(await server.closeHeldConnections(atGate: headGate) == 1)
+        try await server.waitForGate(headGate, arrivals: 2)
+        let again = Box<Data?>()
+        second.cancel(byProducingResumeData: { again.set($0) })
+        let kept = try ResumeData(decoding: try #require(try await again.wait(), "resume data after the resend"))
+        #expect(kept.bytesReceived == 50_000)
+        #expect(FileManager.default.fileExists(atPath: kept.partialFilePath))
+        server.openGate(headGate)
+        server.openGate(bodyGate)
+        session.finishTasksAndInvalidate()
+    }
+
     @Test func theMachineResendsOnceAndOnlyWhatQualifies() {
         let ok = StaleConnectionRetry.Failure(curlCode: 52, isHTTP: true, reusedConnection: true, responseStarted: false,
                                               method: "get", replayableBody: true, failedByConnection: true)
         var m = StaleConnectionRetry()
-        #expect(m.hopFailed(ok) == .sendAgain && m.wantsFreshConnection)
+        #expect(m.hopFailed(ok) == .sendAgain && m.state == .resending)
         m.hopEnded()
-        #expect(m.state == .spent && !m.wantsFreshConnection)
+        #expect(m.state == .spent)
         #expect(m.hopFailed(ok) == .fail, "once per task")
         var changed: [StaleConnectionRetry.Failure] = []
         for change: (inout StaleConnectionRetry.Failure) -> Void in [

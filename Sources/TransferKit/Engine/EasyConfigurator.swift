@@ -102,7 +102,6 @@ final class EasyConfigurator {
         try e.set(CURLOPT_FOLLOWLOCATION, false)
         // Only this hop's own protocol: a URL cannot be made to reach another one.
         try e.set(CURLOPT_PROTOCOLS_STR, t.scheme.curlProtocol)
-        if t.staleConnection.wantsFreshConnection { try e.set(CURLOPT_FRESH_CONNECT, true) }
         let decodes = t.scheme.isHTTP && decodesContent(t)
         let guarded = decodes && configuration.maximumDecodedRatio != nil
         try e.set(CURLOPT_BUFFERSIZE, guarded ? Self.guardedReceiveBufferSize : Self.receiveBufferSize)

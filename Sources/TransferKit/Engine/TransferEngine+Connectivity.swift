@@ -22,7 +22,7 @@ extension TransferEngine {
                 let url = Redaction.redactURL(t.request.url.absoluteString)
                 finish(t, error: TransferError(.timedOut, "no connection within \(TransferTimers.formatSeconds(configuration.timeoutIntervalForResource)) (timeoutIntervalForResource, waitsForConnectivity)", failingURL: url))
             case .retry(let t):
-                followRedirect(t, t.request, isRedirect: false)
+                sendAgain(t)
             }
         }
         return next

@@ -33,8 +33,19 @@ extension TransferEngine {
             method: t.request.httpMethod, replayableBody: !(streamed && t.hasBodyThisHop),
             failedByConnection: t.sinkFailure == nil)
         guard t.staleConnection.hopFailed(failure) == .sendAgain else { return false }
-        followRedirect(t, t.request, isRedirect: false)
+        sendAgain(t)
         return true
+    }
+
+    /// Sends the current request again on a new hop (after a connectivity wait, or a connection
+    /// closed under it). The request was not answered: a resumed download's range request keeps
+    /// standing for the resume data it was made from (`resumePoint`), and the body bytes the
+    /// failed hop sent are not counted twice (as for libcurl's own rewind, `seekBody`).
+    func sendAgain(_ t: Transfer) {
+        let sendsResumeRequest = t.resumeFrom != nil && t.hop == t.resumeFromHop
+        t.hopSent -= t.uploadOffset
+        followRedirect(t, t.request, isRedirect: false)
+        if sendsResumeRequest { t.resumeFromHop = t.hop }
     }
 
     /// A `Range` the user set asks for part of a resource; only the engine's own (a resumed

@@ -1,5 +1,5 @@
 /// A request that fails on a kept-alive connection before any of its response arrived is sent
-/// once more, in the same task, on a new connection. A server may close an idle kept-alive
+/// once more, in the same task. A server may close an idle kept-alive
 /// connection at any moment, or end an h2 connection with GOAWAY while streams are in flight;
 /// a request that met that close was not answered, and an idempotent one (RFC 9110, 9.2.2) is
 /// safe to send again. Browsers and Apple's URLSession do the same. libcurl 7.88 does it itself
@@ -13,7 +13,7 @@ struct StaleConnectionRetry: Equatable {
     enum State: Equatable {
         /// No request of this task has been sent again.
         case unused
-        /// The current hop sends the request again, on a connection of its own.
+        /// The current hop sends the request again.
         case resending
         /// The one resend has been made.
         case spent
@@ -24,7 +24,8 @@ struct StaleConnectionRetry: Equatable {
         /// libcurl's result for the hop.
         var curlCode: Int
         var isHTTP: Bool
-        /// No connection was opened for the hop: it went out on a kept-alive one.
+        /// No connection was opened for the hop: it went out on a kept-alive one (or joined an
+        /// h2 connection another request had just opened).
         var reusedConnection: Bool
         /// A header line of the response arrived: the server took the request.
         var responseStarted: Bool
@@ -45,10 +46,6 @@ struct StaleConnectionRetry: Equatable {
     }
 
     private(set) var state: State = .unused
-
-    /// The hop asks libcurl for a new connection (`CURLOPT_FRESH_CONNECT`): another kept-alive
-    /// one to the same server may be as dead as the one that failed.
-    var wantsFreshConnection: Bool { state == .resending }
 
     /// A hop ended (called before its outcome is decided): a resend is spent once its hop ends.
     mutating func hopEnded() {
