@@ -22,7 +22,7 @@ extension TransferEngine {
     }
 
     /// The hop failed on a kept-alive connection before any of its response came: true when the
-    /// request is sent again on a new connection instead (`StaleConnectionRetry`).
+    /// request is sent again instead (`StaleConnectionRetry`).
     func resendAfterStaleConnection(_ t: Transfer, code: CURLcode) -> Bool {
         var streamed = false
         if case .streamed? = t.task.upload { streamed = true }

@@ -1,12 +1,12 @@
 /// A request that fails on a kept-alive connection before any of its response arrived is sent
-/// once more, in the same task. A server may close an idle kept-alive
-/// connection at any moment, or end an h2 connection with GOAWAY while streams are in flight;
-/// a request that met that close was not answered, and an idempotent one (RFC 9110, 9.2.2) is
-/// safe to send again. Browsers and Apple's URLSession do the same. libcurl 7.88 does it itself
-/// on HTTP/1.1 (for any method, unseen by the engine: one hop), and fails an h2 stream whose
-/// connection closed or was ended by GOAWAY: that is the case this machine meets. Once per task: a second
-/// failure is the task's. Pure: the engine reports the hop's end and failure and performs the
-/// action (DECISIONS 179).
+/// once more, in the same task. A server may close an idle kept-alive connection at any moment,
+/// or end an h2 connection with GOAWAY while streams are in flight; a request that met that
+/// close was not answered, and an idempotent one (RFC 9110, 9.2.2) is safe to send again.
+/// Browsers and Apple's URLSession do the same. libcurl 7.88 does it itself on HTTP/1.1 (for
+/// any method, unseen by the engine: one hop), and fails an h2 stream whose connection closed
+/// or was ended by GOAWAY: that is the case this machine meets. Once per task: a second failure
+/// is the task's. Pure: the engine reports the hop's end and failure and performs the action
+/// (DECISIONS 179).
 ///
 /// `unused` → (a failure that qualifies) `resending` → (that hop ends, however) `spent`.
 struct StaleConnectionRetry: Equatable {
@@ -39,7 +39,7 @@ struct StaleConnectionRetry: Equatable {
     }
 
     enum Action: Equatable {
-        /// Send the request again on a new hop with a new connection.
+        /// Send the request again on a new hop (libcurl does not reuse the closed connection).
         case sendAgain
         /// Fail as any failed hop does.
         case fail
