@@ -61,15 +61,7 @@ extension SSHRemoteTests {
         #expect(Tmux.row(screen, "hosta/one:1")?.contains(held) == true && Tmux.row(screen, "hostb/two:1")?.contains(held) == true, "\(screen)")
 
         // Host b's row: suspended there and resumed, host a's task running on.
-        try await tmux.keys("j")
-        try await tmux.keys("s")
-        screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("suspended") == true }
-        #expect(Tmux.row(screen, "hostb/two:1")?.contains("suspended") == true, "\(screen)")
-        #expect(try await Self.taskState(hostB, "two") == "suspended")
-        #expect(try await Self.taskState(hostA, "one") == "running")
-        try await tmux.keys("r")
-        screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("running") == true }
-        #expect(try await Self.taskState(hostB, "two") == "running")
+        try await Self.suspendAndResumeHostB(tmux, hostA: hostA, hostB: hostB)
 
         // Host a's daemon killed once its resume record holds the k bytes on disk; started
         // again through ssh (its environment sshd's again), it continues the download there.

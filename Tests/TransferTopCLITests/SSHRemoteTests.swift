@@ -153,15 +153,7 @@ import Testing
         #expect(Tmux.row(screen, "hostb/two:1")?.contains("running") == true, "\(screen)")
 
         // The second row is host b's: s suspends it there, and host a's task runs on.
-        try await tmux.keys("j")
-        try await tmux.keys("s")
-        screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("suspended") == true }
-        #expect(Tmux.row(screen, "hostb/two:1")?.contains("suspended") == true, "\(screen)")
-        #expect(try await Self.taskState(hostB, "two") == "suspended")
-        #expect(try await Self.taskState(hostA, "one") == "running")
-        try await tmux.keys("r")
-        screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("running") == true }
-        #expect(try await Self.taskState(hostB, "two") == "running")
+        try await Self.suspendAndResumeHostB(tmux, hostA: hostA, hostB: hostB)
 
         // Host a's daemon is killed (-9) mid-download: its rows are marked gone, host b's are
         // not. Started again there, it restores the download, which ends byte-exact.
@@ -213,6 +205,20 @@ import Testing
         #expect(password.status == 2 && password.stderr.contains("no password in the address"), "\(password.stderr)")
         #expect(!password.stderr.contains("s3cret"))
         withExtendedLifetime(ssh) {}
+    }
+
+    /// In a monitor over hosts a and b whose first row is `hosta/one:1`: `j` `s` suspends host b's
+    /// task `two:1` there while host a's runs on (each host's own `status` says so), `r` resumes it.
+    static func suspendAndResumeHostB(_ tmux: Tmux, hostA: [String: String], hostB: [String: String]) async throws {
+        try await tmux.keys("j")
+        try await tmux.keys("s")
+        let screen = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("suspended") == true }
+        #expect(Tmux.row(screen, "hostb/two:1")?.contains("suspended") == true, "\(screen)")
+        #expect(try await taskState(hostB, "two") == "suspended")
+        #expect(try await taskState(hostA, "one") == "running")
+        try await tmux.keys("r")
+        _ = try await tmux.waitFor { Tmux.row($0, "hostb/two:1")?.contains("running") == true }
+        #expect(try await taskState(hostB, "two") == "running")
     }
 
     /// The state of session `name`'s first task, asked on the host whose environment is `env`.
