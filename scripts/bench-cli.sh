@@ -61,6 +61,7 @@ measure_cli() {
     # whichever client runs after a deletion.
     local dir="$WORK/cliout/$case-$n-$client-$run" tf="$WORK/cli-time.txt" expect_files=$n expect_bytes=$((n * 1024)) status=ok
     [ "$case" = clishm ] && dir="$SHM/out"
+    [ "$case" = clismallshm ] && dir="$SHM/small-$client-$run"
     rm -rf "$WORK/state"; mkdir -p "$dir"; sync
     local -a cmd
     case "$case:$client" in
@@ -119,8 +120,9 @@ measure_cli() {
     local cpu; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
     echo "$case $n $client $run $wall $cpu $m $status" >> "$CLI_RESULTS"
     log "$(printf '%-8s n=%-6s %-6s run %s  wall %8ss  cpu %7ss  rss %8s KiB  %s' "$case" "$n" "$client" "$run" "$wall" "$cpu" "$m" "$status")"
-    # Large files go at once (one inode each; the disk is not unlimited), small ones at the end.
-    case "$case" in clibulk | clishm) rm -rf "$dir" ;; esac
+    # Large files go at once (one inode each; the disk is not unlimited), small ones at the end
+    # (on tmpfs at once: no inode allocator there remembers a deletion).
+    case "$case" in clibulk | clishm | clismallshm) rm -rf "$dir" ;; esac
 }
 
 cli_points() {
@@ -128,7 +130,7 @@ cli_points() {
     for c in $CLI_CASES; do
         case $c in
         clibulk | clishm | cliupload | cliupseg) echo "$c 1" ;;
-        clismall | clih2) echo "$c $COUNT" ;;
+        clismall | clismallshm | clih2) echo "$c $COUNT" ;;
         cliscale) for n in $SCALE_COUNTS; do echo "$c $n"; done ;;
         esac
     done
@@ -342,6 +344,7 @@ cli_table() {
         echo "- load at start: $(cut -d' ' -f1-3 /proc/loadavg) (shared machine: compare ratios, not absolute times)"
         echo "- versions: transfertop $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet || echo '+changes'), $(curl --version | head -1 | cut -d' ' -f1-2), $(aria2c --version | head -1), $($NGINX -v 2>&1 | sed 's|.*/||;s|^|nginx |'), $(swift --version 2>&1 | grep -o 'Swift version [0-9.]*')"
         echo "- server: nginx on loopback, HTTP/1.1, sendfile; $RUNS run(s) per point, clients alternating"
+        echo "- clismallshm = clismall into /dev/shm (tmpfs): the clients' own work, without the state of the disk's inode allocator (ext4's recently_deleted made clismall's times vary twofold between runs)"
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
         [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
         [ -s "$ONE_RESULTS" ] && echo "- clione = one 1 KiB URL per process (start-up and teardown), wall from EPOCHREALTIME; vs curl = the client's median over curl's (lower is faster)"
