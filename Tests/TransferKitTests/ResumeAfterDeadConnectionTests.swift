@@ -7,22 +7,33 @@ import Testing
 /// timeout) continues by itself on resume, as Apple's download tasks do: the same task asks for
 /// the rest with `Range`, and the delegate sees no failure (DECISIONS 173).
 @Suite(.serialized) struct ResumeAfterDeadConnectionTests {
-    /// Starts a download of `/files/NAME` held at a gate after `held` bytes, suspends it once the
-    /// client has them, and has the server close that connection. Returns the task and gate.
-    private func suspendAndDropConnection(_ session: TransferSession, _ clock: TestEngineClock, _ server: LoopbackServer,
-                                          name: String, query: String = "", held: Int, h2: Bool = false) async throws -> TransferDownloadTask {
+    /// A download of a new 3,000,000-byte file (`seed`) on a clocked session with a recorder,
+    /// held at a gate after 1,000,000 bytes, suspended once the client has them, and its
+    /// connection then closed by the server.
+    private struct Dropped {
+        static let size = 3_000_000, held = 1_000_000
+        let server: LoopbackServer, name: String, rec: Recorder, session: TransferSession, task: TransferDownloadTask
+    }
+
+    private func droppedWhileSuspended(_ prefix: String, seed: UInt8, query: String = "", h2: Bool = false) async throws -> Dropped {
+        let server = try await TestServer.get()
+        let name = "\(prefix)-\(UUID().uuidString).bin"
+        server.setFile(name, size: Dropped.size, seed: seed)
+        let rec = Recorder()
+        let clock = TestEngineClock()
+        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = h2 }, delegate: rec, clock: clock)
         let gate = UUID().uuidString
         let base = h2 ? server.httpsBase : server.httpBase
-        let task = session.downloadTask(with: url("\(base)/files/\(name)?gate=\(gate)&holdAfter=\(held)\(query)"))
+        let task = session.downloadTask(with: url("\(base)/files/\(name)?gate=\(gate)&holdAfter=\(Dropped.held)\(query)"))
         task.resume()
         try await server.waitForGate(gate)
-        try await waitUntil("\(held) bytes at the client") { task.countOfBytesReceived == Int64(held) }
+        try await waitUntil("\(Dropped.held) bytes at the client") { task.countOfBytesReceived == Int64(Dropped.held) }
         task.suspend()
         try await clock.advance(session, to: 0)  // the transfer thread has paused the handle
         #expect(await server.closeHeldConnections(atGate: gate) == 1)
         // The continuation passes the gate; the closed response never goes on.
         server.openGate(gate)
-        return task
+        return Dropped(server: server, name: name, rec: rec, session: session, task: task)
     }
 
     private func fileRequests(_ server: LoopbackServer, _ name: String) -> [RequestRecord] {
@@ -32,14 +43,9 @@ import Testing
     /// HTTP/1.1 in the clear, and HTTP/2 over TLS (a paused stream of a connection that closes).
     @Test(arguments: [false, true])
     func aResumeThatMeetsAClosedConnectionContinuesFromWhereTheFileGotTo(h2: Bool) async throws {
-        let server = try await TestServer.get()
-        let size = 3_000_000, held = 1_000_000
-        let name = "dead-\(UUID().uuidString).bin"
-        server.setFile(name, size: size, seed: 11)
-        let rec = Recorder()
-        let clock = TestEngineClock()
-        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = h2 }, delegate: rec, clock: clock)
-        let task = try await suspendAndDropConnection(session, clock, server, name: name, held: held, h2: h2)
+        let d = try await droppedWhileSuspended("dead", seed: 11, h2: h2)
+        let (server, name, rec, session, task) = (d.server, d.name, d.rec, d.session, d.task)
+        let (size, held) = (Dropped.size, Dropped.held)
         let identifier = task.taskIdentifier
         task.resume()
         try await rec.waitForCompletion()
@@ -70,21 +76,15 @@ import Testing
     }
 
     @Test func aResourceChangedDuringTheSuspendIsFetchedWholeNeverSpliced() async throws {
-        let server = try await TestServer.get()
-        let size = 3_000_000, held = 1_000_000
-        let name = "dead-changed-\(UUID().uuidString).bin"
-        server.setFile(name, size: size, seed: 14)
-        let rec = Recorder()
-        let clock = TestEngineClock()
-        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec, clock: clock)
-        let task = try await suspendAndDropConnection(session, clock, server, name: name, held: held)
+        let d = try await droppedWhileSuspended("dead-changed", seed: 14)
+        let (server, name, rec, session, task) = (d.server, d.name, d.rec, d.session, d.task)
         // A new version: the continuation's If-Range no longer matches, so the answer is the
         // whole new resource (200), written from offset 0.
         server.changeFile(name, newSeed: 15)
         task.resume()
         try await rec.waitForCompletion()
         #expect(rec.error == nil, "\(String(describing: rec.error))")
-        #expect(rec.state.withLock { $0.downloaded }.map(sha256) == sha256(expectedBody(size, seed: 15)))
+        #expect(rec.state.withLock { $0.downloaded }.map(sha256) == sha256(expectedBody(Dropped.size, seed: 15)))
         #expect(rec.state.withLock { $0.resumedAt } == [0])
         #expect(fileRequests(server, name).count == 2)
         #expect(task.response?.statusCode == 200)
@@ -92,14 +92,8 @@ import Testing
     }
 
     @Test func withoutAValidatorTheResumeFailsAsBefore() async throws {
-        let server = try await TestServer.get()
-        let size = 3_000_000, held = 1_000_000
-        let name = "dead-novalidator-\(UUID().uuidString).bin"
-        server.setFile(name, size: size, seed: 12)
-        let rec = Recorder()
-        let clock = TestEngineClock()
-        let session = TransferSession(configuration: ephemeralConfig { $0.allowsHTTP2 = false }, delegate: rec, clock: clock)
-        let task = try await suspendAndDropConnection(session, clock, server, name: name, query: "&noValidator=1", held: held)
+        let d = try await droppedWhileSuspended("dead-novalidator", seed: 12, query: "&noValidator=1")
+        let (server, name, rec, session, task) = (d.server, d.name, d.rec, d.session, d.task)
         task.resume()
         try await rec.waitForCompletion()
         #expect(rec.error?.code == .networkConnectionLost)
