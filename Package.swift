@@ -111,7 +111,7 @@ let package = Package(
         .target(name: "MonitorFixtures", dependencies: ["TransferTopUI"], path: "Tests/MonitorFixtures"),
         // Test helpers shared by the test targets: blocking work off the cooperative pool, waits.
         .target(name: "TestSupport", dependencies: ["TransferModel", .product(name: "CSV", package: "CSV.swift")], path: "Tests/TestSupport",
-                exclude: ["ftp_server.py", "otlp_receiver.py"]),
+                exclude: ["announced.py", "ftp_server.py", "otlp_receiver.py"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         // Digest too: TransferModel's own SHA-256 is checked against OpenSSL's.
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "Digest", "TestSupport"]),

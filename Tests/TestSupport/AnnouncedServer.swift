@@ -3,7 +3,9 @@ import Foundation
 /// A server program the tests start (the FTP server, the OTLP receiver): it listens on a
 /// port the kernel picks, prints `PORT <n>` once it accepts connections (the test waits for
 /// that line, an event, never for time), and exits when its standard input closes (the
-/// test's teardown, or the test process dying).
+/// test's teardown, or the test process dying). The Python servers share that side of it
+/// (`announced.py`, imported beside them; run with `-B` so no `__pycache__` lands in the
+/// source tree).
 public struct AnnouncedServer: Sendable {
     public let process: ChildProcess
     public let port: Int

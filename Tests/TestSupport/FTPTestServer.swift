@@ -31,7 +31,7 @@ public final class FTPTestServer: @unchecked Sendable {
 
     private init(python: String, root: String, user: String, password: String, tls: (certificate: String, key: String)?) throws {
         do {
-            server = try AnnouncedServer.start([python, Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? []),
+            server = try AnnouncedServer.start([python, "-B", Self.script, root, user, password] + (tls.map { [$0.certificate, $0.key] } ?? []),
                                                what: "the FTP test server")
         } catch let failure as TestFailure {
             throw Unavailable(description: failure.description)

@@ -19,7 +19,7 @@ public final class OTLPReceiver: @unchecked Sendable {
     }
 
     private init(python: String, file: String) throws {
-        server = try AnnouncedServer.start([python, Self.script, file], what: "the OTLP receiver")
+        server = try AnnouncedServer.start([python, "-B", Self.script, file], what: "the OTLP receiver")
         let port = server.port
         self.port = port
         self.file = file

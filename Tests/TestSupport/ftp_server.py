@@ -18,11 +18,11 @@ speed.
 import logging
 import os
 import sys
-import threading
 
 from pyftpdlib.authorizers import DummyAuthorizer
 from pyftpdlib.handlers import FTPHandler, ThrottledDTPHandler
 from pyftpdlib.servers import FTPServer
+from announced import announce_and_serve
 
 SLOW_BYTES_PER_SECOND = 256 * 1024
 
@@ -74,14 +74,7 @@ def main():
     Handler.authorizer = authorizer
     Handler.banner = "transfertop test server ready"
     server = FTPServer(("127.0.0.1", 0), Handler)
-    print("PORT %d" % server.socket.getsockname()[1], flush=True)
-
-    def watch_stdin():
-        sys.stdin.read()
-        os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    server.serve_forever()
+    announce_and_serve(server.socket.getsockname()[1], server.serve_forever)
 
 
 if __name__ == "__main__":

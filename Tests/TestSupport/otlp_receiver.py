@@ -13,12 +13,12 @@ input ends.
 """
 import gzip
 import json
-import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from announced import announce_and_serve
 
 OUT = None
 LOCK = threading.Lock()
@@ -89,14 +89,7 @@ def main():
     global OUT
     OUT = open(sys.argv[1], "a", encoding="utf-8")
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    print("PORT %d" % server.server_address[1], flush=True)
-
-    def watch_stdin():
-        sys.stdin.read()
-        os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    server.serve_forever()
+    announce_and_serve(server.server_address[1], server.serve_forever)
 
 
 if __name__ == "__main__":
