@@ -48,11 +48,8 @@ extension SSHRemoteTests {
         }
         #expect(try exportingSaid(hostA) == 1 && exportingSaid(hostB) == 1)
 
-        let tmux = Tmux()
+        let tmux = try await Self.attachInTmux(ssh, binary, "ssh://hosta ssh://hostb")
         defer { tmux.kill() }
-        let env = client.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
-                            "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach ssh://hosta ssh://hostb; echo TT-EXITED $?; sleep 60"])
         // Live metrics from both hosts: each row reaches the k bytes its response holds at.
         let held = "977 KiB/2.9 MiB"
         var screen = try await tmux.waitFor {
@@ -66,11 +63,7 @@ extension SSHRemoteTests {
         // Host a's daemon killed once its resume record holds the k bytes on disk; started
         // again through ssh (its environment sshd's again), it continues the download there.
         try await waitFor("host a's resume record at \(k)") { Self.recordedOffset(hostA) == Int64(k) }
-        let pid = try #require(DaemonLock.holderPID(try DaemonPaths.standard(hostA).lock))
-        kill(pid, SIGKILL)
-        screen = try await tmux.waitFor { Self.sessionRow($0, "hosta/one").contains("daemon gone") }
-        #expect(Self.sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
-        #expect(!Self.sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
+        try await Self.killHostADaemon(hostA, tmux)
         server.openGate(gateA)
         let again = try await Run.binary(["status", "one", "--host", "ssh://hosta"], environment: client)
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")

@@ -97,18 +97,14 @@ import Testing
         let submit = try await Run.binary(["--background", "m", "--request-timeout", "3600", "-o", ssh.dir + "/out", url], environment: hostB)
         #expect(submit.status == 0, "\(submit.stderr)")
         try await server.waitForGate(gate)
-        let tmux = Tmux()
+        let tmux = try await Self.attachInTmux(ssh, binary, "ssh://hostb/m")
         defer { tmux.kill() }
-        let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
-                            "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach ssh://hostb/m; echo TT-EXITED $?; sleep 60"])
         var screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("running") == true }
         #expect(Tmux.row(screen, "m:1")?.contains("running") == true, "\(screen)")
         try await tmux.keys("s")
         screen = try await tmux.waitFor { Tmux.row($0, "m:1")?.contains("suspended") == true }
         #expect(Tmux.row(screen, "m:1")?.contains("suspended") == true, "\(screen)")
-        let status = try await Run.binary(["status", "m", "--json"], environment: hostB)
-        #expect(try JSONDecoder().decode([BackgroundSessionStatus].self, from: Data(status.stdout.utf8)).first?.tasks.first?.state == "suspended")
+        #expect(try await Self.taskState(hostB, "m") == "suspended")
         let stop = try await Run.binary(["daemon", "stop"], environment: hostB)
         #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)")
         screen = try await tmux.waitFor { $0.contains("daemon gone") }
@@ -142,11 +138,8 @@ import Testing
             #expect(submit.status == 0, "\(submit.stderr)")
             try await server.waitForGate(gate)
         }
-        let tmux = Tmux()
+        let tmux = try await Self.attachInTmux(ssh, binary, "ssh://hosta ssh://hostb")
         defer { tmux.kill() }
-        let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
-                            "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach ssh://hosta ssh://hostb; echo TT-EXITED $?; sleep 60"])
         var screen = try await tmux.waitFor {
             Tmux.row($0, "hosta/one:1")?.contains("running") == true && Tmux.row($0, "hostb/two:1")?.contains("running") == true
         }
@@ -157,11 +150,7 @@ import Testing
 
         // Host a's daemon is killed (-9) mid-download: its rows are marked gone, host b's are
         // not. Started again there, it restores the download, which ends byte-exact.
-        let pid = try #require(DaemonLock.holderPID(try DaemonPaths.standard(hostA).lock))
-        kill(pid, SIGKILL)
-        screen = try await tmux.waitFor { Self.sessionRow($0, "hosta/one").contains("daemon gone") }
-        #expect(Self.sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
-        #expect(!Self.sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
+        try await Self.killHostADaemon(hostA, tmux)
         server.openGate(gateA)
         let start = try await Run.binary(["daemon", "start"], environment: hostA)
         #expect(start.status == 0, "\(start.stdout)\(start.stderr)")
@@ -205,6 +194,31 @@ import Testing
         #expect(password.status == 2 && password.stderr.contains("no password in the address"), "\(password.stderr)")
         #expect(!password.stderr.contains("s3cret"))
         withExtendedLifetime(ssh) {}
+    }
+
+    /// `transfertop attach TARGETS` in a new tmux session (160 x 30) with this host's ssh client
+    /// environment; the pane stays after it exits, showing `TT-EXITED <status>`.
+    static func attachInTmux(_ ssh: SSHServerRig, _ binary: String, _ targets: String) async throws -> Tmux {
+        let tmux = Tmux()
+        let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        do {
+            try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
+                                "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach \(targets); echo TT-EXITED $?; sleep 60"])
+        } catch {
+            tmux.kill()
+            throw error
+        }
+        return tmux
+    }
+
+    /// Kills host a's daemon with SIGKILL: the monitor marks host a's session `daemon gone`,
+    /// and not host b's.
+    static func killHostADaemon(_ hostA: [String: String], _ tmux: Tmux) async throws {
+        let pid = try #require(DaemonLock.holderPID(try DaemonPaths.standard(hostA).lock))
+        kill(pid, SIGKILL)
+        let screen = try await tmux.waitFor { sessionRow($0, "hosta/one").contains("daemon gone") }
+        #expect(sessionRow(screen, "hosta/one").contains("daemon gone"), "\(screen)")
+        #expect(!sessionRow(screen, "hostb/two").contains("daemon gone"), "\(screen)")
     }
 
     /// In a monitor over hosts a and b whose first row is `hosta/one:1`: `j` `s` suspends host b's
