@@ -10,17 +10,14 @@ import Testing
     @Test func retryLimitAndConnectionsFromTheKeys() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let (server, dir, tmux) = (rig.server, rig.dir, rig.tmux)
         let name = "later-\(UUID().uuidString.prefix(8)).bin"
         let gate = UUID().uuidString
         defer { server.openGate(gate) }
         // 1.1 is a 404 until the file is set; 1.2 holds after 64 KiB, so the session keeps running
         // (an hour of idle time: the 60 s default ended it during a slow wait).
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) --request-timeout 3600 -o \(dir) '\(server.httpBase)/files/\(name)' "
-            + "'\(server.httpBase)/bytes/3000000?gate=\(gate)&holdAfter=65536'"
-            + "; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
+        try await rig.monitor("--request-timeout 3600 -o \(dir) '\(server.httpBase)/files/\(name)' "
+                              + "'\(server.httpBase)/bytes/3000000?gate=\(gate)&holdAfter=65536'", width: 80, height: 24)
         try await server.waitForGate(gate)
         var screen = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("404") == true }
         #expect(Tmux.row(screen, "1.1")?.contains("404") == true, "\(screen)")

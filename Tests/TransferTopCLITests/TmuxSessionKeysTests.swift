@@ -9,11 +9,9 @@ import Testing
     @Test func nAfterNAddsToTheNewSession() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let (server, dir, tmux) = (rig.server, rig.dir, rig.tmux)
         let gate = UUID().uuidString
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/300000?gate=\(gate)&holdAfter=1000'; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command])
+        try await rig.monitor("-o \(dir) '\(server.httpBase)/bytes/300000?gate=\(gate)&holdAfter=1000'", width: 120, height: 40)
         try await server.waitForGate(gate)
         _ = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("running") == true }
         try await tmux.keys("N")

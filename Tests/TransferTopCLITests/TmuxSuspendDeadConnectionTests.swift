@@ -9,14 +9,11 @@ import Testing
     @Test func resumeAfterTheServerDroppedTheConnectionCompletesTheSameTask() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let (server, dir, tmux) = (rig.server, rig.dir, rig.tmux)
         let size = 900_000
         server.setFile("s.bin", size: size, seed: 8)
         let gate = UUID().uuidString
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(server.httpBase)/files/s.bin?gate=\(gate)&holdAfter=300000'"
-            + "; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", command])
+        try await rig.monitor("-o \(dir) '\(server.httpBase)/files/s.bin?gate=\(gate)&holdAfter=300000'", width: 200, height: 30)
         try await server.waitForGate(gate)
         var screen = try await tmux.waitFor { TmuxTests.done($0) == "293 KiB/879 KiB" }
         #expect(TmuxTests.done(screen) == "293 KiB/879 KiB", "\(screen)")

@@ -81,6 +81,15 @@ struct TmuxRig: Sendable {
         return TmuxRig(binary: binary, server: try await LoopbackServer.start(), dir: try Run.tempDirectory())
     }
 
+    /// Starts `transfertop ARGUMENTS` (shell words, quoted by the caller) in a new tmux session
+    /// of `width` x `height`, in `dir` with its own state and config directories; the pane stays
+    /// after it exits, showing `TT-EXITED <status>`.
+    func monitor(_ arguments: String, width: Int, height: Int) async throws {
+        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
+            + "\(binary) \(arguments); echo TT-EXITED $?; sleep 60"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height), command])
+    }
+
     func close() {
         tmux.kill()
         try? FileManager.default.removeItem(atPath: dir)
@@ -93,14 +102,12 @@ struct TmuxRig: Sendable {
     @Test func monitorKeysResizeExportAndQuit() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let (server, dir, tmux) = (rig.server, rig.dir, rig.tmux)
         // 100 MB held at two gates: after 1 MB (opened once the task is suspended) and after
         // 50 MB (never opened, so the task is still running when q is pressed).
         let (first, last) = (UUID().uuidString, UUID().uuidString)
         let url = "\(server.httpBase)/bytes/100000000?gate=\(first),\(last)&holdAfter=1000000,50000000"
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(url)'; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", command])
+        try await rig.monitor("-o \(dir) '\(url)'", width: 200, height: 30)
 
         try await server.waitForGate(first)
         var screen = try await tmux.waitFor { Self.done($0)?.hasPrefix("977 KiB/") == true }
@@ -173,16 +180,13 @@ struct TmuxRig: Sendable {
     @Test func resumeDataAndInvalidation() async throws {
         let rig = try await TmuxRig.start()
         defer { rig.close() }
-        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let (server, dir, tmux) = (rig.server, rig.dir, rig.tmux)
         let size = 900_000
         server.setFile("r.bin", size: size, seed: 5)
         // r.bin sends 300 KB and holds until the gate opens; 1.2 holds forever (until X).
         let gate = UUID().uuidString
-        let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(server.httpBase)/files/r.bin?gate=\(gate)&holdAfter=300000' "
-            + "'\(server.httpBase)/bytes/3000000?gate=\(UUID().uuidString)&holdAfter=65536'"
-            + "; echo TT-EXITED $?; sleep 60"
-        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", command])
+        try await rig.monitor("-o \(dir) '\(server.httpBase)/files/r.bin?gate=\(gate)&holdAfter=300000' "
+                              + "'\(server.httpBase)/bytes/3000000?gate=\(UUID().uuidString)&holdAfter=65536'", width: 200, height: 30)
         try await server.waitForGate(gate)
         // The server sent exactly 300,000 bytes (293 KiB) before its gate: wait until the
         // monitor shows them all (so the response head, with its validators, is surely in).
