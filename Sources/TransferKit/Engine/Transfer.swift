@@ -23,6 +23,9 @@ final class Transfer {
     /// The limit it has now (0: none): `MAX_SEND_SPEED_LARGE` on the handle for what it
     /// sends, `rateGuard` for what it receives (TransferEngine+Limits.swift).
     var appliedRateLimit: Int64 = 0
+    /// The task's own limit (0: none), from its `rateLimit` when it started and from each
+    /// change since; the session's limit may give it less (RateShares).
+    var ownRateLimit: Int64 = 0
     var rateGuard = RateGuard()
     /// The write callback paused it for `rateGuard`; the timer scan lets it go on.
     var ratePaused = false

@@ -17,6 +17,7 @@ extension TransferEngine {
         t.hopStart = min(requestedAt, t.hopStart)
         t.taskStart = t.hopStart
         transfers[ObjectIdentifier(task)] = t
+        t.ownRateLimit = task.core.withLock { $0.rateLimit }
         let cache: CacheDecision?
         do {
             // A new download's file is created when its first body bytes outgrow the small

@@ -5,9 +5,9 @@ import Foundation
 /// out by `RateShares`) and the session's connections per host. Transfer thread only, as every
 /// libcurl call (DECISIONS 176, 177).
 extension TransferEngine {
+    /// A task that has not started yet takes its limit from its `rateLimit` when it does.
     func setRateLimit(_ task: TransferTask, _ limit: Int64) {
-        let id = ObjectIdentifier(task)
-        if limit > 0 { taskRateLimits[id] = (task, limit) } else { taskRateLimits.removeValue(forKey: id) }
+        transfers[ObjectIdentifier(task)]?.ownRateLimit = max(0, limit)
         ratesInUse = true
         rebalanceRates()
         releaseRatePauses(now: Monotonic.now())
@@ -26,8 +26,7 @@ extension TransferEngine {
         guard ratesInUse else { return }
         let running = Array(inMultiTransfers.values)
         let sharers = running.map { t in
-            RateShares.Sharer(stage: rateStage(t), own: taskRateLimits[ObjectIdentifier(t.task)]?.limit ?? 0,
-                              applied: t.appliedRateLimit)
+            RateShares.Sharer(stage: rateStage(t), own: t.ownRateLimit, applied: t.appliedRateLimit)
         }
         let now = Monotonic.now()
         for (index, limit) in rates.changes(for: sharers) {
@@ -38,11 +37,10 @@ extension TransferEngine {
             t.rateGuard.set(limit, now: now)
             t.appliedRateLimit = limit
         }
-        // Limits of tasks that ended go with them.
-        if !taskRateLimits.isEmpty {
-            taskRateLimits = taskRateLimits.filter { id, entry in transfers[id] != nil || entry.task.state != .completed }
-        }
-        ratesInUse = rates.sessionLimit > 0 || !taskRateLimits.isEmpty || running.contains { $0.appliedRateLimit != 0 || $0.ratePaused }
+        // A task's own limit goes with its transfer; one not in the multi sets this again when
+        // it joins (`attach`).
+        ratesInUse = rates.sessionLimit > 0
+            || running.contains { $0.ownRateLimit > 0 || $0.appliedRateLimit != 0 || $0.ratePaused }
     }
 
     /// Lets transfers the guard paused go on once their bucket has refilled (each timer
@@ -84,9 +82,7 @@ extension TransferEngine {
             for t in inMultiTransfers.values where t.dequeuedAt == nil && t.flow.placement == .attached {
                 curl_multi_remove_handle(multi.raw, t.easy.raw)
                 if curl_multi_add_handle(multi.raw, t.easy.raw) != CURLM_OK {
-                    inMultiTransfers.removeValue(forKey: ObjectIdentifier(t))
-                    _ = t.flow.detached()
-                    if let key = t.hostKey { slots.detached(key) }
+                    // `finish` detaches it as any ending transfer (its slot goes to a waiting one).
                     finish(t, error: TransferError(.unknown, "libcurl refused the transfer again after a change of connections per host"))
                 }
             }

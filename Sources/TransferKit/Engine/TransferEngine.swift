@@ -52,10 +52,8 @@ final class TransferEngine: @unchecked Sendable {
     var slots: HostSlots<Transfer>
     /// The session's bandwidth limit and how it is shared (TransferEngine+Limits.swift).
     var rates = RateShares()
-    /// Tasks given a limit of their own, kept until they end (the task is held so its
-    /// identifier is not reused meanwhile).
-    var taskRateLimits: [ObjectIdentifier: (task: TransferTask, limit: Int64)] = [:]
-    /// Some handle may have a limit set: the limits are looked at again at each change.
+    /// Some handle may have a limit set, or one that joins the multi brings its own: the limits
+    /// are looked at again at each change.
     var ratesInUse = false
     /// Transfers pausing before another connection attempt (ConnectivityRetry.swift).
     var connectivity: ConnectivityRetry
@@ -309,6 +307,7 @@ final class TransferEngine: @unchecked Sendable {
             t.flow.attached()
             inMultiTransfers[ObjectIdentifier(t)] = t
             slots.attached(key)
+            if t.ownRateLimit > 0 { ratesInUse = true }
             rebalanceRates()
         } else {
             // Never dropped in silence: a task whose handle libcurl refused (out of memory, or
