@@ -27,16 +27,7 @@ package enum OptionValues {
         func refuse() -> UsageError {
             UsageError("\(option) must be a size from \(Units.bytes(range.lowerBound)) to \(Units.bytes(range.upperBound)) (bytes, or with K, M or G), not '\(SafeQuote.quote(v, limit: 20))'")
         }
-        var text = Substring(v.uppercased())
-        if text.hasSuffix("IB") { text = text.dropLast(2) } else if text.hasSuffix("B") { text = text.dropLast() }
-        var shift: Int64 = 0
-        switch text.last {
-        case "K": shift = 10
-        case "M": shift = 20
-        case "G": shift = 30
-        default: break
-        }
-        if shift > 0 { text = text.dropLast() }
+        let (text, shift) = Units.splitSizeSuffix(Substring(v.uppercased()))
         guard !text.isEmpty, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), text.count <= 12,
               let n = Int64(text), n <= (Int64.max >> shift) else { throw refuse() }
         let bytes = n << shift

@@ -11,17 +11,10 @@ public enum RateText {
 
     /// Bytes per second (0: no limit), or nil when the text is not a rate.
     public static func parse(_ text: String) -> Int64? {
-        var t = Substring(text.trimmingCharacters(in: .whitespaces).uppercased())
-        if t.hasSuffix("/S") { t = t.dropLast(2) }
-        if t.hasSuffix("IB") { t = t.dropLast(2) } else if t.hasSuffix("B") { t = t.dropLast() }
-        var scale: Double = 1
-        switch t.last {
-        case "K": scale = 1024
-        case "M": scale = 1024 * 1024
-        case "G": scale = 1024 * 1024 * 1024
-        default: break
-        }
-        if scale > 1 { t = t.dropLast() }
+        var typed = Substring(text.trimmingCharacters(in: .whitespaces).uppercased())
+        if typed.hasSuffix("/S") { typed = typed.dropLast(2) }
+        let (t, shift) = Units.splitSizeSuffix(typed)
+        let scale = Double(Int64(1) << shift)
         guard !t.isEmpty, t.count <= 16, t.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
               t.filter({ $0 == "." }).count <= 1, let value = Double(t), value.isFinite else { return nil }
         let bytes = (value * scale).rounded()

@@ -102,3 +102,20 @@ public enum TextFit {
         return prefix(text, room) + (room >= 0 ? ellipsis : "")
     }
 }
+
+extension Units {
+    /// A size as people type it, upper-cased: its number and the power of two its suffix stands
+    /// for (K 10, M 20, G 30: 1024-based, as curl's), with or without a trailing `B`/`iB`.
+    /// `--max-filesize`-style options and the bandwidth limits (`RateText`) read sizes this way.
+    public static func splitSizeSuffix(_ text: Substring) -> (number: Substring, shift: Int) {
+        var t = text
+        if t.hasSuffix("IB") { t = t.dropLast(2) } else if t.hasSuffix("B") { t = t.dropLast() }
+        let shift = switch t.last {
+        case "K": 10
+        case "M": 20
+        case "G": 30
+        default: 0
+        }
+        return (shift > 0 ? t.dropLast() : t, shift)
+    }
+}
