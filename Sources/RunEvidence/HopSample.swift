@@ -59,10 +59,7 @@ public struct HopSample: Sendable, Equatable {
     /// The authority of a URL in lower case, without user information: `example.org`,
     /// `127.0.0.1:8080`, `[::1]:8443`. Text that is no URL stays as it is.
     public static func authority(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url.isEmpty ? "-" : url }
-        let rest = url[schemeEnd.upperBound...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard let authority = URLAuthority(url)?.hostAndPort else { return url.isEmpty ? "-" : url }
         return authority.isEmpty ? "-" : authority.lowercased()
     }
 }

@@ -38,10 +38,8 @@ extension TaskTrace {
     }
 
     static func withoutUserInfo(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let authorityEnd = url[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
-        guard let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<scheme.upperBound]) + String(url[url.index(after: at)...])
+        guard let parts = URLAuthority(url), parts.userInfo != nil else { return url }
+        return parts.scheme + "://" + url[parts.hostAndPort.startIndex...]
     }
 
     static func defaultPort(_ scheme: String) -> Int? {
@@ -81,11 +79,9 @@ struct URLParts: Equatable {
 
 extension URLParts {
     init?(_ url: String) {
-        guard let sep = url.range(of: "://") else { return nil }
-        scheme = url[..<sep.lowerBound].lowercased()
-        let rest = url[sep.upperBound...]
-        var authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard let parts = URLAuthority(url) else { return nil }
+        scheme = parts.scheme.lowercased()
+        let authority = parts.hostAndPort
         var hostPart = authority
         var portPart: Substring? = nil
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
