@@ -50,15 +50,24 @@ public struct AttachTarget: Sendable, Equatable {
     /// this host's daemon.
     static func parse(_ text: String) throws(UsageError) -> AttachTarget {
         if SSHDestination.isRemote(text) {
-            var destination: SSHDestination
-            do { destination = try SSHDestination.parse(text) } catch { throw UsageError("attach: \(error.message)") }
-            let name = try destination.session.map { n throws(UsageError) in try BackgroundName.check(n, "attach") }
-            destination.session = nil
-            return AttachTarget(host: destination, session: name)
+            let (host, name) = try SSHDestination.hostAndSession(text, "attach")
+            return AttachTarget(host: host, session: name)
         }
         if text == "local" { return AttachTarget(host: nil, session: nil) }
         let name = text.hasPrefix("local/") ? String(text.dropFirst("local/".count)) : text
         return AttachTarget(host: nil, session: try BackgroundName.check(name, "attach"))
+    }
+}
+
+extension SSHDestination {
+    /// `ssh://[user@]host[:port][/NAME]` as the host alone and its session NAME (checked as any
+    /// background session's name; nil when none is given). `what` begins the error messages.
+    static func hostAndSession(_ text: String, _ what: String) throws(UsageError) -> (host: SSHDestination, session: String?) {
+        var host: SSHDestination
+        do { host = try SSHDestination.parse(text) } catch { throw UsageError("\(what): \(error.message)") }
+        let name = try host.session.map { n throws(UsageError) in try BackgroundName.check(n, what) }
+        host.session = nil
+        return (host, name)
     }
 }
 
@@ -138,27 +147,21 @@ struct AttachCommand: ParsableCommand, CommandPlanning {
         guard let session = targets.first else {
             throw UsageError("attach: name what to watch (usage: transfertop attach NAME|ssh://HOST[/NAME]|local ...)")
         }
-        // Several daemons, or every session of one: one monitor over each (`attachMany`).
-        let whole = SSHDestination.isRemote(session) ? (try? SSHDestination.parse(session))?.session == nil : session == "local"
-        if targets.count > 1 || whole || session.hasPrefix("local/") {
-            guard host == nil else {
-                throw UsageError("attach: --host names the host of one NAME; give each target as ssh://host[/NAME] or local[/NAME]")
-            }
-            var parsed: [AttachTarget] = []
-            for t in targets { parsed.append(try AttachTarget.parse(t)) }
-            return .background(.attachMany(targets: parsed, options: given))
-        }
-        // `attach ssh://host/NAME`, as `docker -H ssh://` names a remote engine.
-        if SSHDestination.isRemote(session) {
+        let first = try AttachTarget.parse(session)
+        // One session: of this host's daemon, or of the host named as `docker -H ssh://` names
+        // a remote engine (`attach ssh://host/NAME`).
+        if targets.count == 1, !session.hasPrefix("local/"), let name = first.session {
+            guard let remote = first.host else { return try onHost(host, .attach(session: name, options: given), "attach") }
             guard host == nil else { throw UsageError("attach: give the host once, as ssh://host/NAME or with --host") }
-            let destination: SSHDestination
-            do { destination = try SSHDestination.parse(session) } catch { throw UsageError("attach: \(error.message)") }
-            guard let name = destination.session else { throw UsageError("attach: ssh://host/NAME names the session after the host") }
-            var bare = destination
-            bare.session = nil
-            return .background(.onHost(bare, .attach(session: try BackgroundName.check(name, "attach"), options: given)))
+            return .background(.onHost(remote, .attach(session: name, options: given)))
         }
-        return try onHost(host, .attach(session: try BackgroundName.check(session, "attach"), options: given), "attach")
+        // Several daemons, or every session of one: one monitor over each (`attachMany`).
+        guard host == nil else {
+            throw UsageError("attach: --host names the host of one NAME; give each target as ssh://host[/NAME] or local[/NAME]")
+        }
+        var parsed = [first]
+        for t in targets.dropFirst() { parsed.append(try AttachTarget.parse(t)) }
+        return .background(.attachMany(targets: parsed, options: given))
     }
 }
 

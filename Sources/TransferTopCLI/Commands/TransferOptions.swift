@@ -263,14 +263,11 @@ struct TransferOptions: ParsableArguments {
         if let v = background {
             if SSHDestination.isRemote(v) {
                 // Another host's daemon, named as `attach ssh://host/NAME` names it.
-                let destination: SSHDestination
-                do { destination = try SSHDestination.parse(v) } catch { throw UsageError("--background: \(error.message)") }
-                guard let name = destination.session else {
+                let (host, name) = try SSHDestination.hostAndSession(v, "--background")
+                guard let name else {
                     throw UsageError("--background: ssh://[user@]host[:port]/NAME names the session after the host")
                 }
-                var host = destination
-                host.session = nil
-                o.background = try BackgroundName.check(name, "--background")
+                o.background = name
                 o.backgroundHost = host.description
             } else {
                 o.background = try BackgroundName.check(v, "--background")
