@@ -197,22 +197,18 @@ enum BackgroundCLI {
     static func prepareLocal(_ given: Options, environment env: [String: String]) async throws -> (Options, DaemonEndpoint)? {
         var options = given
         try options.checkBackgroundSubmission()
-        if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+        try options.askPasswordHere()
         // A file this command placed before and the server still has unchanged is skipped
         // here, as a local rerun skips it (not downloaded again as 'name (1)').
         let (plan, notes) = await AlreadyComplete.filter(try Preparation.plan(options), store: CompletionStore.standard())
         for n in notes { Output.shared.line("note: \(n)") }
-        options.urls = plan.urlStrings
-        if options.urls.isEmpty {
+        if plan.urlStrings.isEmpty {
             Output.shared.line("nothing to submit: every file is already complete")
             return nil
         }
-        // The daemon knows a task by its URL (downloads of one URL are merged already).
-        if Set(options.urls).count != options.urls.count { throw UsageError("--background takes each URL once per submission") }
-        options.inputFiles = []
+        try options.submit(plan.urlStrings)
         options.outputDirectory = plan.outputDirectory
         options = options.withAbsolutePaths(FileManager.default.currentDirectoryPath)
-        options.background = nil
         return (options, .local(try DaemonPaths.standard(env)))
     }
 
@@ -229,14 +225,11 @@ enum BackgroundCLI {
             throw UsageError("--background \(host)/\(name): name the directory on \(destination.host) with -o /ABSOLUTE/PATH "
                              + "(this directory is not there)")
         }
-        if let user = options.user, user.password == nil { options.user?.password = try user.credential().password }
+        try options.askPasswordHere()
         var urls = try options.urls.map { t throws(UsageError) in try URLCheck.checkURL(t).absoluteString }
         urls += try Preparation.inputFileURLs(options)
         if urls.isEmpty { throw UsageError("nothing to do: no URLs found") }
-        if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
-        options.urls = urls
-        options.inputFiles = []
-        options.background = nil
+        try options.submit(urls)
         options.backgroundHost = nil
         do { try options.checkAsReceived() } catch {
             throw UsageError("--background \(host)/\(name): paths are \(destination.host)'s: \(error.message)")
@@ -246,6 +239,20 @@ enum BackgroundCLI {
 }
 
 extension Options {
+    /// `-u`'s password, asked here when not given: the daemon cannot ask.
+    mutating func askPasswordHere() throws {
+        if let user, user.password == nil { self.user?.password = try user.credential().password }
+    }
+
+    /// The submission carries `urls` (lists already read here) and is the daemon's now.
+    mutating func submit(_ urls: [String]) throws(UsageError) {
+        // The daemon knows a task by its URL (downloads of one URL are merged already).
+        if Set(urls).count != urls.count { throw UsageError("--background takes each URL once per submission") }
+        self.urls = urls
+        inputFiles = []
+        background = nil
+    }
+
     /// Every path made absolute against `cwd`: the daemon runs elsewhere.
     func withAbsolutePaths(_ cwd: String) -> Options {
         func abs(_ p: String) -> String { p.hasPrefix("/") ? p : URL(fileURLWithPath: p, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path }
