@@ -14,6 +14,8 @@ final class ResumeCheckpoints: Sendable {
         /// A checkpoint is queued; bytes that come meanwhile ask for one more after it.
         var queued = false
         var grewSince = false
+        /// The last checkpoint; none yet, so the first comes at once: a run killed in its first
+        /// second still leaves a record for its partial file.
         var lastAt = DispatchTime(uptimeNanoseconds: 0)
     }
 
