@@ -216,11 +216,35 @@ static inline const char *_Nullable tk_default_ca_info(CURL *_Nonnull h, int pat
 
 typedef struct tk_sha256_ctx { EVP_MD_CTX *_Nullable md; } tk_sha256_ctx;
 
+/// SHA-256 fetched from OpenSSL's provider once. `EVP_sha256()` makes every digest set-up
+/// fetch it again (OpenSSL 3: a lock and a table look-up), which cost more than hashing a
+/// short value: a small-file list hashes a key per file. Two threads racing here fetch it
+/// twice and one reference is let go.
+static inline const EVP_MD *_Nonnull tk_sha256_md(void) {
+    static EVP_MD *fetched = NULL;
+    EVP_MD *md = __atomic_load_n(&fetched, __ATOMIC_ACQUIRE);
+    if (md) return md;
+    md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if (!md) return EVP_sha256();
+    EVP_MD *expected = NULL;
+    if (!__atomic_compare_exchange_n(&fetched, &expected, md, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        EVP_MD_free(md);
+        return expected;
+    }
+    return md;
+}
+
 static inline tk_sha256_ctx tk_sha256_begin(void) {
     tk_sha256_ctx c;
     c.md = EVP_MD_CTX_new();
-    if (c.md) EVP_DigestInit_ex(c.md, EVP_sha256(), NULL);
+    if (c.md) EVP_DigestInit_ex(c.md, tk_sha256_md(), NULL);
     return c;
+}
+/// The 32-byte digest of n bytes into out, in one call.
+static inline void tk_sha256(const void *_Nullable p, size_t n, unsigned char *_Nonnull out) {
+    unsigned int len = 0;
+    static const unsigned char none = 0;
+    EVP_Digest(p ? p : &none, n, out, &len, tk_sha256_md(), NULL);
 }
 static inline void tk_sha256_update(tk_sha256_ctx *_Nonnull c, const void *_Nullable p, size_t n) {
     if (c->md && n > 0) EVP_DigestUpdate(c->md, p, n);

@@ -9,9 +9,11 @@ import TransferModel
 public enum SHA256 {
     /// The 32-byte digest of `data`.
     public static func digest(_ data: Data) -> [UInt8] {
-        let h = Hasher()
-        data.withUnsafeBytes { h.update($0) }
-        return h.finalize()
+        var out = [UInt8](repeating: 0, count: 32)
+        data.withUnsafeBytes { bytes in
+            out.withUnsafeMutableBufferPointer { tk_sha256(bytes.baseAddress, bytes.count, $0.baseAddress!) }
+        }
+        return out
     }
 
     /// The digest as 64 lowercase hex digits.

@@ -165,6 +165,31 @@ import TransferKit
         #expect(try Data(contentsOf: URL(fileURLWithPath: d.out + "/" + name)) == Data(LoopbackServer.body(size: 50_000, seed: 1)))
     }
 
+    /// A run writes its completion journal a batch of completions at a time; every batch is
+    /// written before the run ends, the last one too: a list of more files than one batch
+    /// holds (256) is complete in the journal when the process exits, so the rerun skips
+    /// every file.
+    @Test func everyBatchOfTheJournalIsWrittenBeforeTheRunEnds() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let tag = UUID().uuidString.prefix(6)
+        let names = (0..<600).map { "j\($0)-\(tag)" }
+        for n in names { server.setFile(n, size: 100, seed: 5) }
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let list = d.root + "/list"
+        try names.map { "\(server.httpBase)/files/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let first = try await Run.binary(["--no-tui", "-o", d.out, "-i", list], environment: d.env)
+        #expect(first.status == 0, "\(first.stderr)")
+        let journal = CompletionStore(directory: d.root + "/state/transfertop/complete")
+        let missing = names.filter { journal.load(url: "\(server.httpBase)/files/\($0)", outputDirectory: d.out) == nil }
+        #expect(missing.isEmpty, "\(missing.count) of \(names.count) files have no journal line")
+        let again = try await Run.binary(["--no-tui", "-o", d.out, "-i", list], environment: d.env)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.components(separatedBy: "already complete").count == names.count + 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.out).count == names.count)
+    }
+
     /// The same for a list given with `-i` (its URLs stream into tasks as they start).
     @Test func rerunOfAnInputFileSkipsCompleteFiles() async throws {
         let server = try await LoopbackServer.start()
@@ -271,6 +296,7 @@ import TransferKit
         var appending: CompletionStore.Journal? = CompletionStore.Journal(store: store, outputDirectory: "/o")
         for run in 1...3 {
             for i in 0..<500 { appending?.append(.init(name: "f", size: Int64(run), entityTag: nil, lastModified: nil), url: "https://h/\(i)") }
+            appending?.flush()  // a run writes its lines once per batch of completions
         }
         let path = store.journal(outputDirectory: "/o")
         #expect(CompletionStore(directory: dir + "/complete").load(url: "https://h/1", outputDirectory: "/o")?.size == 3)

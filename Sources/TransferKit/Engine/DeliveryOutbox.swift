@@ -18,8 +18,10 @@ import Synchronization
 ///
 /// The engine's outbox: the turn's blocks, their queue, and which thread is the transfer thread.
 final class DeliveryOutbox: @unchecked Sendable {
-    // @unchecked: `transferThread` and `flushes` are atomics, read from any thread; every
-    // other mutable field is touched only on the transfer thread.
+    // @unchecked: `transferThread`, `deliveringThread` and `flushes` are atomics, read from
+    // any thread; `wakeupOwed` is touched only by the thread running a batch (one at a time:
+    // the delegate queue is serial); `engine` is set once, in the engine's init; every other
+    // mutable field is touched only on the transfer thread.
 
     /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
     let transferThread = Atomic<UInt>(0)
@@ -35,6 +37,13 @@ final class DeliveryOutbox: @unchecked Sendable {
     private var since: UInt64 = 0
     /// The configuration's `deliveryCoalescingInterval` in nanoseconds.
     private let coalescingNanos: UInt64
+    /// The thread running a batch of this outbox on the delegate queue (0 when none runs).
+    private let deliveringThread = Atomic<UInt>(0)
+    /// A start sent during the running batch found the inbox empty and did not wake the loop.
+    /// Only the delivering thread touches it.
+    private var wakeupOwed = false
+    /// Woken at the end of a batch that owes it a wakeup.
+    weak var engine: TransferEngine?
 
     init(coalescingInterval: TimeInterval) {
         coalescingNanos = Self.coalescingNanos(coalescingInterval)
@@ -79,10 +88,31 @@ final class DeliveryOutbox: @unchecked Sendable {
         blocks.removeAll(keepingCapacity: true)
         awaited = false
         flushes.add(1, ordering: .relaxed)
-        queue.async {
+        queue.async { [self] in
+            deliveringThread.store(pthread_self(), ordering: .relaxed)
             for block in batch { block() }
+            deliveringThread.store(0, ordering: .relaxed)
+            if wakeupOwed {
+                wakeupOwed = false
+                engine?.wake()
+            }
         }
     }
+
+    /// Whether a start sent now may leave the loop asleep until the running batch ends: on a
+    /// session that coalesces its deliveries (it has said callbacks may wait), from that
+    /// batch's own thread. A run that feeds its window as tasks complete starts tasks from
+    /// its delegate's completions, a whole batch at a time; each start woke the loop, which
+    /// took one command and slept again (a send, a receive and two context switches per
+    /// file). The loop has the earlier tasks to run meanwhile, and the batch ends in
+    /// milliseconds. A session without coalescing wakes the loop at once, as before: its
+    /// delegate may block until a task it started has begun.
+    var defersWakeups: Bool {
+        coalescingNanos > 0 && deliveringThread.load(ordering: .relaxed) == pthread_self()
+    }
+
+    /// The running batch owes the loop a wakeup (`defersWakeups`; delivering thread only).
+    func owesWakeup() { wakeupOwed = true }
 
     /// `deliveryCoalescingInterval` in nanoseconds: 0 for negative or NaN, at most an hour.
     static func coalescingNanos(_ interval: TimeInterval) -> UInt64 {

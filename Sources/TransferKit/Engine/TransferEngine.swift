@@ -113,14 +113,26 @@ final class TransferEngine: @unchecked Sendable {
         // to the smaller per-host handle count it would close connections of lists that span
         // more than four hosts). Capped before multiplying: `4 * Int.max` would trap.
         multi.setLong(CURLMOPT_MAXCONNECTS, 16 * max(min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 8))
+        outbox.engine = self  // weak: the engine owns its outbox
     }
 
     /// Queues a command for the transfer thread. False when the engine has shut down. Only
-    /// the command that finds the inbox empty wakes the loop (`CommandInbox.post`).
+    /// the command that finds the inbox empty wakes the loop (`CommandInbox.post`), and a
+    /// start sent from a batch of this session's coalesced deliveries wakes it only once the
+    /// batch is done (`DeliveryOutbox.defersWakeups`).
     func send(_ command: Command) -> Bool {
         startThreadIfNeeded()
+        if case .start = command, outbox.defersWakeups {
+            return multi.whileOpen {
+                if inbox.post(command) { outbox.owesWakeup() }
+                return false
+            }
+        }
         return multi.whileOpen { inbox.post(command) }
     }
+
+    /// Wakes the loop (a deferred wakeup, `DeliveryOutbox`).
+    func wake() { _ = multi.whileOpen { true } }
 
     /// Stops the thread after tearing down every handle, and waits for it to finish.
     func shutdown() {

@@ -66,7 +66,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         return out
     }
 
-    static func writeString(_ s: String, to out: inout String) {
+    package static func writeString(_ s: String, to out: inout String) {
         out += "\""
         // Most strings (hashes, file names, dates) need no escape: one scan of their bytes,
         // then appended whole instead of scalar by scalar (the completion journal's line per

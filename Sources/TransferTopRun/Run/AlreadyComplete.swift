@@ -106,7 +106,10 @@ package enum AlreadyComplete {
 extension Runner {
     /// Remembers a placed file for the next run's "already complete" check (not for the demo).
     /// `size` when the caller wrote the bytes itself (no `lstat` in a large directory).
-    func recordCompletion(_ task: TransferDownloadTask, path: String, size known: Int64? = nil) {
+    /// Called on `session`'s delegate queue, inside a batch of completions: the journal's
+    /// lines are written by one block queued behind that batch, which holds the run open
+    /// (`group`) until they are written.
+    func recordCompletion(_ task: TransferDownloadTask, in session: TransferSession, path: String, size known: Int64? = nil) {
         guard let completions, let response = task.response, let size = known ?? AlreadyComplete.fileSize(path) else { return }
         // The last component, found from the end (a split made every component of the path).
         let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -114,6 +117,11 @@ extension Runner {
         let record = CompletionStore.Record(name: name, size: size,
                                             entityTag: response.value(forHTTPHeaderField: "ETag"),
                                             lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
-        completions.append(record, url: task.originalRequest.url.absoluteString)
+        guard completions.append(record, url: task.originalRequest.url.absoluteString) else { return }
+        group.enter()
+        session.delegateQueue.async { [group] in
+            completions.flush()
+            group.leave()
+        }
     }
 }

@@ -7,7 +7,7 @@ import TransferKit
 /// One append-only journal per output directory under `$XDG_STATE_HOME/transfertop/complete/`,
 /// a JSON line per placed file: `{"key": …, "name", "size", "entityTag", "lastModified"}`. The
 /// key is a hash of the redacted URL and the output directory; nothing else of the URL and no
-/// credential is stored. Appending a line costs one small write per finished download, where a
+/// credential is stored. A run's lines are written a batch at a time (`Journal`), where a
 /// file per download cost two inodes in the state directory (inode allocation
 /// dominated a run of thousands of small files). The journal is read once per run; a later
 /// line for a key wins; a line that does not parse (a torn write, an edit) is skipped, so the
@@ -33,13 +33,28 @@ public final class CompletionStore: @unchecked Sendable {
         var record: Record
 
         /// The line as JSON, written by hand: what `JSONEncoder` gives (optional fields left
-        /// out when nil), without its set-up per line (3 % of a small-file run).
+        /// out when nil), without its set-up per line (3 % of a small-file run), into one string
+        /// sized once.
         var json: String {
-            var out = #"{"key":"# + JSONValue.quoted(key) + #","record":{"name":"# + JSONValue.quoted(record.name)
-            out += #","size":\#(record.size)"#
-            if let tag = record.entityTag { out += #","entityTag":"# + JSONValue.quoted(tag) }
-            if let date = record.lastModified { out += #","lastModified":"# + JSONValue.quoted(date) }
-            return out + "}}"
+            var out = ""
+            out.reserveCapacity(64 + key.utf8.count + record.name.utf8.count
+                                + (record.entityTag?.utf8.count ?? 0) + (record.lastModified?.utf8.count ?? 0))
+            out += #"{"key":"#
+            JSONValue.writeString(key, to: &out)
+            out += #","record":{"name":"#
+            JSONValue.writeString(record.name, to: &out)
+            out += #","size":"#
+            out += String(record.size)
+            if let tag = record.entityTag {
+                out += #","entityTag":"#
+                JSONValue.writeString(tag, to: &out)
+            }
+            if let date = record.lastModified {
+                out += #","lastModified":"#
+                JSONValue.writeString(date, to: &out)
+            }
+            out += "}}"
+            return out
         }
     }
 
@@ -70,20 +85,29 @@ public final class CompletionStore: @unchecked Sendable {
     /// Appends one record (opens and closes the journal: for single saves; a run appends
     /// through one `Journal`).
     public func save(_ record: Record, url: String, outputDirectory: String) {
-        Journal(store: self, outputDirectory: outputDirectory).append(record, url: url)
+        let journal = Journal(store: self, outputDirectory: outputDirectory)
+        journal.append(record, url: url)
+        journal.flush()
     }
 
-    /// One output directory's journal, opened on the first append and kept open until the
-    /// writer goes (a run holds one): per placed file one `write`, where opening and closing
-    /// it each time cost two more system calls and the journal's name a hash.
+    /// One output directory's journal, opened on the first write and kept open until the
+    /// writer goes (a run holds one). Lines are gathered and written together by `flush`: a
+    /// run flushes once per batch of completions its delegate queue handles, so a list of small
+    /// files costs one `write` per batch, not one per file. What a crash loses is the last
+    /// batch's lines: those files are downloaded again by a rerun, as a damaged journal's are.
     public final class Journal: @unchecked Sendable {
-        // @unchecked: `fd` is behind a lock; the rest is immutable.
+        // @unchecked: `file` is behind a lock; the rest is immutable.
         let store: CompletionStore
         let outputDirectory: String
         let path: String
-        private let fd = Locked<Int32>(-1)
-        /// The shared lock on the journal's lock file, held while `fd` is open.
-        private let lockFD = Locked<Int32>(-1)
+        private struct File {
+            var fd: Int32 = -1
+            /// The shared lock on the journal's lock file, held while `fd` is open.
+            var lockFD: Int32 = -1
+            /// Lines appended and not written yet.
+            var pending: [UInt8] = []
+        }
+        private let file = Locked(File())
 
         public init(store: CompletionStore, outputDirectory: String) {
             self.store = store
@@ -92,22 +116,36 @@ public final class CompletionStore: @unchecked Sendable {
         }
 
         deinit {
-            let fd = self.fd.withLock { $0 }
-            if fd >= 0 { close(fd) }
-            let lock = lockFD.withLock { $0 }
-            if lock >= 0 { close(lock) }  // after the journal: a rewrite may start now
+            flush()
+            let f = file.withLock { $0 }
+            if f.fd >= 0 { close(f.fd) }
+            if f.lockFD >= 0 { close(f.lockFD) }  // after the journal: a rewrite may start now
         }
 
-        public func append(_ record: Record, url: String) {
+        /// Adds one record's line to the lines waiting for `flush`. True when none was waiting:
+        /// the caller arranges the flush.
+        @discardableResult
+        public func append(_ record: Record, url: String) -> Bool {
             let key = ResumeStore.key(url: url, outputDirectory: outputDirectory)
-            var line = Array(Line(key: key, record: record).json.utf8)
-            line.append(0x0A)
-            let written = fd.withLock { fd -> Bool in
-                if fd < 0 { fd = openJournal() }
-                guard fd >= 0 else { return false }  // no record: a rerun downloads the file again, nothing is lost
-                // One write of the whole line: O_APPEND puts it at the end even with another
+            let line = Line(key: key, record: record).json
+            return file.withLock { f in
+                let first = f.pending.isEmpty
+                f.pending.append(contentsOf: line.utf8)
+                f.pending.append(0x0A)
+                return first
+            }
+        }
+
+        /// Writes the lines waiting, in one `write`.
+        public func flush() {
+            let written = file.withLock { f -> Bool in
+                guard !f.pending.isEmpty else { return false }
+                defer { f.pending.removeAll(keepingCapacity: true) }
+                if f.fd < 0 { (f.fd, f.lockFD) = openJournal() }
+                guard f.fd >= 0 else { return false }  // no record: a rerun downloads the files again, nothing is lost
+                // One write of whole lines: O_APPEND puts them at the end even with another
                 // run appending to the same journal.
-                return line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) } == line.count
+                return f.pending.withUnsafeBytes { Foundation.write(f.fd, $0.baseAddress, $0.count) } == f.pending.count
             }
             guard written else { return }
             // The index read for this run's look-ups is dropped, not extended: the look-ups
@@ -117,7 +155,9 @@ public final class CompletionStore: @unchecked Sendable {
             store.indexes.withLock { $0[path] = nil }
         }
 
-        private func openJournal() -> Int32 {
+        /// The journal, open for appending, and its lock file's descriptor (-1 when either
+        /// could not be opened).
+        private func openJournal() -> (fd: Int32, lock: Int32) {
             var lock = CompletionStore.openLock(path)
             if lock < 0 {
                 try? FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true,
@@ -126,11 +166,8 @@ public final class CompletionStore: @unchecked Sendable {
             }
             // Shared, before the journal is opened: a rewrite (exclusive) cannot rename the
             // journal between this open and the last append.
-            if lock >= 0 {
-                while flock(lock, LOCK_SH) != 0 && errno == EINTR {}
-                lockFD.withLock { $0 = lock }
-            }
-            return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if lock >= 0 { while flock(lock, LOCK_SH) != 0 && errno == EINTR {} }
+            return (open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600), lock)
         }
     }
 

@@ -24,13 +24,26 @@ public enum LineFormat {
     }
 
     static func timestamp(_ date: Date) -> String {
-        var tm = tm()
-        var secs = time_t(date.timeIntervalSince1970)
-        localtime_r(&secs, &tm)
+        let secs = time_t(date.timeIntervalSince1970)
         let ms = Int((date.timeIntervalSince1970 - Double(secs)) * 1000) % 1000
-        // By hand: String(format:) went through NSString for every line.
-        return pad(Int(tm.tm_hour), 2) + ":" + pad(Int(tm.tm_min), 2) + ":" + pad(Int(tm.tm_sec), 2) + "." + pad(ms, 3)
+        return clock(secs) + "." + pad(ms, 3)
     }
+
+    /// `HH:MM:SS` of the local time, worked out once per second: `localtime_r` takes a lock
+    /// and looks at the time zone on every call, and a list of small files has thousands of
+    /// lines per second.
+    static func clock(_ secs: time_t) -> String {
+        if let text = lastClock.withLock({ $0.secs == secs ? $0.text : nil }) { return text }
+        var tm = tm()
+        var t = secs
+        localtime_r(&t, &tm)
+        // By hand: String(format:) went through NSString for every line.
+        let text = pad(Int(tm.tm_hour), 2) + ":" + pad(Int(tm.tm_min), 2) + ":" + pad(Int(tm.tm_sec), 2)
+        lastClock.withLock { $0 = (secs, text) }
+        return text
+    }
+
+    private static let lastClock = Locked<(secs: time_t, text: String)>((-1, ""))
 
     static func pad(_ n: Int, _ width: Int) -> String {
         let digits = String(n)

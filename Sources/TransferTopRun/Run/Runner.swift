@@ -320,7 +320,7 @@ extension Runner {
         let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
         do {
             guard let path = try place() else { return }
-            recordCompletion(task, path: path, size: size)
+            recordCompletion(task, in: session, path: path, size: size)
             task.setOutputPath(path)
             if hasResumeRecord(task.originalRequest.url) {
                 store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
