@@ -48,7 +48,7 @@ final class SegmentTable: Sendable {
         }
     }
 
-    func end(_ name: String) { uploads.withLock { $0[name]?.inFlight -= 1 } }
+    func end(_ name: String) { uploads.withLock { $0.inPlace(name) { $0.inFlight -= 1 } } }
 
     func write(_ name: String, at offset: Int64, _ bytes: UnsafeRawBufferPointer) {
         uploads.withLock { all in

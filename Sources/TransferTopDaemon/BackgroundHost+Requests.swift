@@ -44,7 +44,7 @@ extension BackgroundHost {
                 event.seq = e.seq
                 try channel.send(DaemonReply.event(event))
                 cursor = e.seq
-                state.withLock { $0.followers[me]?.cursor = cursor }
+                state.withLock { $0.followers.inPlace(me) { $0.cursor = cursor } }
             }
             // Done only when nothing runs for the session and the journal has every write.
             if untilDone, !hasRunner(name) {

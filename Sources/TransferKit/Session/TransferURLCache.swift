@@ -161,7 +161,8 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
     private func lookup(_ s: inout State, _ key: String) -> CachedResponse? {
         s.clock &+= 1
         if let hit = s.memory[key] {
-            s.memory[key]?.used = s.clock
+            let clock = s.clock
+            s.memory.inPlace(key) { $0.used = clock }
             if s.disk?[key] != nil {
                 let t = s.diskUseTime()
                 s.disk?[key]?.used = t

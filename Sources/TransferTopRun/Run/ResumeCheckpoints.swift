@@ -60,8 +60,10 @@ final class ResumeCheckpoints: Sendable {
     private func checkpoint(_ task: TransferDownloadTask, save: @escaping Save) {
         let key = ObjectIdentifier(task)
         let record = entries.withLock { e -> Data? in
-            e[key]?.grewSince = false
-            return e[key]?.record
+            e.inPlace(key) { entry in
+                entry.grewSince = false
+                return entry.record
+            }
         }
         guard let record, var r = try? ResumeData(decoding: record) else { return }
         let durable = Self.syncedLength(r.partialFilePath)

@@ -43,7 +43,7 @@ extension Runner {
     /// A task of the window completed: free its place and, in line mode, let go of it.
     func retireIfStreaming(_ session: TransferSession, _ id: TaskID) {
         let (keep, task) = state.withLock { s -> (Bool, TransferTask?) in
-            if s.fed.remove(id) != nil { s.feeds[session.sessionID]?.live -= 1 }
+            if s.fed.remove(id) != nil { s.feeds.inPlace(session.sessionID) { $0.live -= 1 } }
             return (s.keepsCompleted, s.tasks[id])
         }
         guard !keep, let task else { return }
