@@ -81,6 +81,15 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
         credential(host: space.host, port: space.port, scheme: space.protocol, realm: space.realm, isProxy: space.isProxy)
     }
 
+    /// Whether any credential is stored: asked before a request's host, port and scheme are
+    /// worked out from its URL for a look-up (each a parse of the URL's text).
+    var isEmpty: Bool {
+        lock.withLock {
+            loadIfNeeded()
+            return entries.isEmpty && fromFile.isEmpty
+        }
+    }
+
     func credential(host: String, port: Int, scheme: String, realm: String?, isProxy: Bool) -> TransferCredential? {
         lock.withLock {
             loadIfNeeded()

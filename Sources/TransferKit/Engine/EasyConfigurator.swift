@@ -90,8 +90,9 @@ final class EasyConfigurator {
     /// Whether this hop asks for content codings and gets the body decoded by libcurl
     /// (`ContentCodingPolicy`): the configuration says so and no byte range is requested.
     func decodesContent(_ t: Transfer) -> Bool {
-        ContentCodingPolicy.decodes(accepts: configuration.httpAcceptsContentEncoding,
-                                    requestHeaders: t.request.headers + configuration.httpAdditionalHeaders)
+        // Each list asked on its own: joining them made a new array twice per request.
+        ContentCodingPolicy.decodes(accepts: configuration.httpAcceptsContentEncoding, requestHeaders: t.request.headers)
+            && ContentCodingPolicy.decodes(accepts: true, requestHeaders: configuration.httpAdditionalHeaders)
     }
 
     private func configureBasics(_ e: EasyHandle, _ t: Transfer) throws(CurlSetupError) {

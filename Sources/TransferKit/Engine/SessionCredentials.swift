@@ -115,7 +115,9 @@ final class SessionCredentials {
     }
 
     private func storedCredential(for url: URL) -> TransferCredential? {
-        guard let host = url.host else { return nil }
+        // Nothing stored, the usual case: the URL's parts are not worked out (Foundation parses
+        // them again at each access: a sixth of a small request's set-up).
+        guard !store.isEmpty, let host = url.host else { return nil }
         return store.credential(host: host, port: Self.port(of: url), scheme: url.scheme ?? "http", realm: nil, isProxy: false)
     }
 
