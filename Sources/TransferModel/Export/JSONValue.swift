@@ -67,28 +67,58 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     package static func writeString(_ s: String, to out: inout String) {
-        out += "\""
         // Most strings (hashes, file names, dates) need no escape: one scan of their bytes,
-        // then appended whole instead of scalar by scalar (the completion journal's line per
-        // downloaded file spent most of its time here). 0xE2 starts U+2028/U+2029.
+        // then appended whole. 0xE2 starts U+2028/U+2029.
         if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+            out += "\""
             out += s
             out += "\""
             return
         }
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20 || u.value == 0x2028 || u.value == 0x2029:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
+        var bytes: [UInt8] = []
+        appendString(s, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `s` as a JSON string literal, quotes included, appended as UTF-8 to `out`: runs of bytes
+    /// that need no escape are copied whole (a line of the completion journal is built this way,
+    /// one per downloaded file). Escapes `"`, `\\`, control characters (`\n`, `\r`, `\t`, else
+    /// `\u00xx`) and U+2028/U+2029, which JavaScript does not allow in a string.
+    package static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var text = s
+        text.withUTF8 { bytes in
+            var run = 0
+            var i = 0
+            func escape(_ replacement: StaticString, skipping count: Int) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+                i += count
+                run = i
             }
+            while i < bytes.count {
+                switch bytes[i] {
+                case 0x22: escape("\\\"", skipping: 1)
+                case 0x5C: escape("\\\\", skipping: 1)
+                case 0x0A: escape("\\n", skipping: 1)
+                case 0x0D: escape("\\r", skipping: 1)
+                case 0x09: escape("\\t", skipping: 1)
+                case let b where b < 0x20:
+                    escape("\\u00", skipping: 0)
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(hex.utf8Start[Int(b >> 4)])
+                    out.append(hex.utf8Start[Int(b & 0xF)])
+                    i += 1
+                    run = i
+                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && bytes[i + 2] == 0xA8:
+                    escape("\\u2028", skipping: 3)
+                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && bytes[i + 2] == 0xA9:
+                    escape("\\u2029", skipping: 3)
+                default: i += 1
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
         }
-        out += "\""
+        out.append(0x22)
     }
 }
