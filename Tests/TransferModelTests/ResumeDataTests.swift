@@ -204,6 +204,13 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
 }
 
 @Suite struct PartialFileNameTests {
+    @Test(arguments: [("", ""), ("/", ""), ("///", ""), ("/a", "a"), ("/dir/a.bin", "a.bin"), ("/dir/sub/", "sub"),
+                      ("/dir//", "dir"), ("a", "a"), ("/é/ü.txt", "ü.txt"), ("/x//y", "y")])
+    func theLastComponentIsTheLastNonEmptyOne(_ path: String, _ last: String) {
+        #expect(PartialFileName.lastComponent(path) == last)
+        #expect(PartialFileName.lastComponent(path) == path.split(separator: "/").last.map(String.init) ?? "")
+    }
+
     @Test func namesAreHiddenAndRecognised() {
         #expect(PartialFileName.baseName(for: URL(string: "http://h/dir/a%20b.bin?x=1")!) == "a b.bin")
         #expect(PartialFileName.baseName(for: URL(string: "http://h/")!) == "index.html")

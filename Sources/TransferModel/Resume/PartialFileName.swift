@@ -15,9 +15,20 @@ public enum PartialFileName {
             let type = (try? DataURL.parse(url.absoluteString))?.mediaType ?? ""
             return "data." + FileMIMEType.fileExtension(forMediaType: type)
         }
-        let path = url.path(percentEncoded: true)
-        let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+        let last = lastComponent(url.path(percentEncoded: true))
         return sanitize(last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last)
+    }
+
+    /// The last non-empty `/`-separated component of `path` ("" for none), found from the
+    /// end: splitting the whole path made an array of every component, per downloaded file.
+    static func lastComponent(_ path: String) -> String {
+        let bytes = path.utf8
+        let slash = UInt8(ascii: "/")
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == slash { end = bytes.index(before: end) }
+        var start = end
+        while start > bytes.startIndex, bytes[bytes.index(before: start)] != slash { start = bytes.index(before: start) }
+        return String(path[start..<end])
     }
 
     /// One safe file name: no `/`, `\` or control characters (they become `_`), no bidi
