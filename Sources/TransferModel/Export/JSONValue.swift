@@ -69,7 +69,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     package static func writeString(_ s: String, to out: inout String) {
         // Most strings (hashes, file names, dates) need no escape: one scan of their bytes,
         // then appended whole. 0xE2 starts U+2028/U+2029.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+        if !s.utf8Contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
             out += "\""
             out += s
             out += "\""

@@ -57,7 +57,7 @@ public enum PartialFileName {
         let bytes = raw.utf8
         guard let first = bytes.first, let last = bytes.last, bytes.count <= 200,
               first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
-        return bytes.allSatisfy { b in b >= 0x20 && b < 0x7F && b != UInt8(ascii: "/") && b != UInt8(ascii: "\\") }
+        return !raw.utf8Contains { b in b < 0x20 || b >= 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: "\\") }
     }
 
     /// The hidden name for the `attempt`-th try (1 is the plain one).

@@ -13,7 +13,7 @@ public enum Redaction {
     /// `url` with credentials masked and secret-looking query or fragment parameters replaced.
     public static func redactURL(_ url: String) -> String {
         // No `@`, `?` or `#`: nothing to redact (the common case, once per event).
-        if !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+        if !url.utf8Contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             return url
         }
         // Credentials first, on the whole string: a `#` or `?` inside a (malformed) password

@@ -9,7 +9,7 @@ public enum TerminalText {
             UnicodeSafety.isUnsafe(s) && !(keepingTabs && s == "\t")
         }
         // Printable ASCII, the common case, is checked by bytes (line mode prints a line per event).
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        if !text.utf8Contains(where: { $0 < 0x20 || $0 >= 0x7F }) { return text }
         guard text.unicodeScalars.contains(where: unsafe) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)

@@ -12,7 +12,7 @@ public enum URLText {
     public static func encodeOnce(_ text: String) -> String {
         // The common case, a plain URL, needs nothing: checked without copying (a 1,000,000
         // line list spent most of its validation building strings byte by byte).
-        if text.utf8.allSatisfy(keeps) { return text }
+        if !text.utf8Contains(where: { !keeps($0) }) { return text }
         let bytes = Array(text.utf8)
         let digits = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []

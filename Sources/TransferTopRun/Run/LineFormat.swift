@@ -147,7 +147,7 @@ public enum LineFormat {
         return f + String(repeating: " ", count: width - n)
     }
 
-    static func isASCII(_ f: String) -> Bool { !f.utf8.contains { $0 >= 0x80 } }
+    static func isASCII(_ f: String) -> Bool { !f.utf8Contains { $0 >= 0x80 } }
 
     /// A task that failed says why after its URL, as its line did: the table is what is left
     /// on the screen at the end, and `completed error` alone sent users back up the scroll.
