@@ -190,8 +190,8 @@ extension TransferEngine {
 
     private func notifyProgress(_ t: Transfer, delta: (Int64, Int64), totals: (Int64, Int64), expected: (Int64, Int64)) {
         let session = t.task.session
-        guard t.task.core.withLock({ $0.completion == nil }), let delegate = session.delegate as? any TransferTaskDelegate
-        else { return }
+        let roles = session.delegateRoles
+        guard t.task.core.withLock({ $0.completion == nil }), let delegate = roles.task else { return }
         let task = t.task
         if delta.1 > 0 {
             session.deliver {
@@ -199,7 +199,7 @@ extension TransferEngine {
                                  totalBytesExpectedToSend: expected.1)
             }
         }
-        if delta.0 > 0, let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate {
+        if delta.0 > 0, let download = task as? TransferDownloadTask, let dd = roles.download {
             session.deliver {
                 dd.session(session, downloadTask: download, didWriteData: delta.0, totalBytesWritten: totals.0,
                            totalBytesExpectedToWrite: expected.0)

@@ -19,12 +19,13 @@ extension TransferSession {
                 c.downloadBody = nil
                 return (completion, body, c.downloadFile, memoryBody, c.response, c.metrics)
             }
-            let delegate = self.delegate as? any TransferTaskDelegate
+            let roles = delegateRoles
+            let delegate = roles.task
             var error = error
             var file = taken
             var held: Int32 = -1
             if let memoryBody {
-                switch placeMemoryBody(memoryBody, of: task, offeringTo: completion == nil ? delegate : nil) {
+                switch placeMemoryBody(memoryBody, of: task, offeringTo: completion == nil ? roles.download : nil) {
                 case .handledByDelegate: break
                 case .written(let fd, let url): (held, file) = (fd, url)
                 case .failed(let e):
@@ -50,8 +51,7 @@ extension TransferSession {
                 delivered?()
                 taskDidFinish(task)
             }
-            if let file, completion == nil, let download = task as? TransferDownloadTask,
-               let dd = delegate as? any TransferDownloadDelegate {
+            if let file, completion == nil, let download = task as? TransferDownloadTask, let dd = roles.download {
                 emit(.delegateCallback("didFinishDownloadingTo"), task: task)
                 dd.session(self, downloadTask: download, didFinishDownloadingTo: file)
             }
@@ -80,8 +80,8 @@ extension TransferSession {
     /// (`didFinishDownloadingBody`), else written once to a new temporary file, here on the
     /// delegate queue rather than on the transfer thread.
     private func placeMemoryBody(_ memory: (data: Data, url: URL), of task: TransferTask,
-                                 offeringTo delegate: (any TransferTaskDelegate)?) -> MemoryBodyOutcome {
-        if let download = task as? TransferDownloadTask, let dd = delegate as? any TransferDownloadDelegate,
+                                 offeringTo delegate: (any TransferDownloadDelegate)?) -> MemoryBodyOutcome {
+        if let download = task as? TransferDownloadTask, let dd = delegate,
            dd.session(self, downloadTask: download, didFinishDownloadingBody: memory.data) {
             emit(.delegateCallback("didFinishDownloadingBody"), task: task, detail: "\(memory.data.count) bytes")
             return .handledByDelegate

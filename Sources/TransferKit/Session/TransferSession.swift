@@ -42,7 +42,10 @@ public final class TransferSession: @unchecked Sendable {
         /// Every task made, in order (the monitor shows completed ones too).
         var tasks: [TransferTask] = []
         var liveTaskIDs: Set<Int> = []
-        var delegate: (any TransferSessionDelegate)?
+        var delegate: (any TransferSessionDelegate)? { didSet { roles = DelegateRoles(delegate) } }
+        /// The protocols the delegate adopts, found once, not at every callback (each `as?` to a
+        /// delegate protocol is a conformance look-up, several per downloaded file).
+        var roles: DelegateRoles
         /// `completeInvalidation` has begun (it runs once).
         var invalidationCompleting = false
         var observers: [any TransferObserver] = []
@@ -98,6 +101,7 @@ public final class TransferSession: @unchecked Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
         self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate,
+                                       roles: DelegateRoles(delegate),
                                        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost))
         let cookies = TransferCookieStorage.forConfiguration(configuration)
         // A cookie file is the session's, in memory (DECISIONS 109): imported into the shared
@@ -141,6 +145,20 @@ public final class TransferSession: @unchecked Sendable {
 
     public var state: SessionState { core.withLock { $0.state } }
     public var delegate: (any TransferSessionDelegate)? { core.withLock { $0.delegate } }
+
+    /// The delegate as the protocols it adopts (nil once the session let go of it).
+    var delegateRoles: DelegateRoles { core.withLock { $0.roles } }
+
+    /// The session delegate's task and download roles, cast once when it is set.
+    struct DelegateRoles {
+        let task: (any TransferTaskDelegate)?
+        let download: (any TransferDownloadDelegate)?
+
+        init(_ delegate: (any TransferSessionDelegate)?) {
+            task = delegate as? any TransferTaskDelegate
+            download = delegate as? any TransferDownloadDelegate
+        }
+    }
 
     /// The tasks that have not completed, in creation order (URLSession's `allTasks` /
     /// `getAllTasks`: a completed task is not listed).
