@@ -286,6 +286,25 @@ import TransferKit
         #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
     }
 
+    /// A journal that cannot be opened (here its name is a symbolic link, which is never
+    /// followed) takes no record and holds no lock: another run can still rewrite it.
+    @Test func aJournalThatCannotBeOpenedHoldsNoLock() throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = CompletionStore(directory: dir + "/complete")
+        try FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true)
+        let path = store.journal(outputDirectory: "/o")
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: dir + "/elsewhere")
+        let journal = CompletionStore.Journal(store: store, outputDirectory: "/o")
+        #expect(journal.append(.init(name: "f", size: 1, entityTag: nil, lastModified: nil), url: "https://h/f"))
+        journal.flush()
+        #expect(!FileManager.default.fileExists(atPath: dir + "/elsewhere"))
+        let lock = CompletionStore.openLock(path)
+        defer { close(lock) }
+        #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        withExtendedLifetime(journal) {}
+    }
+
     /// While a run has the journal open for appending, another run's read leaves it as it is
     /// (a rename would lose what the first appends next); the first read after it closed
     /// rewrites it, with the lines it appended meanwhile.

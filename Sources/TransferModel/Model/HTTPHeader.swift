@@ -16,8 +16,11 @@ public struct HTTPHeader: Sendable, Equatable, Hashable, Codable {
         // Most names compared differ in length (O(1) for native strings): a look-up walks
         // every header of a response, for every response.
         guard a.utf8.count == b.utf8.count else { return false }
-        // Usually written the same way (`Content-Length` looked up as `Content-Length`).
-        if a == b { return true }
+        // Usually written the same way (`Content-Length` looked up as `Content-Length`): the
+        // same bytes (not `==`, which also takes canonically equivalent Unicode as equal).
+        if a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { x.elementsEqual($0) } }) == true {
+            return true
+        }
         var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
         while true {
             switch (ia.next(), ib.next()) {

@@ -168,7 +168,14 @@ public final class CompletionStore: @unchecked Sendable {
             // Shared, before the journal is opened: a rewrite (exclusive) cannot rename the
             // journal between this open and the last append.
             if lock >= 0 { while flock(lock, LOCK_SH) != 0 && errno == EINTR {} }
-            return (open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600), lock)
+            let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            // No journal, no lock held: the next flush tries both again, and a rewrite by
+            // another run is not kept waiting by a lock nothing uses.
+            if fd < 0, lock >= 0 {
+                close(lock)
+                return (-1, -1)
+            }
+            return (fd, lock)
         }
     }
 

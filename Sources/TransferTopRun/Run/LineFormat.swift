@@ -60,7 +60,8 @@ public enum LineFormat {
         return text
     }
 
-    private static let lastClock = Locked<(secs: time_t, text: String)>((-1, ""))
+    /// The last second worked out (none yet: no real time is `Int.min`).
+    private static let lastClock = Locked<(secs: time_t, text: String)>((time_t.min, ""))
 
     static func pad(_ n: Int, _ width: Int) -> String {
         let digits = String(n)
