@@ -131,6 +131,8 @@ public struct TransferConfiguration: Sendable, Equatable {
     /// body stream, data for a data delegate, a cancel's resume data, the completion of a task
     /// with a completion handler and so of every async call) are never held, nor is
     /// anything once no transfer is left. Negative or not a number counts as 0; at most an hour.
+    /// With an interval, a task started from inside such a batch of callbacks begins once the
+    /// batch has run (DECISIONS 175): a callback must not wait for it to begin.
     public var deliveryCoalescingInterval: TimeInterval = 0
 
     /// The environment a background session finds the daemon's directories in
