@@ -8,8 +8,7 @@
 
 #include <curl/curl.h>
 #include <sys/prctl.h>
-// SHA256_Init/Update/Final (tk_sha256) are deprecated in OpenSSL 3; still there, and cheaper
-// to start than EVP for two short hashes.
+// SHA256_Init/Update/Final (tk_sha256_*) are deprecated in OpenSSL 3 (see there).
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/ssl.h>
 #include <openssl/evp.h>
@@ -215,53 +214,31 @@ static inline const char *_Nullable tk_default_ca_info(CURL *_Nonnull h, int pat
     return v;
 }
 
-// MARK: SHA-256 (OpenSSL's EVP; used for resume-data integrity and file checksums)
+// MARK: SHA-256 (resume-data integrity, file and segment checksums, the journal's keys)
 
-typedef struct tk_sha256_ctx { EVP_MD_CTX *_Nullable md; } tk_sha256_ctx;
-
-/// SHA-256 fetched from OpenSSL's provider once. `EVP_sha256()` makes every digest set-up
-/// fetch it again (OpenSSL 3: a lock and a table look-up), which cost more than hashing a
-/// short value: a small-file list hashes a key per file. Two threads racing here fetch it
-/// twice and one reference is let go.
-static inline const EVP_MD *_Nonnull tk_sha256_md(void) {
-    static EVP_MD *fetched = NULL;
-    EVP_MD *md = __atomic_load_n(&fetched, __ATOMIC_ACQUIRE);
-    if (md) return md;
-    md = EVP_MD_fetch(NULL, "SHA256", NULL);
-    if (!md) return EVP_sha256();
-    EVP_MD *expected = NULL;
-    if (!__atomic_compare_exchange_n(&fetched, &expected, md, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        EVP_MD_free(md);
-        return expected;
-    }
-    return md;
-}
+// OpenSSL's own SHA-256 functions, not EVP: EVP's first fetch sets up the default provider's
+// digests, about 5 million instructions, which a plain-HTTP run of one URL paid for its two
+// short hashes, and every EVP set-up after it allocates. Deprecated in OpenSSL 3 but still part
+// of its API (OPENSSL_SUPPRESS_DEPRECATED above); they run the same assembly.
+typedef struct tk_sha256_ctx { SHA256_CTX c; } tk_sha256_ctx;
 
 static inline tk_sha256_ctx tk_sha256_begin(void) {
     tk_sha256_ctx c;
-    c.md = EVP_MD_CTX_new();
-    if (c.md) EVP_DigestInit_ex(c.md, tk_sha256_md(), NULL);
+    SHA256_Init(&c.c);
     return c;
 }
-/// The 32-byte digest of n bytes into out, in one call, for short values (the completion
-/// journal's names and keys). OpenSSL's own SHA-256 functions, not EVP: the first EVP fetch
-/// sets up the default provider's digests, about 5 million instructions, which a plain-HTTP
-/// run of one URL paid for two hashes (deprecated in OpenSSL 3, still part of its API; they
-/// run the same assembly).
-static inline void tk_sha256(const void *_Nullable p, size_t n, unsigned char *_Nonnull out) {
-    static const unsigned char none = 0;
-    SHA256_CTX c;
-    SHA256_Init(&c);
-    SHA256_Update(&c, p ? p : &none, n);
-    SHA256_Final(out, &c);
-}
 static inline void tk_sha256_update(tk_sha256_ctx *_Nonnull c, const void *_Nullable p, size_t n) {
-    if (c->md && n > 0) EVP_DigestUpdate(c->md, p, n);
+    if (p && n > 0) SHA256_Update(&c->c, p, n);
 }
-/// Writes 32 bytes into out and frees the context.
+/// Writes 32 bytes into out.
 static inline void tk_sha256_end(tk_sha256_ctx *_Nonnull c, unsigned char *_Nonnull out) {
-    unsigned int len = 0;
-    if (c->md) { EVP_DigestFinal_ex(c->md, out, &len); EVP_MD_CTX_free(c->md); c->md = NULL; }
+    SHA256_Final(out, &c->c);
+}
+/// The 32-byte digest of n bytes into out, in one call.
+static inline void tk_sha256(const void *_Nullable p, size_t n, unsigned char *_Nonnull out) {
+    tk_sha256_ctx c = tk_sha256_begin();
+    tk_sha256_update(&c, p, n);
+    tk_sha256_end(&c, out);
 }
 
 /// MD5 of n bytes into 16 bytes of out: HTTP Digest authentication (RFC 7616's MD5

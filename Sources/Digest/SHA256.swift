@@ -40,11 +40,6 @@ public enum SHA256 {
         }
 
         public func finalizeHex() -> String { SHA256.hex(finalize()) }
-
-        deinit {
-            var scratch = [UInt8](repeating: 0, count: 32)
-            tk_sha256_end(&context, &scratch)  // frees the context if never finalised (no-op after)
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 /// anything else is `application/octet-stream`, which is what the bytes are known to be.
 public enum FileMIMEType {
     public static func forPath(_ path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        let name = PartialFileName.lastComponent(path)
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return fallback }
         return table[name[name.index(after: dot)...].lowercased()] ?? fallback
     }

@@ -21,7 +21,7 @@ public enum PartialFileName {
 
     /// The last non-empty `/`-separated component of `path` ("" for none), found from the
     /// end: splitting the whole path made an array of every component, per downloaded file.
-    static func lastComponent(_ path: String) -> String {
+    package static func lastComponent(_ path: String) -> String {
         let bytes = path.utf8
         let slash = UInt8(ascii: "/")
         var end = bytes.endIndex

@@ -111,10 +111,7 @@ extension Runner {
     /// (`group`) until they are written.
     func recordCompletion(_ task: TransferDownloadTask, in session: TransferSession, path: String, size known: Int64? = nil) {
         guard let completions, let response = task.response, let size = known ?? AlreadyComplete.fileSize(path) else { return }
-        // The last component, found from the end (a split made every component of the path).
-        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
-        let name = trimmed.lastIndex(of: "/").map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
-        let record = CompletionStore.Record(name: name, size: size,
+        let record = CompletionStore.Record(name: PartialFileName.lastComponent(path), size: size,
                                             entityTag: response.value(forHTTPHeaderField: "ETag"),
                                             lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
         guard completions.append(record, url: task.originalRequest.url.absoluteString) else { return }
