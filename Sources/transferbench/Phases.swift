@@ -16,12 +16,16 @@ enum Phases {
             var c = TransferConfiguration.ephemeral
             c.additionalTrustedCAFile = caFile
             c.allowsHTTP2 = false
-            let session = TransferSession(configuration: c)
+            let invalidated = Invalidated()
+            let session = TransferSession(configuration: c, delegate: invalidated)
             let done = DispatchSemaphore(value: 0)
             let task = session.dataTask(with: TransferRequest(url: url)) { _, _, _ in done.signal() }
             task.resume()
             done.wait()
             session.finishTasksAndInvalidate()
+            // Its connection is closed and its thread gone before the next session or the
+            // exit: exit's handlers (OpenSSL's clean-up) must not run beside a live engine.
+            invalidated.wait()
             guard task.error == nil, let t = task.metrics.timings.first,
                   let dns = t.dnsMs, let connect = t.connectMs, let ttfb = t.ttfbMs else {
                 FileHandle.standardError.write(Data("transferbench phases: \(task.error.map { "\($0)" } ?? "no timings")\n".utf8))
@@ -32,4 +36,11 @@ enum Phases {
         }
         exit(failed ? 1 : 0)
     }
+}
+
+/// Signals once the session is invalid: its engine has torn down every handle and stopped.
+private final class Invalidated: TransferSessionDelegate, Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    func session(_ session: TransferSession, didBecomeInvalidWithError error: TransferError?) { done.signal() }
+    func wait() { done.wait() }
 }

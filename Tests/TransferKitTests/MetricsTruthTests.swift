@@ -31,7 +31,8 @@ import Testing
     /// while curl, outside, was untouched. Both sides now meet the same machine.
     private func ours(_ u: String) async throws -> Phases {
         let bench = try #require(BuiltExecutable.path("transferbench"), "transferbench not built")
-        let r = try await ToolRun.run(bench, ["phases", u, TestServer.caFile, "2"], withStandardError: false)
+        // With its standard error: a sanitizer's report in the child (TSan exits 66) is the message.
+        let r = try await ToolRun.run(bench, ["phases", u, TestServer.caFile, "2"])
         try #require(r.status == 0, "transferbench phases: \(r.status) \(r.output)")
         let rows = r.output.split(separator: "\n").filter { $0.hasPrefix("PHASES ") }.dropFirst().map { line in
             Dictionary(line.split(separator: " ").dropFirst().compactMap { field -> (String, Double)? in

@@ -32,6 +32,10 @@ func url(_ s: String) -> URL { URL(string: s)! }
 func ephemeralConfig(_ change: (inout TransferConfiguration) -> Void = { _ in }) -> TransferConfiguration {
     var c = TransferConfiguration.ephemeral
     c.additionalTrustedCAFile = TestServer.caFile
+    // Tests hold requests at server gates: a machine that stalls for a minute (a loaded CI
+    // VM) must not turn a held request into the 60 s idle timeout. Tests of timeouts set
+    // their own.
+    c.timeoutIntervalForRequest = 600
     change(&c)
     return c
 }
