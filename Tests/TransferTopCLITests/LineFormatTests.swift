@@ -52,6 +52,26 @@ import TransferKit
         #expect(lines[4] == "3 tasks: 1 succeeded, 2 did not (ok 1, HTTP error 1, error 0, cancelled 1)")
     }
 
+    /// A long table goes out in chunks of about 64 KiB, each of whole lines, that together are
+    /// the table: its widths come from every row (the widest ID is the last one's), and a
+    /// session name that is not ASCII is padded by its characters.
+    @Test func aLongTableIsWrittenInWholeLineChunks() throws {
+        var tasks = (1...3000).map { task($0, .completed, status: 200, bytes: Int64($0), out: "/o/f\($0)") }
+        tasks[0].sessionName = "sé"
+        var chunks: [[UInt8]] = []
+        LineFormat.summaryTable(tasks, succeeded: { _ in true }) { chunks.append($0) }
+        #expect(chunks.count > 1)
+        for c in chunks { #expect(c.count <= 64 * 1024 + 4096 && c.last == 0x0A) }
+        let text = String(decoding: chunks.joined(), as: UTF8.self)
+        #expect(text == LineFormat.summary(tasks) { _ in true } + "\n")
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3002)
+        #expect(lines[0] == "ID      SESSION  STATE         STATUS  BYTES    TIME    URL / FILE")
+        #expect(lines[1] == "1.1     sé       completed ok  200     1 B      1500ms  /o/f1")
+        #expect(lines[3000] == "1.3000  default  completed ok  200     2.9 KiB  1500ms  /o/f3000")
+        #expect(lines[3001] == "3000 tasks: 3000 succeeded, 0 did not (ok 3000, HTTP error 0, error 0, cancelled 0)")
+    }
+
     /// The table left on the screen at the end says why a task failed (a cancelled one was
     /// asked to stop and says nothing more).
     @Test func summaryTableCarriesTheErrorText() {

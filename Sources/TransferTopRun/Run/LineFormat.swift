@@ -84,43 +84,62 @@ public enum LineFormat {
 
     /// The final table: one row per task, then a one-line total.
     public static func summary(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool) -> String {
-        var lines: [String] = []
-        summaryLines(tasks, succeeded: succeeded) { lines.append($0) }
-        return lines.joined(separator: "\n")
+        var text: [UInt8] = []
+        summaryTable(tasks, succeeded: succeeded) { text.append(contentsOf: $0) }
+        if text.last == 0x0A { text.removeLast() }
+        return String(decoding: text, as: UTF8.self)
     }
 
-    /// The same table a line at a time, without holding every row: the widths are measured
-    /// in a first pass and the rows built again in the second (runs of 100,000 tasks).
-    public static func summaryLines(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool,
-                                    emit: (String) -> Void) {
+    /// The same table as bytes, handed to `write` in chunks of about 64 KiB, each ending with a
+    /// whole line: a 100,000-row table is never one string. The table is made after the last
+    /// download, so its time is the run's: each row's six short cells are made once (the first
+    /// pass keeps them for the widths), and every row goes into the chunk as bytes.
+    public static func summaryTable(_ tasks: [TaskSnapshot], succeeded: (TaskSnapshot) -> Bool,
+                                    write: ([UInt8]) -> Void) {
         let header = ["ID", "SESSION", "STATE", "STATUS", "BYTES", "TIME", "URL / FILE"]
+        let short = header.count - 1
         var widths = header.map(\.count)
-        for t in tasks { for (i, f) in row(t).enumerated() { widths[i] = max(widths[i], width(f)) } }
-        // A row is built as bytes, ASCII fields padded with spaces in place (a table of 5,000
-        // rows is made after the last download, so its time is the run's).
-        func fmt(_ r: [String]) -> String {
-            var out: [UInt8] = []
-            out.reserveCapacity(widths.reduce(2 * r.count, +) + (r.last?.utf8.count ?? 0))
-            for (i, f) in r.enumerated() {
-                if i > 0 { out.append(0x20); out.append(0x20) }
-                if i == r.count - 1 {
-                    out.append(contentsOf: f.utf8)
-                } else if isASCII(f), f.utf8.count <= widths[i] {
-                    out.append(contentsOf: f.utf8)
-                    out.append(contentsOf: repeatElement(0x20, count: widths[i] - f.utf8.count))
-                } else {
-                    out.append(contentsOf: pad(f, to: widths[i]).utf8)
-                }
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
-        emit(fmt(header))
-        var ok = 0
+        // Cells of at most 15 bytes (all but a long session name) live inside their String,
+        // so the kept cells are one allocation for the whole table.
+        var cells: [String] = []
+        cells.reserveCapacity(short * tasks.count)
         for t in tasks {
-            emit(fmt(row(t)))
+            for (i, f) in shortCells(t).enumerated() {
+                widths[i] = max(widths[i], width(f))
+                cells.append(f)
+            }
+        }
+        let chunkSize = 64 * 1024
+        var out: [UInt8] = []
+        out.reserveCapacity(chunkSize + 4096)
+        func row(_ short: ArraySlice<String>, _ last: String) {
+            for (i, f) in zip(short.indices, short) {
+                let column = i - short.startIndex
+                if isASCII(f), f.utf8.count <= widths[column] {
+                    out.append(contentsOf: f.utf8)
+                    out.append(contentsOf: repeatElement(0x20, count: widths[column] - f.utf8.count))
+                } else {
+                    out.append(contentsOf: pad(f, to: widths[column]).utf8)
+                }
+                out.append(0x20)
+                out.append(0x20)
+            }
+            out.append(contentsOf: last.utf8)
+            out.append(0x0A)
+            if out.count >= chunkSize {
+                write(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        row(header[..<short], header[short])
+        var ok = 0
+        for (n, t) in tasks.enumerated() {
+            row(cells[(n * short)..<((n + 1) * short)], lastCell(t))
             if succeeded(t) { ok += 1 }
         }
-        emit(totalLine(tasks, ok: ok))
+        out.append(contentsOf: totalLine(tasks, ok: ok).utf8)
+        out.append(0x0A)
+        write(out)
     }
 
     /// The summary's last line: `3 tasks: 2 succeeded, 1 did not (ok 2, …)`.
@@ -150,13 +169,19 @@ public enum LineFormat {
 
     static func isASCII(_ f: String) -> Bool { !f.utf8Contains { $0 >= 0x80 } }
 
-    /// A task that failed says why after its URL, as its line did: the table is what is left
-    /// on the screen at the end, and `completed error` alone sent users back up the scroll.
-    static func row(_ t: TaskSnapshot) -> [String] {
+    /// ID, session, state, status, bytes and time: the cells padded to the column's width.
+    static func shortCells(_ t: TaskSnapshot) -> [String] {
         let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
+        return [t.id.description, TerminalText.safe(t.sessionName), DisplayState.text(t), t.statusCode.map(String.init) ?? "-",
+                Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-"]
+    }
+
+    /// The file (or URL). A task that failed says why after it, as its line did: the table is
+    /// what is left on the screen at the end, and `completed error` alone sent users back up
+    /// the scroll.
+    static func lastCell(_ t: TaskSnapshot) -> String {
         var last = TerminalText.safe(t.outputPath ?? Redaction.redactURL(t.currentURL))
         if DisplayState(t) == .failed, let e = t.error { last += "  error: " + TerminalText.safe(Redaction.redactText(e.message)) }
-        return [t.id.description, TerminalText.safe(t.sessionName), DisplayState.text(t), t.statusCode.map(String.init) ?? "-",
-                Units.bytes(TransferRates.progressBytes(t)), duration.map { Units.millis($0 * 1000) } ?? "-", last]
+        return last
     }
 }

@@ -93,21 +93,16 @@ public enum LineMode {
             out.line(EvidenceFormat.json(stats, tasks: totals, budgets: results).serialized(pretty: true))
         } else {
             out.line("")
-            // Streamed in 64 KiB writes: a 100,000-row table is never one string.
-            var chunk = ""
-            func emit(_ line: String) {
-                chunk += line + "\n"
-                if chunk.utf8.count >= 64 * 1024 { out.write(chunk, fd: STDOUT_FILENO); chunk = "" }
-            }
             if summary.showsTasks {
-                LineFormat.summaryLines(all, succeeded: runner.succeeded, emit: emit)
-                if summary.showsHosts { emit("") }
+                // Streamed in 64 KiB writes: a 100,000-row table is never one string.
+                LineFormat.summaryTable(all, succeeded: runner.succeeded) { out.write($0, fd: STDOUT_FILENO) }
             }
             if summary.showsHosts {
-                for line in EvidenceFormat.table(stats) { emit(TerminalText.safe(line)) }
-                if !summary.showsTasks { emit(LineFormat.totalLine(all, succeeded: runner.succeeded)) }
+                var lines = summary.showsTasks ? [""] : []
+                lines += EvidenceFormat.table(stats).map { TerminalText.safe($0) }
+                if !summary.showsTasks { lines.append(LineFormat.totalLine(all, succeeded: runner.succeeded)) }
+                out.write(lines.map { $0 + "\n" }.joined(), fd: STDOUT_FILENO)
             }
-            out.write(chunk, fd: STDOUT_FILENO)
         }
         let notStarted = runner.notStartedCount
         if notStarted > 0 { say("\(notStarted) task(s) of the list were not started") }
@@ -137,10 +132,12 @@ package final class Output: Sendable {
     package func line(_ text: String) { write(text + "\n", fd: STDOUT_FILENO) }
     package func error(_ text: String) { write(text + "\n", fd: STDERR_FILENO) }
 
-    package func write(_ text: String, fd: Int32) {
+    package func write(_ text: String, fd: Int32) { write(Array(text.utf8), fd: fd) }
+
+    package func write(_ bytes: [UInt8], fd: Int32) {
         lock.withLock { written in
             written += 1
-            var bytes = Array(text.utf8)
+            var bytes = bytes
             var off = 0
             while off < bytes.count {
                 let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + off, $0.count - off) }
