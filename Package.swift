@@ -104,7 +104,11 @@ let package = Package(
         ]),
         // `transfertop --version`: git describe (or VERSION, or "unknown") stamped at build time.
         .plugin(name: "VersionStamp", capability: .buildTool()),
-        .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"]),
+        // Linked without exporting its symbols (swiftc asks the linker for -export-dynamic):
+        // nothing looks them up, and at start-up the Swift runtime's dladdr walked all 50,000
+        // of them, 6 % of a one-URL run (DECISIONS 195).
+        .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"],
+                          linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
         // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
         .executableTarget(name: "transferbench", dependencies: ["TransferKit", "LoopbackServer"]),
         // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.

@@ -278,8 +278,14 @@ struct TransferOptions: ParsableArguments {
 }
 
 /// `--clobber` / `--no-clobber`: two spellings of one setting, the last one given wins.
-enum ExistingFilesFlag: String, EnumerableFlag {
+///
+/// TextOutputStreamable, writing the case's name as `"\(value)"` would: argument-parser names
+/// each case's key by interpolating it, and without a conformance the first check of four
+/// (this one) fails, each check a scan of every conformance record in the binary at start-up.
+enum ExistingFilesFlag: String, EnumerableFlag, TextOutputStreamable {
     case clobber, noClobber
+
+    func write<Target: TextOutputStream>(to target: inout Target) { target.write(rawValue) }
 
     var choice: ExistingFiles { self == .clobber ? .replace : .skip }
 
@@ -292,8 +298,11 @@ enum ExistingFilesFlag: String, EnumerableFlag {
 }
 
 /// `--basic` / `--digest` / `--anyauth` (the last one given wins).
-enum AuthenticationFlag: String, EnumerableFlag {
+enum AuthenticationFlag: String, EnumerableFlag, TextOutputStreamable {
     case basic, digest, anyauth
+
+    /// The case's name, as `ExistingFilesFlag`'s.
+    func write<Target: TextOutputStream>(to target: inout Target) { target.write(rawValue) }
 
     var scheme: HTTPAuthentication {
         switch self {
