@@ -1,4 +1,5 @@
 import Foundation
+import TransferModel
 
 /// Starts the daemon on demand and waits for it to stop: shared by the CLI, which starts its
 /// own executable, and TransferKit's background sessions, which look for `transfertop`
@@ -37,7 +38,7 @@ public enum DaemonLauncher {
         // Its own session: a Ctrl-C or a closed terminal of the client does not reach it.
         let setsid: Int16 = 0x80  // glibc's POSIX_SPAWN_SETSID, visible to Swift only with _GNU_SOURCE
         posix_spawnattr_setflags(&attributes, setsid)
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessEnvironment.current()
         env["TRANSFERTOP_DAEMON_READY_FD"] = "3"
         let words: [String] = [executable, "daemon", "run"]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
@@ -84,7 +85,7 @@ extension DaemonLauncher {
     /// The `transfertop` a library process starts the daemon from: `TRANSFERTOP_EXECUTABLE`,
     /// else the one beside the running executable (a build directory, an app's bundle), else
     /// the first on `PATH`; nil when there is none (the tasks then fail, DECISIONS 131).
-    public static func executable(_ env: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func executable(_ env: [String: String] = ProcessEnvironment.current()) -> String? {
         if let given = env["TRANSFERTOP_EXECUTABLE"], !given.isEmpty {
             return access(given, X_OK) == 0 ? given : nil
         }

@@ -30,7 +30,7 @@ public struct DaemonPaths: Sendable, Equatable {
 
     /// `create: false` (a library session that may never need the daemon) makes nothing; a
     /// directory that exists is checked all the same.
-    public static func standard(_ env: [String: String] = ProcessInfo.processInfo.environment,
+    public static func standard(_ env: [String: String] = ProcessEnvironment.current(),
                                 create: Bool = true) throws(DaemonError) -> DaemonPaths {
         let runtime: String
         if let x = env["XDG_RUNTIME_DIR"], !x.isEmpty { runtime = x + "/transfertop" } else { runtime = "/tmp/transfertop-\(getuid())" }

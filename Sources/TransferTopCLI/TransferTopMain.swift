@@ -20,7 +20,7 @@ public enum TransferTopMain {
             Output.shared.error(error.message)
             return 2
         }
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current()
         switch command {
         case .print(let text):
             Output.shared.write(text.hasSuffix("\n") ? text : text + "\n", fd: STDOUT_FILENO)

@@ -10,7 +10,7 @@ import TransferTopRun
 package enum DaemonServer {
     /// The version a client and its daemon must share. `TRANSFERTOP_TEST_DAEMON_VERSION` lets
     /// the tests play a client and daemon of another version (a test run has one build).
-    static var version: String { ProcessInfo.processInfo.environment["TRANSFERTOP_TEST_DAEMON_VERSION"] ?? VersionInfo.version }
+    static var version: String { ProcessEnvironment.value("TRANSFERTOP_TEST_DAEMON_VERSION") ?? VersionInfo.version }
 
     static let forever = Locked<CheckedContinuation<Void, Never>?>(nil)
 
@@ -70,7 +70,7 @@ package enum DaemonServer {
     /// as `--otlp` does for a local run (DECISIONS 188). A bad value is said and ignored.
     static func observability(_ say: @Sendable (String) -> Void) -> RunObservability {
         var observability = RunObservability()
-        guard let collector = ProcessInfo.processInfo.environment["TRANSFERTOP_OTLP"], !collector.isEmpty else { return observability }
+        guard let collector = ProcessEnvironment.value("TRANSFERTOP_OTLP"), !collector.isEmpty else { return observability }
         do {
             observability.startTraces(try OptionValues.otlp(collector), holdingWarnings: false)
             say("exporting each task as a trace (TRANSFERTOP_OTLP)")
@@ -82,7 +82,7 @@ package enum DaemonServer {
 
     /// Tells the client that started us (`DaemonClient.startDaemon`) that the socket listens.
     static func ready() {
-        guard let text = ProcessInfo.processInfo.environment["TRANSFERTOP_DAEMON_READY_FD"], let fd = Int32(text) else { return }
+        guard let text = ProcessEnvironment.value("TRANSFERTOP_DAEMON_READY_FD"), let fd = Int32(text) else { return }
         _ = "ready\n".withCString { write(fd, $0, 6) }
         close(fd)
     }

@@ -40,7 +40,7 @@ final class BackgroundLink: @unchecked Sendable {
         var statesAsOf: Int64 = 0
     }
 
-    init(identifier: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(identifier: String, environment: [String: String] = ProcessEnvironment.current()) {
         self.identifier = identifier
         self.environment = environment
         queue = DispatchQueue(label: "transferkit.background.\(identifier)")

@@ -89,7 +89,7 @@ extension StatePaths {
     /// `$XDG_DATA_HOME/transfertop` or `~/.local/share/transfertop`.
     public static func dataDirectory(_ configured: String?) -> String? {
         if let configured { return configured }
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current()
         if let x = env["XDG_DATA_HOME"], !x.isEmpty { return x + "/transfertop" }
         if let home = env["HOME"], !home.isEmpty { return home + "/.local/share/transfertop" }
         return nil

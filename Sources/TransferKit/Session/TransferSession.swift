@@ -131,7 +131,7 @@ public final class TransferSession: @unchecked Sendable {
         }
         if case .background(let identifier) = configuration.kind, duplicateBackgroundIdentifier == nil {
             backgroundLink = BackgroundLink(identifier: identifier,
-                                            environment: configuration.backgroundEnvironment ?? ProcessInfo.processInfo.environment)
+                                            environment: configuration.backgroundEnvironment ?? ProcessEnvironment.current())
         } else {
             backgroundLink = nil
         }

@@ -98,7 +98,7 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
 
     /// `$XDG_CACHE_HOME/transfertop`, or `~/.cache/transfertop`.
     public static var defaultDirectory: String? {
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current()
         if let x = env["XDG_CACHE_HOME"], !x.isEmpty { return x + "/transfertop" }
         if let home = env["HOME"], !home.isEmpty { return home + "/.cache/transfertop" }
         return nil

@@ -74,6 +74,6 @@ final class LineProgress: @unchecked Sendable {
     static func columns() -> Int {
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
+        return ProcessEnvironment.value("COLUMNS").flatMap(Int.init) ?? 80
     }
 }
