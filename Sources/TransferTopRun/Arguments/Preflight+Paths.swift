@@ -11,8 +11,13 @@ extension Preflight {
         var inputs: [(String, String?)] = [("--upload", o.upload), ("--job", o.job), ("--netrc-file", o.netrc?.file),
                                            ("--cacert", o.caCertificate)]
         inputs += o.inputFiles.map { ("--input-file", $0) } + o.form.compactMap(\.path).map { ("--form", $0) }
-        let named = outputs.compactMap { option, path in path.map { (option, $0, canonical($0)) } }
-        let read = inputs.compactMap { option, path in path.flatMap { $0 == "-" ? nil : (option, $0, canonical($0)) } }
+        let namedPaths = outputs.compactMap { option, path in path.map { (option, $0) } }
+        let readPaths = inputs.compactMap { option, path in path.flatMap { $0 == "-" ? nil : (option, $0) } }
+        // One path alone names no other (resolving it through Foundation's URL was a
+        // hundredth of a one-URL run's work).
+        guard !namedPaths.isEmpty, namedPaths.count + readPaths.count > 1 else { return }
+        let named = namedPaths.map { ($0.0, $0.1, canonical($0.1)) }
+        let read = readPaths.map { ($0.0, $0.1, canonical($0.1)) }
         for (i, a) in named.enumerated() {
             for b in named[(i + 1)...] + read where a.2 == b.2 {
                 throw UsageError("\(a.0) '\(SafeQuote.quote(a.1))' and \(b.0) '\(SafeQuote.quote(b.1))' name the same file")
