@@ -28,7 +28,7 @@ package enum AlreadyComplete {
         // The journal's records, taken once: each URL's key is hashed from its text and a URL is
         // parsed only when it is needed (per URL, the journal's path, a lock and a parse cost
         // 4.5 s before a rerun of 1,000,000 lines began).
-        let records = store?.records(outputDirectory: plan.outputDirectory) ?? [:]
+        let records = store?.records(outputDirectory: plan.outputDirectory) ?? CompletionIndex()
         for (i, session) in plan.sessions.enumerated() {
             // A session's downloads are its tasks and its streamed list (`downloadURLs`):
             // a rerun of `-i list` skips what it placed just as a rerun of URLs does.
@@ -72,7 +72,7 @@ package enum AlreadyComplete {
 
     /// What to do with the download of `text` (`url` parses it, asked only when needed), given
     /// the journal's `records` of the output directory.
-    static func decision(_ text: String, url: () -> URL?, _ plan: RunPlan, _ records: [String: CompletionStore.Record]) -> Decision {
+    static func decision(_ text: String, url: () -> URL?, _ plan: RunPlan, _ records: CompletionIndex) -> Decision {
         // Hashing for the journal only when it holds records: a first run of a long list looks
         // nothing up (decision 41).
         let record = records.isEmpty ? nil : records[ResumeStore.key(url: text, outputDirectory: plan.outputDirectory)]

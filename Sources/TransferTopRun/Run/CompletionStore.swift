@@ -9,9 +9,10 @@ import TransferKit
 /// key is a hash of the redacted URL and the output directory; nothing else of the URL and no
 /// credential is stored. A run's lines are written a batch at a time (`Journal`), where a
 /// file per download cost two inodes in the state directory (inode allocation
-/// dominated a run of thousands of small files). The journal is read once per run; a later
-/// line for a key wins; a line that does not parse (a torn write, an edit) is skipped, so the
-/// worst a damaged journal does is let a file be downloaded again.
+/// dominated a run of thousands of small files). The journal is read once per run, its lines'
+/// records parsed only for the keys looked up (`CompletionIndex`); a later line for a key
+/// wins; a line that does not parse (a torn write, an edit) gives no record, so the worst a
+/// damaged journal does is let a file be downloaded again.
 ///
 /// A journal read with more than twice as many lines as keys (and more than
 /// `compactionFloor`) is rewritten with one line per key, so the same list run every night
@@ -61,8 +62,8 @@ public final class CompletionStore: @unchecked Sendable {
     }
 
     public let directory: String
-    /// Journal path → key → record, read on first use and dropped at the next append.
-    let indexes = Locked<[String: [String: Record]]>([:])
+    /// Journal path → its index, read on first use and dropped at the next append.
+    let indexes = Locked<[String: CompletionIndex]>([:])
 
     public init(directory: String) { self.directory = directory }
 
@@ -181,12 +182,12 @@ public final class CompletionStore: @unchecked Sendable {
 
     /// Every record of `outputDirectory`'s journal by key (`ResumeStore.key`), the journal read
     /// on first use.
-    func records(outputDirectory: String) -> [String: Record] {
+    func records(outputDirectory: String) -> CompletionIndex {
         let path = journal(outputDirectory: outputDirectory)
-        return indexes.withLock { indexes -> [String: Record] in
+        return indexes.withLock { indexes -> CompletionIndex in
             if let index = indexes[path] { return index }
-            let (index, lines, bytes) = Self.read(path)
-            if lines > max(Self.compactionFloor, 2 * index.count) { Self.compact(path, index, readBytes: bytes) }
+            let index = Self.read(path)
+            if index.lines > max(Self.compactionFloor, 2 * index.count) { Self.compact(path, index) }
             indexes[path] = index
             return index
         }
@@ -201,19 +202,17 @@ public final class CompletionStore: @unchecked Sendable {
 
     /// Rewrites `path` with one line per key of `index` (a private temporary file, then rename),
     /// unless a run has the journal open for appending (it is then left for a later read).
-    /// `index` is the caller's read of `readBytes` bytes; a journal grown since is read again
-    /// under the lock, so lines appended meanwhile are kept.
-    static func compact(_ path: String, _ given: [String: Record], readBytes: Int) {
+    /// `index` is the caller's read; a journal grown since is read again under the lock, so
+    /// lines appended meanwhile are kept.
+    static func compact(_ path: String, _ given: CompletionIndex) {
         let lock = openLock(path)
         guard lock >= 0 else { return }
         defer { close(lock) }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return }
         var st = stat()
-        let index = stat(path, &st) == 0 && Int(st.st_size) == readBytes ? given : read(path).index
-        var text = ""
-        for (key, record) in index { text += Line(key: key, record: record).json + "\n" }
+        let index = stat(path, &st) == 0 && Int(st.st_size) == given.text.count ? given : read(path)
         let temp = path + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temp, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else { return }
+        guard FileManager.default.createFile(atPath: temp, contents: Data(index.compacted()), attributes: [.posixPermissions: 0o600]) else { return }
         if rename(temp, path) != 0 { unlink(temp) }
     }
 
@@ -224,31 +223,9 @@ public final class CompletionStore: @unchecked Sendable {
         records(outputDirectory: outputDirectory)[ResumeStore.key(url: url, outputDirectory: outputDirectory)]
     }
 
-    /// The journal's records by key, how many lines and bytes it has.
-    static func read(_ path: String) -> (index: [String: Record], lines: Int, bytes: Int) {
-        guard let data = FileManager.default.contents(atPath: path) else { return ([:], 0, 0) }
-        var index: [String: Record] = [:]
-        var lines = 0
-        // The journal's own shape is read by `CompletionLineReader`; any other line by
-        // `JSONDecoder` (made only when one is met).
-        var decoder: JSONDecoder?
-        data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
-            var start = 0
-            while start < all.count {
-                let end = all[start...].firstIndex(of: 0x0A) ?? all.count
-                defer { start = end + 1 }
-                guard end > start else { continue }
-                lines += 1
-                let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
-                if let entry = CompletionLineReader.parse(line) {
-                    index[entry.key] = entry.record
-                    continue
-                }
-                if decoder == nil { decoder = JSONDecoder() }
-                guard let entry = try? decoder!.decode(Line.self, from: Data(line)) else { continue }
-                index[entry.key] = entry.record
-            }
-        }
-        return (index, lines, data.count)
+    /// The journal's index (empty when there is none).
+    static func read(_ path: String) -> CompletionIndex {
+        guard let data = FileManager.default.contents(atPath: path) else { return CompletionIndex() }
+        return CompletionIndex(Array(data))
     }
 }

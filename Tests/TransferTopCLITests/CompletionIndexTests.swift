@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import TransferTopRun
+
+/// The journal's index keeps a writer's line as its place and parses it when its key is
+/// looked up; a later line for a key wins whatever its shape; compaction keeps each key's
+/// last line.
+@Suite struct CompletionIndexTests {
+    static let a = String(repeating: "a", count: 64)
+    static let b = String(repeating: "0123456789abcdef", count: 4)
+
+    static func line(_ key: String, _ name: String, _ size: Int64, tag: String? = nil) -> String {
+        CompletionStore.Line(key: key, record: .init(name: name, size: size, entityTag: tag, lastModified: nil)).json
+    }
+
+    static func index(_ lines: [String]) -> CompletionIndex {
+        CompletionIndex(Array(lines.map { $0 + "\n" }.joined().utf8))
+    }
+
+    @Test func aWritersLineIsKeptAsItsPlaceAndParsedWhenLookedUp() throws {
+        let index = Self.index([Self.line(Self.a, "x.bin", 7, tag: "\"e\""), Self.line(Self.b, "y.bin", 9)])
+        #expect(index.lines == 2 && index.count == 2)
+        guard case .line? = index.entries[Self.a] else {
+            Issue.record("a writer's line is parsed only when looked up")
+            return
+        }
+        #expect(index[Self.a] == .init(name: "x.bin", size: 7, entityTag: "\"e\"", lastModified: nil))
+        #expect(index[Self.b]?.size == 9)
+        #expect(index["c"] == nil)
+    }
+
+    /// Another shape (keys in another order, a key that is not a hash) is parsed as read; the
+    /// last line for a key wins, whichever shape each has.
+    @Test func theLastLineForAKeyWinsInEitherShape() {
+        let reordered = #"{"record":{"size":3,"name":"r.bin"},"key":"\#(Self.a)"}"#
+        #expect(Self.index([Self.line(Self.a, "x.bin", 7), reordered])[Self.a]?.size == 3)
+        #expect(Self.index([reordered, Self.line(Self.a, "x.bin", 7)])[Self.a]?.size == 7)
+        #expect(Self.index([Self.line("k1", "short.bin", 5)])["k1"]?.name == "short.bin")
+    }
+
+    /// A torn last line is no line: the key's earlier record stands. A writer's line damaged
+    /// inside gives no record, so the file is downloaded again.
+    @Test func aTornLineIsSkippedAndADamagedOneGivesNoRecord() {
+        let whole = Self.line(Self.a, "x.bin", 7)
+        #expect(Self.index([whole, String(Self.line(Self.a, "x.bin", 8).dropLast(3))])[Self.a]?.size == 7)
+        let damaged = Self.line(Self.a, "x.bin", 8).replacingOccurrences(of: #""size":8"#, with: #""size":"8""#)
+        #expect(Self.index([whole, damaged])[Self.a] == nil)
+    }
+
+    @Test func compactionKeepsEachKeysLastLine() {
+        let reordered = #"{"record":{"size":3,"name":"r.bin"},"key":"\#(Self.b)"}"#
+        let index = Self.index([Self.line(Self.a, "x.bin", 7), Self.line(Self.a, "x.bin", 8, tag: "\"2\""), reordered, "torn{"])
+        #expect(index.lines == 4 && index.count == 2)
+        let text = String(decoding: index.compacted(), as: UTF8.self)
+        let lines = text.split(separator: "\n").map(String.init).sorted()
+        #expect(lines == [Self.line(Self.a, "x.bin", 8, tag: "\"2\""), Self.line(Self.b, "r.bin", 3)].sorted())
+        let again = CompletionIndex(index.compacted())
+        #expect(again[Self.a]?.entityTag == "\"2\"" && again[Self.b]?.name == "r.bin" && again.lines == 2)
+    }
+}
