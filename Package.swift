@@ -108,7 +108,7 @@ let package = Package(
         // nothing looks them up, and at start-up the Swift runtime's dladdr walked all 50,000
         // of them, 6 % of a one-URL run (DECISIONS 195).
         .executableTarget(name: "transfertop", dependencies: ["TransferTopCLI"],
-                          linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
+                          linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]),
         // Benchmark driver: TransferKit vs Foundation's URLSession, run by scripts/bench.
         .executableTarget(name: "transferbench", dependencies: ["TransferKit", "LoopbackServer"]),
         // A fixed monitor model shared by the UI golden tests and the off-screen ncurses tests.

@@ -147,3 +147,24 @@ func residentBytes() -> Int64 {
     }
     return 0
 }
+
+/// A loopback port nothing listens on: connecting is refused. The socket stays bound (with
+/// SO_REUSEADDR, never listening) until `release`, so no other test's server is given the port
+/// in between (a port only found free and closed again was: a refused connection met another
+/// test's server instead); a server with SO_REUSEADDR may still bind and listen on it.
+func reservedRefusedPort() throws -> (port: Int, release: () -> Void) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+    }
+    guard bound else { close(fd); throw Timeout(what: "a bound loopback port") }
+    return (Int(UInt16(bigEndian: addr.sin_port)), { close(fd) })
+}

@@ -165,8 +165,9 @@ import Testing
     }
 
     @Test func refusedPort() async throws {
-        // Bind and close a socket to find a port nothing listens on.
-        let e = try await error(for: "http://127.0.0.1:\(closedPort())/")
+        let (port, release) = try reservedRefusedPort()
+        defer { release() }
+        let e = try await error(for: "http://127.0.0.1:\(port)/")
         #expect(e?.code == .cannotConnectToHost)
         #expect(e?.curlCode == 7)
     }
@@ -200,15 +201,3 @@ import Testing
     }
 }
 
-func closedPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-    close(fd)
-    return Int(UInt16(bigEndian: addr.sin_port))
-}

@@ -24,36 +24,10 @@ import Testing
         }
     }
 
-    /// A loopback port nothing listens on: connecting is refused. The socket stays bound (with
-    /// SO_REUSEADDR, never listening) until `release`, so no other test's server can be given
-    /// the port in between (under ASan one was: "Address already in use" when this test's own
-    /// server came to listen on it); a server with SO_REUSEADDR may still bind and listen.
-    private func reservedRefusedPort() throws -> (port: Int, release: () -> Void) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound else { close(fd); throw Timeout(what: "a bound loopback port") }
-        return (Int(UInt16(bigEndian: addr.sin_port)), { close(fd) })
-    }
-
-    private func refusedPort() throws -> Int {
-        let (port, release) = try reservedRefusedPort()
-        release()
-        return port
-    }
-
     @Test func offByDefaultARefusedConnectionFailsAtOnce() async throws {
         #expect(TransferConfiguration.default.waitsForConnectivity == false)
-        let port = try refusedPort()
+        let (port, release) = try reservedRefusedPort()
+        defer { release() }
         let watcher = Watcher()
         let session = TransferSession(configuration: ephemeralConfig(), delegate: watcher)
         defer { session.finishTasksAndInvalidate() }
@@ -86,7 +60,8 @@ import Testing
     }
 
     @Test func theResourceTimeoutEndsTheWaitWithTimedOut() async throws {
-        let port = try refusedPort()
+        let (port, release) = try reservedRefusedPort()
+        defer { release() }
         let watcher = Watcher()
         let session = TransferSession(configuration: ephemeralConfig {
             $0.waitsForConnectivity = true

@@ -8,12 +8,13 @@ import Foundation
 public enum ProcessEnvironment {
     /// Every variable.
     public static func current() -> [String: String] {
+        let entries = environ
         var count = 0
-        while environ[count] != nil { count += 1 }
+        while entries[count] != nil { count += 1 }
         var result: [String: String] = [:]
         result.reserveCapacity(count)
         for i in 0..<count {
-            guard let entry = environ[i] else { continue }
+            guard let entry = entries[i] else { continue }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: strlen(entry))
             if let (name, value) = variable(bytes) { result[name] = value }
         }

@@ -3,13 +3,15 @@ import Foundation
 /// A completion journal read for look-ups: each key's last line, its record parsed only when
 /// that key is looked up (a rerun looks up the URLs it lists, a one-URL run one key).
 ///
-/// Reading a line is finding its key: a line in the writer's shape (`{"key":"` 64 hex digits
-/// `"` … `}}`) is kept as its place in the journal's bytes. Parsing every line's name, size and
-/// validators had cost about 8 K instructions a line, and a nightly list's journal holds
-/// 10,000-15,000 lines between compactions. A line in any other shape (another writer's key
-/// order, an edited or torn line) is parsed when read, as before, and a later line for a key
-/// wins either way. A line in the writer's shape whose middle is damaged gives no record when
-/// looked up: that file is downloaded again, the worst a damaged journal may do.
+/// Reading a line is finding its key: a line that starts as the writer's do (`{"key":"`, 64 hex
+/// digits, `"`) and ends with `}}` is kept as its place in the journal's bytes. Parsing every
+/// line's name, size and validators had cost about 8 K instructions a line, and a nightly list's
+/// journal holds 10,000-15,000 lines between compactions. Any other line (the key not first, a
+/// torn line) is parsed when read, as before. A kept line is parsed when looked up, by the
+/// writer's scanner or else `JSONDecoder` (another writer's field order, spaces, escapes), so
+/// a later line for a key wins either way. Only a kept line that is not JSON at all (an edit)
+/// gives no record when looked up: that file is downloaded again, the worst a damaged journal
+/// may do.
 struct CompletionIndex {
     enum Entry {
         /// The bytes of the key's line in `text`.
@@ -63,7 +65,13 @@ struct CompletionIndex {
         case nil: return nil
         case .record(let record): return record
         case .line(let range):
-            return text.withUnsafeBytes { CompletionLineReader.parse(UnsafeRawBufferPointer(rebasing: $0[range]))?.record }
+            if let line = text.withUnsafeBytes({ CompletionLineReader.parse(UnsafeRawBufferPointer(rebasing: $0[range])) }) {
+                return line.record
+            }
+            // JSON in another writer's shape; its key was read from the same bytes.
+            guard let line = try? JSONDecoder().decode(CompletionStore.Line.self, from: Data(text[range])),
+                  line.key == key else { return nil }
+            return line.record
         }
     }
 
@@ -86,14 +94,28 @@ struct CompletionIndex {
     static let keyLength = 64
 
     /// The key of a line in the writer's shape: after `{"key":"`, 64 lowercase hex digits
-    /// (`ResumeStore.key`) and a quote; the line ends with `}}`.
+    /// (`ResumeStore.key`) and a quote; the line ends with `}}` and holds no second `{"key":"`
+    /// (a torn write with the next line glued to it ends like a whole line).
     static func writersKey(_ line: UnsafeRawBufferPointer) -> String? {
         let keyEnd = keyPrefix.count + keyLength
         guard line.count > keyEnd + 2, line[keyEnd] == UInt8(ascii: "\""),
               line[line.count - 1] == UInt8(ascii: "}"), line[line.count - 2] == UInt8(ascii: "}"),
-              memcmp(line.baseAddress!, keyPrefix, keyPrefix.count) == 0 else { return nil }
+              memcmp(line.baseAddress!, keyPrefix, keyPrefix.count) == 0,
+              !holdsKeyPrefix(UnsafeRawBufferPointer(rebasing: line[keyEnd...])) else { return nil }
         let key = UnsafeRawBufferPointer(rebasing: line[keyPrefix.count..<keyEnd])
         for b in key where !((0x30...0x39).contains(b) || (0x61...0x66).contains(b)) { return nil }
         return String(decoding: key, as: UTF8.self)
+    }
+
+    /// Whether `bytes` hold `{"key":"` anywhere (each `{` found by memchr).
+    static func holdsKeyPrefix(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var at = 0
+        while bytes.count - at >= keyPrefix.count, let brace = memchr(base + at, 0x7B, bytes.count - at) {
+            at = UnsafeRawPointer(brace) - base
+            if bytes.count - at >= keyPrefix.count, memcmp(base + at, keyPrefix, keyPrefix.count) == 0 { return true }
+            at += 1
+        }
+        return false
     }
 }

@@ -3,10 +3,10 @@ import Foundation
 /// Reads the completion journal's lines in the one shape `CompletionStore.Line.json` writes:
 /// `{"key":"…","record":{"name":"…","size":N[,"entityTag":"…"][,"lastModified":"…"]}}`.
 ///
-/// `JSONDecoder` spent about 20 µs a line, and a rerun of a 5,000-URL list looks up every
-/// URL (`CompletionIndex` parses a line when its key is looked up). A line in any other shape (another key order, an escape the writer
-/// never makes, a torn or edited line) gets `nil` here and is left to `JSONDecoder`, so the
-/// journal's format stays plain JSON lines.
+/// `JSONDecoder` spent about 20 µs a line, and a rerun of a 5,000-URL list looks up every URL
+/// (`CompletionIndex` parses a line when its key is looked up). A line in any other shape
+/// (another key order, an escape the writer never makes, a torn or edited line) gets `nil`
+/// here and is left to `JSONDecoder`, so the journal's format stays plain JSON lines.
 enum CompletionLineReader {
     static func parse(_ line: UnsafeRawBufferPointer) -> CompletionStore.Line? {
         var cursor = Cursor(bytes: line)

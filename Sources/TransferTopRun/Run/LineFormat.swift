@@ -169,7 +169,7 @@ public enum LineFormat {
 
     static func isASCII(_ f: String) -> Bool { !f.utf8Contains { $0 >= 0x80 } }
 
-    /// ID, session, state, status, bytes and time: the cells padded to the column's width.
+    /// ID, session, state, status, bytes and time: the cells the table pads to their columns.
     static func shortCells(_ t: TaskSnapshot) -> [String] {
         let duration = t.metrics.taskIntervalEnd.map { $0.timeIntervalSince(t.metrics.taskIntervalStart) }
         return [t.id.description, TerminalText.safe(t.sessionName), DisplayState.text(t), t.statusCode.map(String.init) ?? "-",

@@ -137,10 +137,9 @@ package final class Output: Sendable {
     package func write(_ bytes: [UInt8], fd: Int32) {
         lock.withLock { written in
             written += 1
-            var bytes = bytes
             var off = 0
             while off < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + off, $0.count - off) }
+                let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + off, $0.count - off) }
                 if n <= 0 { if errno == EINTR { continue }; return }
                 off += n
             }
