@@ -232,18 +232,20 @@ if [[ " $CLI_CASES " == *" climonitor "* ]]; then
 fi
 # clirerun: the same list of COUNT files run BENCH_RERUNS (20) times into one output directory
 # path, with one state directory kept across the runs, as a nightly job would: the first and the
-# last run's wall time, and the state directory's size after each run. The directory is renamed
-# away between runs (not deleted: ext4's slow inode allocation after deletions would charge
-# the later runs).
+# last run's wall time, and the state directory's size after each run. The state directory is on
+# the disk, as a user's is; the output directory is on tmpfs and emptied between runs. On the
+# disk, the files had to be renamed away instead (ext4's slow inode allocation after deletions
+# charged the later runs), and the renamed directories' 100,000 files slowed the later runs
+# in steps: the series measured the file system, not the state.
 RERUNS=${BENCH_RERUNS:-20}
 RERUN_RESULTS="$WORK/rerun.txt"
 : > "$RERUN_RESULTS"
 if [[ " $CLI_CASES " == *" clirerun "* ]]; then
-    rerun_dir="$WORK/cliout/rerun" rerun_state="$WORK/rerun-state"
+    rerun_dir="$SHM/rerun" rerun_state="$WORK/rerun-state"
     rm -rf "$rerun_state"
     make_lists "$COUNT" "$rerun_dir"
     for i in $(seq "$RERUNS"); do
-        [ -d "$rerun_dir" ] && mv "$rerun_dir" "$WORK/cliout/rerun-done-$i"
+        rm -rf "$rerun_dir"
         mkdir -p "$rerun_dir"; sync
         status=ok
         XDG_STATE_HOME="$rerun_state" /usr/bin/time -f '%e %U %S' -o "$WORK/rerun-time.txt" \
@@ -296,15 +298,18 @@ cli_table() {
         if [ -s "$RERUN_RESULTS" ]; then
             echo
             # One run's time varies by a third on this VM from run to run (a single first and
-            # last run gave 1.03, 1.18 and 1.29 for one build): the ratio compares the medians
-            # of the first three and of the last three runs.
-            echo "| rerun: $COUNT URLs, the same command $RERUNS times, one state directory | first run s | last run s | median of runs 1-3 s | median of the last 3 s | last 3 / first 3 | state after the last, KiB | journal lines |"
-            echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+            # last run gave 1.03, 1.18 and 1.29 for one build), and medians of three by a sixth:
+            # the ratio judged is of a least-squares line through all the runs, at the last run
+            # and at the first (growth with history shows as its slope).
+            echo "| rerun: $COUNT URLs, the same command $RERUNS times, one state directory | first run s | last run s | median of runs 1-3 s | median of the last 3 s | fitted first s | fitted last s | fitted last / first | state after the last, KiB | journal lines |"
+            echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             awk 'function med3(a, b, c) { return (a <= b) ? ((b <= c) ? b : ((a <= c) ? c : a)) : ((a <= c) ? a : ((b <= c) ? c : b)) }
-                { w[NR] = $2; k = $3; j = $4 }
+                { w[NR] = $2; k = $3; j = $4; sx += NR; sy += $2; sxx += NR * NR; sxy += NR * $2 }
                 END {
                     if (NR < 3) { f3 = w[1]; l3 = w[NR] } else { f3 = med3(w[1], w[2], w[3]); l3 = med3(w[NR - 2], w[NR - 1], w[NR]) }
-                    printf "| transfertop --no-tui -i LIST | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d |\n", w[1], w[NR], f3, l3, (f3 > 0 ? l3 / f3 : 0), k, j
+                    d = NR * sxx - sx * sx; b = (d > 0) ? (NR * sxy - sx * sy) / d : 0; a = (sy - b * sx) / NR
+                    ff = a + b; fl = a + b * NR
+                    printf "| transfertop --no-tui -i LIST | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %d | %d |\n", w[1], w[NR], f3, l3, ff, fl, (ff > 0 ? fl / ff : 0), k, j
                 }' "$RERUN_RESULTS"
         fi
         if [ -s "$ONE_RESULTS" ]; then
@@ -356,7 +361,7 @@ cli_table() {
         echo "- clih2 = clismall over HTTPS with HTTP/2 (self-signed certificate trusted with --cacert; curl --http2, which multiplexes on one connection)"
         [[ " $CLI_CASES " == *" cliphases "* ]] && echo "- phases = scripts/bench-phases.sh: one fresh process per client and round, nginx on 127.0.0.1 and 127.0.0.2; TTFB as curl's time_starttransfer (ours from the connection slot)"
         [ -s "$ONE_RESULTS" ] && echo "- clione = one 1 KiB URL per process (start-up and teardown), wall from EPOCHREALTIME; vs curl = the client's median over curl's (lower is faster)"
-        [ -s "$RERUN_RESULTS" ] && echo "- clirerun = clismall's list, the same command $RERUNS times into one output directory path (renamed away between runs), one state directory kept"
+        [ -s "$RERUN_RESULTS" ] && echo "- clirerun = clismall's list, the same command $RERUNS times into one output directory on tmpfs (emptied between runs), one state directory on the disk kept"
         echo "- climonitor = the monitor (tmux, 10 fps) on $MONITOR_COUNT URLs in one session, a key every 150 ms; timings from TRANSFERTOP_FRAME_LOG"
         echo "- cases: clibulk = ${SIZE_MB} MiB into a directory on the disk; clishm = the same into /dev/shm (tmpfs, another file system than XDG_STATE_HOME); cliupload = the same file sent with PUT (nginx WebDAV; curl -T, transfertop -T); cliupseg = the same file to the tests' loopback server (transferbench serve): curl -T and transfertop -T to /echo, transfertop --segments $SEG_N (8 MiB segments, Content-Range + Content-Digest, checked by the server) to /segments/; clismall/cliscale = N distinct 1 KiB files, 6 connections per host"
         echo
