@@ -19,6 +19,16 @@ public enum SHA256 {
     /// The digest as 64 lowercase hex digits.
     public static func hex(_ data: Data) -> String { hex(digest(data)) }
 
+    /// The digest of `text`'s UTF-8, as hex, hashed where the string keeps its bytes (no `Data`).
+    public static func hex(utf8 text: String) -> String {
+        var text = text
+        var out = [UInt8](repeating: 0, count: 32)
+        text.withUTF8 { bytes in
+            out.withUnsafeMutableBufferPointer { tk_sha256(bytes.baseAddress, bytes.count, $0.baseAddress!) }
+        }
+        return hex(out)
+    }
+
     public static func hex(_ digest: [UInt8]) -> String { HexDigits.lowercase(digest) }
 
     /// Incremental SHA-256, for bodies hashed as they stream (the loopback server's `/echo`).

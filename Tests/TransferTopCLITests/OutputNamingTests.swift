@@ -97,6 +97,14 @@ import Testing
         #expect(ResumeStore.key(url: "http://h/a", outputDirectory: "/x") == ResumeStore.key(url: "http://h/a", outputDirectory: "/x"))
     }
 
+    /// The key is SHA-256 of `redacted URL + "\n" + directory` in UTF-8 (values from Python's
+    /// hashlib): journals and resume files written by earlier builds keep being found.
+    @Test func resumeKeysAreTheSHA256OfTheURLAndTheDirectory() {
+        #expect(ResumeStore.key(url: "https://h/x", outputDirectory: "/o") == "674bc27f673827bae7b61b88ab5aff674f1b71f5df8388c1fccb46dcf28bc8d5")
+        #expect(ResumeStore.key(url: "https://h/a%20b?q=1", outputDirectory: "/tmp/\u{E9} dir")
+                == "66db3fd44e34da6c29e9ad955ff5f3c400749bbb0774b6068768adc7183b8878")
+    }
+
     @Test func inputFileLines() {
         #expect(InputFile.urls(in: "# c\nhttp://a/\n\n  http://b/  \r\n#x\n") == ["http://a/", "http://b/"])
     }

@@ -18,7 +18,12 @@ public struct ResumeStore: Sendable {
     /// URL downloaded into two directories keeps two separate partial downloads, and no hash
     /// of a password sits in a file name.
     public static func key(url: String, outputDirectory: String) -> String {
-        SHA256.hex(Data((Redaction.redactURL(url) + "\n" + outputDirectory).utf8))
+        // Made once per placed file and per URL a rerun looks up: one string, sized once.
+        var text = Redaction.redactURL(url)
+        text.reserveCapacity(text.utf8.count + 1 + outputDirectory.utf8.count)
+        text += "\n"
+        text += outputDirectory
+        return SHA256.hex(utf8: text)
     }
 
     func path(_ key: String) -> String { directory + "/" + key + ".resume" }
