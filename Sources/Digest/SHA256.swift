@@ -8,11 +8,11 @@ import TransferModel
 /// (`ModelSHA256`), so it needs no C (DECISIONS 181).
 public enum SHA256 {
     /// The 32-byte digest of `data`.
-    public static func digest(_ data: Data) -> [UInt8] {
+    public static func digest(_ data: Data) -> [UInt8] { data.withUnsafeBytes(digest(bytes:)) }
+
+    static func digest(bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
-        data.withUnsafeBytes { bytes in
-            out.withUnsafeMutableBufferPointer { tk_sha256(bytes.baseAddress, bytes.count, $0.baseAddress!) }
-        }
+        out.withUnsafeMutableBufferPointer { tk_sha256(bytes.baseAddress, bytes.count, $0.baseAddress!) }
         return out
     }
 
@@ -22,11 +22,7 @@ public enum SHA256 {
     /// The digest of `text`'s UTF-8, as hex, hashed where the string keeps its bytes (no `Data`).
     public static func hex(utf8 text: String) -> String {
         var text = text
-        var out = [UInt8](repeating: 0, count: 32)
-        text.withUTF8 { bytes in
-            out.withUnsafeMutableBufferPointer { tk_sha256(bytes.baseAddress, bytes.count, $0.baseAddress!) }
-        }
-        return hex(out)
+        return hex(text.withUTF8 { digest(bytes: UnsafeRawBufferPointer($0)) })
     }
 
     public static func hex(_ digest: [UInt8]) -> String { HexDigits.lowercase(digest) }

@@ -123,7 +123,7 @@ import Testing
         let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let password = "typed-\(UUID().uuidString.prefix(6))"
         let command = "cd \(dir) && env TERM=xterm LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) --no-tui -u al -o \(dir)/out '\(server.httpBase)/auth/basic/al/\(password)'; echo TT-EXITED $?; sleep 60"
+            + "\(binary) --no-tui -u al -o \(dir)/out '\(server.httpBase)/auth/basic/al/\(password)'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
         _ = try await tmux.waitFor { $0.contains("Enter host password for user 'al':") }
         try await tmux.keys("-l", password)

@@ -120,7 +120,7 @@ extension BackgroundMonitorTests {
     static func command(_ rig: Rig, _ binary: String, _ args: String) -> String {
         // `trap : INT`: the pane's shell goes on after a C-c meant for transfertop (which gets
         // the default action back, as a trapped signal is not inherited).
-        "trap : INT; cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 60"
+        "trap : INT; cd \(rig.dir) && \(invocation(rig, binary, args)); echo TT-EXITED $?; sleep 3600"
     }
 
     @Test func attachShowsTheSessionSendsKeysToTheDaemonAndQOnlyDetaches() async throws {

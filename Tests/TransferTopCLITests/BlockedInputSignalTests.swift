@@ -126,7 +126,7 @@ import Testing
         let fifo = rig.dir + "/fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw TestFailure("mkfifo: \(String(cString: strerror(errno)))") }
         let command = "cd \(rig.dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(rig.dir)/state XDG_CONFIG_HOME=\(rig.dir)/config "
-            + "\(rig.binary) -o \(rig.dir)/out 'file://\(fifo)'; echo TT-EXITED $?; sleep 60"
+            + "\(rig.binary) -o \(rig.dir)/out 'file://\(fifo)'; echo TT-EXITED $?; sleep 3600"
         try await rig.tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
         try await waitFor("the monitor to start") { Self.pid(withArgument: fifo) != nil }
         let pid = try #require(Self.pid(withArgument: fifo))

@@ -203,7 +203,7 @@ import Testing
         let env = ssh.clientEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
         do {
             try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30",
-                                "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach \(targets); echo TT-EXITED $?; sleep 60"])
+                                "trap : INT; env TERM=xterm-256color LANG=C.UTF-8 \(env) \(binary) attach \(targets); echo TT-EXITED $?; sleep 3600"])
         } catch {
             tmux.kill()
             throw error

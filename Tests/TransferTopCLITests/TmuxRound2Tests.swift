@@ -32,7 +32,7 @@ import TransferKit
         // -u: the test runner's own NO_COLOR/COLORTERM (set when its output is not a terminal)
         // must not decide the case.
         let command = "cd \(dir) && env -u NO_COLOR -u COLORTERM \(env) \(binary) --max-connections-per-host 1 -o \(dir) "
-            + "'\(server.httpBase)/bytes/1000?headGate=\(gate)' '\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 60"
+            + "'\(server.httpBase)/bytes/1000?headGate=\(gate)' '\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "\(c.width)", "-y", "\(c.height)", command])
         try await server.waitForGate(gate)
 
@@ -78,7 +78,7 @@ import TransferKit
         defer { rig.close() }
         let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) -o \(dir) "
-            + "'\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 60"
+            + "'\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", command])
         let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
         #expect(screen.contains("completed HTTP 404"), "\(screen)")
@@ -96,7 +96,7 @@ import TransferKit
         // line (a 4 s drip was the window before, and a loaded machine's tmux polls missed it).
         let gate = UUID().uuidString
         let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) --no-tui -o \(dir) "
-            + "'\(server.httpBase)/bytes/40000?gate=\(gate)&holdAfter=10000'; echo TT-EXITED $?; sleep 60"
+            + "'\(server.httpBase)/bytes/40000?gate=\(gate)&holdAfter=10000'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
         try await server.waitForGate(gate)
         // Bytes have arrived and the line says so: it was redrawn, not printed once.
@@ -118,7 +118,7 @@ import TransferKit
         defer { rig.close() }
         let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let command = "cd \(dir) && env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000'; echo TT-EXITED $?; sleep 60"
+            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
         _ = try await tmux.waitFor { Tmux.row($0, "1.1")?.contains("completed") == true }
         try await tmux.keys("Enter")
@@ -142,7 +142,7 @@ import TransferKit
         defer { rig.close() }
         let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         let command = "cd \(dir) && env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000' '\(server.httpBase)/bytes/2000'; echo TT-EXITED $?; sleep 60"
+            + "\(binary) -o \(dir) '\(server.httpBase)/bytes/1000' '\(server.httpBase)/bytes/2000'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "80", "-y", "24", command])
         let screen = try await tmux.waitFor {
             Tmux.row($0, "1.1")?.contains("completed") == true && Tmux.row($0, "1.2")?.contains("completed") == true

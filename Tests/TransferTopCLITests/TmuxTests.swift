@@ -86,7 +86,7 @@ struct TmuxRig: Sendable {
     /// after it exits, showing `TT-EXITED <status>`.
     func monitor(_ arguments: String, width: Int, height: Int) async throws {
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) \(arguments); echo TT-EXITED $?; sleep 60"
+            + "\(binary) \(arguments); echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height), command])
     }
 

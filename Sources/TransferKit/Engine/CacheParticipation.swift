@@ -55,7 +55,7 @@ struct CacheParticipation {
             // Which credentials (a digest, never the password): a Vary: Authorization response
             // stored for one user is not another's.
             if let c = credential {
-                headers.append(HTTPHeader("Authorization", "(credentials \(SHA256.hex(Data((c.user + ":" + c.password).utf8))))"))
+                headers.append(HTTPHeader("Authorization", "(credentials \(SHA256.hex(utf8: c.user + ":" + c.password)))"))
             } else if usesNetrc {
                 headers.append(HTTPHeader("Authorization", "(netrc \(host ?? ""))"))
             }

@@ -89,9 +89,8 @@ extension StatePaths {
     /// `$XDG_DATA_HOME/transfertop` or `~/.local/share/transfertop`.
     public static func dataDirectory(_ configured: String?) -> String? {
         if let configured { return configured }
-        let env = ProcessEnvironment.current()
-        if let x = env["XDG_DATA_HOME"], !x.isEmpty { return x + "/transfertop" }
-        if let home = env["HOME"], !home.isEmpty { return home + "/.local/share/transfertop" }
+        if let x = ProcessEnvironment.value("XDG_DATA_HOME"), !x.isEmpty { return x + "/transfertop" }
+        if let home = ProcessEnvironment.value("HOME"), !home.isEmpty { return home + "/.local/share/transfertop" }
         return nil
     }
 }

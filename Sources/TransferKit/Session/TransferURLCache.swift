@@ -98,9 +98,8 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
 
     /// `$XDG_CACHE_HOME/transfertop`, or `~/.cache/transfertop`.
     public static var defaultDirectory: String? {
-        let env = ProcessEnvironment.current()
-        if let x = env["XDG_CACHE_HOME"], !x.isEmpty { return x + "/transfertop" }
-        if let home = env["HOME"], !home.isEmpty { return home + "/.cache/transfertop" }
+        if let x = ProcessEnvironment.value("XDG_CACHE_HOME"), !x.isEmpty { return x + "/transfertop" }
+        if let home = ProcessEnvironment.value("HOME"), !home.isEmpty { return home + "/.cache/transfertop" }
         return nil
     }
 
@@ -243,7 +242,7 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
         }
     }
 
-    static func fileName(_ key: String) -> String { SHA256.hex(Data(key.utf8)) + ".cache" }
+    static func fileName(_ key: String) -> String { SHA256.hex(utf8: key) + ".cache" }
 
     /// The head line of an entry file.
     struct Head: Codable {

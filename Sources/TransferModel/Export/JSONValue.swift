@@ -105,9 +105,8 @@ public indirect enum JSONValue: Sendable, Equatable {
                 case 0x09: escape("\\t", skipping: 1)
                 case let b where b < 0x20:
                     escape("\\u00", skipping: 0)
-                    let hex: StaticString = "0123456789abcdef"
-                    out.append(hex.utf8Start[Int(b >> 4)])
-                    out.append(hex.utf8Start[Int(b & 0xF)])
+                    out.append(HexDigits.digit(b >> 4))
+                    out.append(HexDigits.digit(b & 0xF))
                     i += 1
                     run = i
                 case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && bytes[i + 2] == 0xA8:

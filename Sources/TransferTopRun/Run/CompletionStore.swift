@@ -82,7 +82,7 @@ public final class CompletionStore: @unchecked Sendable {
     private static let shared = Locked<[String: CompletionStore]>([:])
 
     func journal(outputDirectory: String) -> String {
-        directory + "/" + String(SHA256.hex(Data(outputDirectory.utf8)).prefix(32)) + ".jsonl"
+        directory + "/" + String(SHA256.hex(utf8: outputDirectory).prefix(32)) + ".jsonl"
     }
 
     /// Appends one record (opens and closes the journal: for single saves; a run appends

@@ -45,7 +45,7 @@ package struct SegmentLedger {
         let dir = state + "/segments"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        let path = dir + "/" + String(SHA256.hex(Data(key.utf8)).prefix(32)) + ".json"
+        let path = dir + "/" + String(SHA256.hex(utf8: key).prefix(32)) + ".json"
         let fd = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .unavailable("cannot keep the record of stored segments in '\(dir)': \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
