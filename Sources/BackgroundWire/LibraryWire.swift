@@ -29,12 +29,20 @@ public struct LibraryDownload: Codable, Sendable, Equatable {
     public var resumeDirectory: String?
     /// An upload task from a file: a PUT of this file (absolute path) instead of a download.
     public var uploadFile: String?
+    /// The session's time-outs in seconds (`timeoutIntervalForRequest`, or the request's own
+    /// `timeoutInterval`, and `timeoutIntervalForResource`), which the daemon's transfer keeps.
+    /// Absent from an older library: the daemon's defaults (60 s and 7 days) apply.
+    public var requestTimeout: Double?
+    public var resourceTimeout: Double?
 
-    public init(url: String, headers: [String], resumeDirectory: String? = nil, uploadFile: String? = nil) {
+    public init(url: String, headers: [String], resumeDirectory: String? = nil, uploadFile: String? = nil,
+                requestTimeout: Double? = nil, resourceTimeout: Double? = nil) {
         self.url = url
         self.headers = headers
         self.resumeDirectory = resumeDirectory
         self.uploadFile = uploadFile
+        self.requestTimeout = requestTimeout
+        self.resourceTimeout = resourceTimeout
     }
 }
 

@@ -83,6 +83,10 @@ extension BackgroundHost {
         options.headers = download.headers
         options.outputDirectory = directory
         options.noTUI = true
+        // The app's session time-outs, as its foreground sessions would keep them (checked with
+        // the other options when submitted).
+        if let seconds = download.requestTimeout { options.requestTimeout = seconds }
+        if let seconds = download.resourceTimeout { options.resourceTimeout = seconds }
         if let file = download.uploadFile {
             guard file.hasPrefix("/") else { throw DaemonError("an upload file must be an absolute path, not '\(SafeQuote.quote(file))'") }
             options.upload = file

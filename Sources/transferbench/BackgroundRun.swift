@@ -2,7 +2,8 @@ import Foundation
 import TransferKit
 
 /// `transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
-///     [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]`
+///     [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE]
+///     [--request-timeout SECONDS] [URL...]`
 ///
 /// A library process of a background session, for the tests that kill it: it makes
 /// the session (re-attaching to what the daemon has), prints `restored N` (the tasks the daemon
@@ -15,7 +16,8 @@ import TransferKit
 /// `--signal-invalidates`: SIGUSR1 calls `invalidateAndCancel()` instead; `--upload FILE`
 /// makes each URL a PUT of FILE (`uploadTask(with:fromFile:)`);
 /// `--save-resume FILE` writes a failed download's resume data to FILE, `--resume-from FILE`
-/// makes a download task from such a file.
+/// makes a download task from such a file; `--request-timeout` sets the session's
+/// `timeoutIntervalForRequest`, which the daemon's transfer keeps.
 ///
 ///   restored N unfinished M
 ///   ready
@@ -70,6 +72,7 @@ enum BackgroundRun {
         var resumeFrom: [Data] = []
         var signalInvalidates = false
         var upload: URL?
+        var requestTimeout: TimeInterval?
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
             switch word {
@@ -84,6 +87,9 @@ enum BackgroundRun {
             case "--upload":
                 guard let file = rest.popFirst() else { usage() }
                 upload = URL(fileURLWithPath: file)
+            case "--request-timeout":
+                guard let v = rest.popFirst().flatMap(TimeInterval.init), v > 0, v.isFinite else { usage() }
+                requestTimeout = v
             case "--save-resume":
                 guard let file = rest.popFirst() else { usage() }
                 printer.saveResume = file
@@ -98,7 +104,9 @@ enum BackgroundRun {
         // Held until `restored` is printed: a restored task's completion may come at once.
         let delegateQueue = DispatchQueue(label: "transferbench.background.delegate")
         delegateQueue.suspend()
-        let session = TransferSession(configuration: .background(withIdentifier: identifier), delegate: printer,
+        var configuration = TransferConfiguration.background(withIdentifier: identifier)
+        if let requestTimeout { configuration.timeoutIntervalForRequest = requestTimeout }
+        let session = TransferSession(configuration: configuration, delegate: printer,
                                       delegateQueue: delegateQueue)
         // Every task held now was restored; `allTasks` lists those not finished yet.
         let restored = session.heldTasks.count
@@ -148,7 +156,7 @@ enum BackgroundRun {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress] [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [--request-timeout SECONDS] [URL...]\n".utf8))
         exit(2)
     }
 }

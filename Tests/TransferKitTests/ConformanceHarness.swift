@@ -13,12 +13,20 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    func session(_ configuration: URLSessionConfiguration = .ephemeral, delegate: (any URLSessionDelegate)? = nil,
+    func session(_ configuration: URLSessionConfiguration = Backend.ephemeral(), delegate: (any URLSessionDelegate)? = nil,
                  queue: OperationQueue? = nil) -> URLSession {
         switch self {
         case .foundation: return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         case .transferKit: return TransferURLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         }
+    }
+
+    /// `.ephemeral` with `ephemeralConfig()`'s 600 s idle time-out: bodies hold requests at
+    /// server gates while they act (DECISIONS 167).
+    static func ephemeral() -> URLSessionConfiguration {
+        let c = URLSessionConfiguration.ephemeral
+        c.timeoutIntervalForRequest = 600
+        return c
     }
 
     /// Foundation on Linux, where a test checks corelibs' own (differing) behaviour and

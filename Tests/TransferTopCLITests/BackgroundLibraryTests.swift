@@ -15,9 +15,13 @@ import Testing
 @Suite(.serialized) struct BackgroundLibraryTests {
     typealias Rig = BackgroundDaemonTests.Rig
 
+    /// `transferbench background IDENTIFIER ARGS...` with an hour of idle time: the tests hold
+    /// downloads at server gates, and the daemon keeps the session's time-out (DECISIONS 167).
     func bench(_ rig: Rig, _ args: [String]) throws -> Spawned {
         guard let path = BuiltExecutable.path("transferbench") else { throw TestFailure("transferbench not built") }
-        return try Run.spawn(["background"] + args, environment: rig.env, executable: path)
+        guard let identifier = args.first else { throw TestFailure("no identifier") }
+        return try Run.spawn(["background", identifier, "--request-timeout", "3600"] + args.dropFirst(),
+                             environment: rig.env, executable: path)
     }
 
     func lines(_ r: RunResult) -> [String] { r.stdout.split(separator: "\n").map(String.init) }
@@ -57,6 +61,24 @@ import Testing
         #expect(try journalEvents(rig, "app.kill").isEmpty)
         let dir = LibraryWire.directory(rig.paths, session: "app.kill")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [])
+    }
+
+    /// The session's `timeoutIntervalForRequest` is the daemon's transfer's too: a download
+    /// whose answer is held times out after it, as in a foreground session (the daemon's own
+    /// default is 60 s).
+    @Test func theSessionsRequestTimeOutReachesTheDaemon() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        guard let path = BuiltExecutable.path("transferbench") else { throw TestFailure("transferbench not built") }
+        let gate = UUID().uuidString
+        let url = "\(server.httpBase)/bytes/3000?headGate=\(gate)"
+        let r = try await Run.spawn(["background", "app.timeout", "--request-timeout", "1", url],
+                                    environment: rig.env, executable: path).wait()
+        server.openGate(gate)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(lines(r).contains("complete \(url) error=timedOut resume=0 message=no data for 1 s (timeoutIntervalForRequest)"),
+                "\(r.stdout)\(r.stderr)")
     }
 
     /// Cancelled with resume data while the app is away: the error it finds when it comes back

@@ -205,8 +205,10 @@ extension BackgroundMonitorTests {
         try await server.waitForGate(bgGate)
 
         let localURL = "\(server.httpBase)/bytes/2000000?seed=9&gate=\(localGate)&holdAfter=500000"
+        // An hour of idle time, as `Rig.run` gives the submission: held while the daemon goes
+        // and comes back (DECISIONS 167).
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "30",
-                            Self.command(rig, binary, "-o \(rig.dir)/local '\(localURL)'")])
+                            Self.command(rig, binary, "--request-timeout 3600 -o \(rig.dir)/local '\(localURL)'")])
         try await server.waitForGate(localGate)
         // The server holds both; the screen shows it from the next frame on (waited for, as a
         // frame drawn before the local task left the queue says "queued").

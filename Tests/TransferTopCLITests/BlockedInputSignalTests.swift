@@ -33,9 +33,11 @@ import Testing
     }
 
     /// Starts the binary, waits until it is blocked on the FIFO, sends one SIGTERM and
-    /// returns what it printed once it has exited, with the seconds the exit took.
+    /// returns what it printed once it has exited, with the seconds the exit took. An hour of
+    /// idle time: the blocked task must still be running when a slow test sends the signal
+    /// (DECISIONS 167).
     static func terminateWhenBlocked(_ args: [String], _ rig: Rig) async throws -> (RunResult, Double) {
-        let run = try Run.spawn(["--no-tui"] + args, environment: rig.env)
+        let run = try Run.spawn(["--no-tui", "--request-timeout", "3600"] + args, environment: rig.env)
         try await waitFor("the run to block opening the FIFO") { Self.isBlockedOpeningAFIFO(run.pid) || run.hasExited }
         #expect(!run.hasExited, "it ended before it blocked")
         let sent = Date()
@@ -126,7 +128,7 @@ import Testing
         let fifo = rig.dir + "/fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw TestFailure("mkfifo: \(String(cString: strerror(errno)))") }
         let command = "cd \(rig.dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(rig.dir)/state XDG_CONFIG_HOME=\(rig.dir)/config "
-            + "\(rig.binary) -o \(rig.dir)/out 'file://\(fifo)'; echo TT-EXITED $?; sleep 3600"
+            + "\(rig.binary) --request-timeout 3600 -o \(rig.dir)/out 'file://\(fifo)'; echo TT-EXITED $?; sleep 3600"
         try await rig.tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
         try await waitFor("the monitor to start") { Self.pid(withArgument: fifo) != nil }
         let pid = try #require(Self.pid(withArgument: fifo))

@@ -20,6 +20,7 @@ import Testing
         first.tasks = [TaskPlan(kind: .download, url: URL(string: "\(server.httpBase)/bytes/1000")!)]
         var second = SessionPlan(name: "second")
         second.kind = .ephemeral
+        second.requestTimeout = 3600  // held at the gate until the notices are in (DECISIONS 167)
         var scripted = TaskPlan(kind: .download, url: URL(string: "\(server.httpBase)/bytes/300000?gate=\(gate)&holdAfter=100000")!)
         scripted.suspendAfter = 0
         scripted.resumeAfter = 0

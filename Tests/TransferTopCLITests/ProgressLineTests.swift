@@ -72,7 +72,9 @@ import TransferTopUI
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(LoopbackServer.body(size: 4 << 20, seed: 9)).write(to: URL(fileURLWithPath: dir + "/up.bin"))
         let gate = "progress-\(UUID().uuidString)"
-        let run = try Run.spawn(["--no-tui", "--progress", "-T", dir + "/up.bin", "\(server.httpBase)/echo?headGate=\(gate)"])
+        // An hour of idle time: the answer waits at the gate until this test opens it (DECISIONS 167).
+        let run = try Run.spawn(["--no-tui", "--progress", "--request-timeout", "3600", "-T", dir + "/up.bin",
+                                 "\(server.httpBase)/echo?headGate=\(gate)"])
         try await server.waitForGate(gate)
         // The answer is held at the gate, so the task is still running when the first line
         // (a second after the start) is printed.

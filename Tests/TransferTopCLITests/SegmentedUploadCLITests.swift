@@ -21,6 +21,7 @@ import TransferKit
 
     /// A one-at-a-time upload of `segments` segments to `/segments/NAME`, the server holding
     /// its answer to the segment at `heldAt` (0-based) at gate `gate`; `close()` removes it all.
+    /// An hour of idle time: a held segment that timed out would be sent again (DECISIONS 167).
     struct HeldUpload {
         let server: LoopbackServer
         let dir: String
@@ -33,7 +34,7 @@ import TransferKit
             dir = try Run.tempDirectory()
             file = try test.source(dir, segments: segments)
             env = ["XDG_STATE_HOME": dir + "/state"]
-            args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+            args = ["-T", file.path, "--segments", "1", "--segment-size", "64K", "--request-timeout", "3600",
                     "\(server.httpBase)/segments/\(name)?holdAt=\(heldAt * SegmentedUploadCLITests.segment)&holdGate=\(gate)"]
         }
 
@@ -234,7 +235,8 @@ import TransferKit
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = try source(dir, segments: 4)
         let env = ["XDG_STATE_HOME": dir + "/state"]
-        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+        // An hour of idle time for the held segment (DECISIONS 167).
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K", "--request-timeout", "3600",
                     "\(server.httpBase)/segments/odd?holdAt=\(2 * Self.segment)&holdGate=odd"]
         let first = try Run.spawn(args, environment: env)
         try await server.waitForGate("odd")
@@ -273,7 +275,8 @@ import TransferKit
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = try source(dir, segments: 3)
-        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K",
+        // An hour of idle time for the held segment (DECISIONS 167).
+        let args = ["-T", file.path, "--segments", "1", "--segment-size", "64K", "--request-timeout", "3600",
                     "\(server.httpBase)/segments/changed?holdAt=\(Self.segment)&holdGate=changed"]
         let run = try Run.spawn(args, environment: ["XDG_STATE_HOME": dir + "/state"])
         try await server.waitForGate("changed")

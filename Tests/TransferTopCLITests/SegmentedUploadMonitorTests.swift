@@ -14,7 +14,8 @@ import TransferKit
     /// `transfertop -T --segments 1` on it in the rig's tmux (160x30), with the server holding
     /// the upload at the start of segment `holdAtSegment` (0-based) behind the returned gate.
     /// The pane stays open after the exit (`sleep 3600`, until the test kills its tmux server) so
-    /// the tests can read TT-EXITED, however slow the machine.
+    /// the tests can read TT-EXITED, however slow the machine; an hour of idle time keeps the held
+    /// segment from timing out (and being sent again) meanwhile (DECISIONS 167).
     private func startUpload(in rig: TmuxRig, segments: Int, seed: UInt8, name: String,
                              holdAtSegment: Int) async throws -> (data: Data, gate: String) {
         let data = Data(LoopbackServer.body(size: segments * Self.segment, seed: seed))
@@ -22,7 +23,7 @@ import TransferKit
         let gate = UUID().uuidString
         let url = "\(rig.server.httpBase)/segments/\(name)?holdAt=\(holdAtSegment * Self.segment)&holdGate=\(gate)"
         let command = "cd \(rig.dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(rig.dir)/state XDG_CONFIG_HOME=\(rig.dir)/config "
-            + "\(rig.binary) -T source.bin --segments 1 --segment-size 64K '\(url)'; echo TT-EXITED $?; sleep 3600"
+            + "\(rig.binary) -T source.bin --segments 1 --segment-size 64K --request-timeout 3600 '\(url)'; echo TT-EXITED $?; sleep 3600"
         try await rig.tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
         return (data, gate)
     }

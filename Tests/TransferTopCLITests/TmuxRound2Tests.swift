@@ -30,8 +30,9 @@ import TransferKit
         let gate = UUID().uuidString
         let env = "TERM=\(c.term) LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config" + (c.noColor ? " NO_COLOR=1" : "")
         // -u: the test runner's own NO_COLOR/COLORTERM (set when its output is not a terminal)
-        // must not decide the case.
-        let command = "cd \(dir) && env -u NO_COLOR -u COLORTERM \(env) \(binary) --max-connections-per-host 1 -o \(dir) "
+        // must not decide the case. An hour of idle time: 1.1 waits at the gate while the test
+        // reads the screen (DECISIONS 167).
+        let command = "cd \(dir) && env -u NO_COLOR -u COLORTERM \(env) \(binary) --max-connections-per-host 1 --request-timeout 3600 -o \(dir) "
             + "'\(server.httpBase)/bytes/1000?headGate=\(gate)' '\(server.httpBase)/status/404'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "\(c.width)", "-y", "\(c.height)", command])
         try await server.waitForGate(gate)
@@ -93,9 +94,10 @@ import TransferKit
         defer { rig.close() }
         let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
         // The server sends 10,000 bytes and holds the rest at a gate until the test has seen the
-        // line (a 4 s drip was the window before, and a loaded machine's tmux polls missed it).
+        // line (a 4 s drip was the window before, and a loaded machine's tmux polls missed it),
+        // with an hour of idle time for that wait (DECISIONS 167).
         let gate = UUID().uuidString
-        let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) --no-tui -o \(dir) "
+        let command = "cd \(dir) && env TERM=dumb LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) --no-tui --request-timeout 3600 -o \(dir) "
             + "'\(server.httpBase)/bytes/40000?gate=\(gate)&holdAfter=10000'; echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command])
         try await server.waitForGate(gate)

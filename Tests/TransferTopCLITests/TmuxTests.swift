@@ -81,12 +81,16 @@ struct TmuxRig: Sendable {
         return TmuxRig(binary: binary, server: try await LoopbackServer.start(), dir: try Run.tempDirectory())
     }
 
-    /// Starts `transfertop ARGUMENTS` (shell words, quoted by the caller) in a new tmux session
-    /// of `width` x `height`, in `dir` with its own state and config directories; the pane stays
-    /// after it exits, showing `TT-EXITED <status>`.
+    /// Starts `transfertop ARGUMENTS` (a run's, not a subcommand's; shell words, quoted by the
+    /// caller) in a new tmux session of `width` x `height`, in `dir` with its own state and config
+    /// directories; the pane stays after it exits, showing `TT-EXITED <status>`. The run gets
+    /// `--request-timeout 3600` unless ARGUMENTS set one: tests hold its transfers at server gates
+    /// while they read the screen and send keys, which a starved machine can stretch past the
+    /// 60 s default (DECISIONS 167).
     func monitor(_ arguments: String, width: Int, height: Int) async throws {
+        let patient = arguments.contains("--request-timeout") ? "" : "--request-timeout 3600 "
         let command = "cd \(dir) && env TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state XDG_CONFIG_HOME=\(dir)/config "
-            + "\(binary) \(arguments); echo TT-EXITED $?; sleep 3600"
+            + "\(binary) \(patient)\(arguments); echo TT-EXITED $?; sleep 3600"
         try await tmux.run(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height), command])
     }
 

@@ -1,5 +1,6 @@
 import BackgroundWire
 import Foundation
+import TransferModel
 
 /// A background session's line to the per-user daemon (DECISIONS 131): download
 /// tasks are handed to it, and what happens to them comes back as the journal's events, to the
@@ -181,7 +182,11 @@ final class BackgroundLink: @unchecked Sendable {
         do {
             try attach(start: true)
             guard case .submitted(let number) = try self.request(.download(session: identifier, LibraryDownload(
-                url: request.url.absoluteString, headers: headers, resumeDirectory: resumeDirectory, uploadFile: uploadFile))) else { throw DaemonError("the daemon did not take the download") }
+                url: request.url.absoluteString, headers: headers, resumeDirectory: resumeDirectory, uploadFile: uploadFile,
+                requestTimeout: (request.timeoutInterval ?? session?.configuration.timeoutIntervalForRequest).map(Self.daemonSeconds),
+                resourceTimeout: (session?.configuration.timeoutIntervalForResource).map(Self.daemonSeconds)))) else {
+                throw DaemonError("the daemon did not take the download")
+            }
             state.withLock { s in
                 s.numbers[task.taskIdentifier] = number
                 s.tasks[number] = task
@@ -189,6 +194,12 @@ final class BackgroundLink: @unchecked Sendable {
         } catch {
             finishHere(task, TransferError(.cannotConnectToHost, "background session '\(identifier)': \(error)"))
         }
+    }
+
+    /// A time-out as the daemon takes one (0.001 s to ten years). None at all (zero, negative
+    /// or NaN, as the engine reads them) and anything longer become the longest.
+    static func daemonSeconds(_ t: TimeInterval) -> Double {
+        t > 0 ? min(max(t, 0.001), NumericBounds.maximumSeconds) : NumericBounds.maximumSeconds
     }
 
     /// An upload task whose body is a file: the one kind of upload a background session takes.
