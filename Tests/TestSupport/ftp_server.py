@@ -11,9 +11,11 @@ Listens on a port the kernel picks, prints "PORT <n>" once it accepts connection
 waits for that line, never for time), and exits when its standard input closes (the test's
 teardown, or the test process dying). Passive mode only, as libcurl uses it.
 
-A file whose name starts with "slow-" is sent at 256 KiB/s when fetched from offset 0, so a
-test can stop it midway with certainty; fetched with REST (a resumed download) it goes at full
-speed.
+A file whose name starts with "held-" is a server-side gate: the first time it is fetched from
+offset 0, the server sends its first MiB and then holds the data connection, sending nothing
+more until the client goes. So a test stops such a download midway with certainty however slow
+the machine. Any later fetch (with REST, a resumed download, or again from zero, a restart)
+goes at full speed.
 """
 import logging
 import os
@@ -24,25 +26,36 @@ from pyftpdlib.handlers import FTPHandler, ThrottledDTPHandler
 from pyftpdlib.servers import FTPServer
 from announced import announce_and_serve
 
-SLOW_BYTES_PER_SECOND = 256 * 1024
+HELD_AFTER = 1024 * 1024
 
 
 class GatedDTP(ThrottledDTPHandler):
+    # The throttled handler with no limits: it never uses sendfile, so every byte goes through
+    # send() below.
     read_limit = 0
     write_limit = 0
 
     def send(self, data):
         # Decided per transfer by the control channel (set in ftp_RETR below).
-        self.write_limit = SLOW_BYTES_PER_SECOND if getattr(self.cmd_channel, "slow_transfer", False) else 0
+        if getattr(self.cmd_channel, "held_transfer", False):
+            room = HELD_AFTER - self.tot_bytes_sent
+            if room <= 0:
+                self.del_channel()  # no more writes: the bytes wait until the client closes
+                return 0
+            data = data[:room]
         return super().send(data)
 
 
 class Handler(FTPHandler):
     dtp_handler = GatedDTP
     auth_failed_timeout = 0  # answer a wrong password at once (default: 3 s later)
+    held_files = set()  # "held-" files fetched from offset 0 once already
 
     def ftp_RETR(self, file):
-        self.slow_transfer = self._restart_position == 0 and os.path.basename(file).startswith("slow-")
+        held = self._restart_position == 0 and os.path.basename(file).startswith("held-") and file not in Handler.held_files
+        if held:
+            Handler.held_files.add(file)
+        self.held_transfer = held
         return super().ftp_RETR(file)
 
 

@@ -99,16 +99,17 @@ import Testing
         }
     }
 
-    /// The server sends `slow-` files at 256 KiB/s from offset 0 (ftp_server.py), so the cancel
-    /// lands midway whatever the machine's load; the resumed request (REST) goes at full speed.
+    /// The server sends the first MiB of a `held-` file fetched from offset 0 and holds the
+    /// rest (ftp_server.py), so the cancel lands midway whatever the machine's load; the resumed
+    /// request (REST) goes at full speed.
     @Test func cancelWithResumeDataThenResumeWithRESTIsByteExact() async throws {
         try await withServer { server in
             let body = randomBytes(8 * 1024 * 1024)
-            try body.write(to: URL(fileURLWithPath: server.root + "/slow-big.bin"))
+            try body.write(to: URL(fileURLWithPath: server.root + "/held-big.bin"))
             let rec = Recorder()
             let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
             defer { session.invalidateAndCancel() }
-            let first = session.downloadTask(with: server.url("slow-big.bin"))
+            let first = session.downloadTask(with: server.url("held-big.bin"))
             first.resume()
             try await waitUntil("300 KB of the first transfer") { first.countOfBytesReceived >= 300_000 }
             #expect(first.isResumable, "MDTM and REST make an FTP download resumable")
@@ -127,7 +128,7 @@ import Testing
             let session2 = TransferSession(configuration: ephemeralConfig(), delegate: rec2)
             defer { session2.invalidateAndCancel() }
             // As a program that stored it redacted gets it back: its own URL (with the password) restored.
-            let restored = try #require(parsed.withoutCredentials().restoringCredentials(from: server.url("slow-big.bin").absoluteString))
+            let restored = try #require(parsed.withoutCredentials().restoringCredentials(from: server.url("held-big.bin").absoluteString))
             session2.downloadTask(withResumeData: restored.encoded()).resume()
             try await rec2.waitForCompletion()
             #expect(rec2.error == nil, "\(String(describing: rec2.error))")
@@ -143,12 +144,12 @@ import Testing
     /// stops at "offset beyond file size" before MDTM is compared): both restart from zero.
     @Test(arguments: [true, false]) func aChangedFileRestartsFromZeroInsteadOfSplicing(longer: Bool) async throws {
         try await withServer { server in
-            let path = server.root + "/slow-changing.bin"
+            let path = server.root + "/held-changing.bin"
             try randomBytes(4 * 1024 * 1024).write(to: URL(fileURLWithPath: path))
             let rec = Recorder()
             let session = TransferSession(configuration: ephemeralConfig(), delegate: rec)
             defer { session.invalidateAndCancel() }
-            let first = session.downloadTask(with: server.url("slow-changing.bin"))
+            let first = session.downloadTask(with: server.url("held-changing.bin"))
             first.resume()
             try await waitUntil("300 KB of the first transfer") { first.countOfBytesReceived >= 300_000 }
             let box = Box<Data?>()

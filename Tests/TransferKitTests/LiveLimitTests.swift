@@ -16,6 +16,17 @@ import Testing
         TransferRequest(url: url("\(server.httpBase)/bytes/\(size)?gate=\(gate)&holdAfter=65536"))
     }
 
+    /// Returns once the session's transfer thread has run every command sent before this call.
+    /// Setting a limit sends a command and returns. The thread runs commands in the order they
+    /// come, so a task started after the limit has finished only once the limit is in place.
+    /// Without this wait, a thread that was already inside libcurl when the gate opened read
+    /// the first megabytes before it applied the limit.
+    func commandsRun(_ session: TransferSession, _ server: LoopbackServer) async throws {
+        let done = Box<Bool>()
+        session.dataTask(with: TransferRequest(url: url("\(server.httpBase)/bytes/1"))) { _, _, e in done.set(e == nil) }.resume()
+        #expect(try await done.wait())
+    }
+
     @Test func aLimitSetMidTransferSlowsItAndLiftingItLetsItFinish() async throws {
         let server = try await TestServer.get()
         let session = TransferSession(configuration: ephemeralConfig())
@@ -36,6 +47,7 @@ import Testing
         let limit: Int64 = 200_000
         task.rateLimit = limit
         #expect(task.snapshot().rateLimit == limit)
+        try await commandsRun(session, server)
         let opened = ContinuousClock.now
         server.openGate(gate)
         // 1.5 MB past the gate: one receive buffer (512 KiB) may be taken at once (the
@@ -68,6 +80,7 @@ import Testing
         let limit: Int64 = 1_500_000
         session.rateLimit = limit
         #expect(session.snapshot().rateLimit == limit)
+        try await commandsRun(session, server)
         let before = tasks.reduce(Int64(0)) { $0 + $1.countOfBytesReceived }
         let opened = ContinuousClock.now
         server.openGate(gate)

@@ -133,17 +133,18 @@ import Testing
     }
 
     /// Ctrl-C midway through an ftp download keeps resume data (stored without the password);
-    /// the same command again continues with REST and the file is byte-exact. The server sends
-    /// `slow-` files at 256 KiB/s from offset 0, so the interrupt surely lands midway.
+    /// the same command again continues with REST and the file is byte-exact. The server holds
+    /// a `held-` file after its first MiB, so the interrupt surely lands midway (with an hour of
+    /// idle time for the held transfer, DECISIONS 167).
     @Test func interruptedFTPDownloadResumesOnTheNextRun() async throws {
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/root", withIntermediateDirectories: true)
         let server = try await FTPTestServer.start(root: dir + "/root", password: "pw-\(UUID().uuidString.prefix(8))")
         let body = randomBytes(4 * 1024 * 1024)
-        try body.write(to: URL(fileURLWithPath: dir + "/root/slow-big.bin"))
+        try body.write(to: URL(fileURLWithPath: dir + "/root/held-big.bin"))
         let env = ["XDG_STATE_HOME": dir + "/state"]
-        let args = ["-o", dir + "/out", server.url("slow-big.bin").absoluteString]
+        let args = ["-o", dir + "/out", "--request-timeout", "3600", server.url("held-big.bin").absoluteString]
         let first = try Run.spawn(args, environment: env)
         try await waitFor("the first body bytes on disk") { largestFile(under: dir + "/out") > 100_000 }
         first.signal(SIGINT)
@@ -161,7 +162,7 @@ import Testing
         await server.stop()
         #expect(r2.status == 0, "\(r2.stdout)\(r2.stderr)")
         #expect(r2.stdout.contains("resuming"), "\(r2.stdout)")
-        #expect(FileManager.default.contents(atPath: dir + "/out/slow-big.bin") == body)
+        #expect(FileManager.default.contents(atPath: dir + "/out/held-big.bin") == body)
         for text in [r1.stdout, r1.stderr, r2.stdout, r2.stderr] { #expect(!text.contains(server.password)) }
     }
 }
