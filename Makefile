@@ -15,7 +15,7 @@ build:
 	$(SWIFT) build --scratch-path $(SCRATCH) --product transfertop
 
 release:
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH) --product transfertop
+	SWIFT="$(SWIFT)" scripts/release-build --scratch-path $(SCRATCH) --product transfertop
 
 test:
 	$(SWIFT) test --scratch-path $(SCRATCH)

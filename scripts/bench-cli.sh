@@ -11,12 +11,13 @@
 # After every run the output directory is checked: the right number of files, the right total
 # size, the bulk file byte-exact (first run), and no partial file left (.ttpart, .aria2).
 
-# The binary as scripts/install builds it (Swift runtime linked in, DECISIONS 145), in a
-# scratch of its own: the flag would rebuild everything transferbench shares with it.
+# The binary as scripts/install builds it (scripts/release-build: the Swift runtime linked in,
+# DECISIONS 145 and 197), in a scratch of its own: its flags would rebuild everything
+# transferbench shares with it.
 TT_SCRATCH="$SCRATCH-static"
 TT="$TT_SCRATCH/release/transfertop"
-log "building transfertop (release, --static-swift-stdlib, scratch $TT_SCRATCH)"
-if ! (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$TT_SCRATCH" --product transfertop > "$WORK/build-tt.log" 2>&1); then
+log "building transfertop (scripts/release-build, scratch $TT_SCRATCH)"
+if ! "$ROOT/scripts/release-build" --scratch-path "$TT_SCRATCH" --product transfertop > "$WORK/build-tt.log" 2>&1; then
     grep -E "error" "$WORK/build-tt.log" | head -10 >&2 || true
     log "transfertop did not build"; exit 2
 fi
