@@ -16,7 +16,8 @@
 //          (`Phases`; the in-process side of MetricsTruthTests)
 //
 //   transferbench background IDENTIFIER [--header 'Name: value'] [--data] [--invalidate] [--resume-restored] [--progress]
-//          [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE] [URL...]
+//          [--signal-invalidates] [--upload FILE] [--save-resume FILE] [--resume-from FILE]
+//          [--request-timeout SECONDS] [URL...]
 //          a background session's library process, printing its delegate calls
 //          (`BackgroundRun`; the tests kill it and start it again to re-attach)
 //

@@ -15,7 +15,7 @@ A file whose name starts with "held-" is a server-side gate: the first time it i
 offset 0, the server sends its first MiB and then holds the data connection, sending nothing
 more until the client goes. So a test stops such a download midway with certainty however slow
 the machine. Any later fetch (with REST, a resumed download, or again from zero, a restart)
-goes at full speed.
+goes at full speed. Plain ftp:// only: the ftps handler below does not hold.
 """
 import logging
 import os
@@ -34,6 +34,7 @@ class GatedDTP(ThrottledDTPHandler):
     # send() below.
     read_limit = 0
     write_limit = 0
+    timeout = 0  # a held transfer makes no progress for as long as the test wants: never 421
 
     def send(self, data):
         # Decided per transfer by the control channel (set in ftp_RETR below).

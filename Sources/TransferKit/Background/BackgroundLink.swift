@@ -183,8 +183,8 @@ final class BackgroundLink: @unchecked Sendable {
             try attach(start: true)
             guard case .submitted(let number) = try self.request(.download(session: identifier, LibraryDownload(
                 url: request.url.absoluteString, headers: headers, resumeDirectory: resumeDirectory, uploadFile: uploadFile,
-                requestTimeout: (request.timeoutInterval ?? session?.configuration.timeoutIntervalForRequest).map(Self.daemonSeconds),
-                resourceTimeout: (session?.configuration.timeoutIntervalForResource).map(Self.daemonSeconds)))) else {
+                requestTimeout: (request.timeoutInterval ?? session?.configuration.timeoutIntervalForRequest).map(Self.daemonIdleSeconds),
+                resourceTimeout: (session?.configuration.timeoutIntervalForResource).map(Self.daemonResourceSeconds)))) else {
                 throw DaemonError("the daemon did not take the download")
             }
             state.withLock { s in
@@ -196,10 +196,16 @@ final class BackgroundLink: @unchecked Sendable {
         }
     }
 
-    /// A time-out as the daemon takes one (0.001 s to ten years). None at all (zero, negative
-    /// or NaN, as the engine reads them) and anything longer become the longest.
-    static func daemonSeconds(_ t: TimeInterval) -> Double {
+    /// The time-outs as the daemon takes them (0.001 s to ten years), meaning what they mean to
+    /// this process's engine (TransferTimers): an idle time-out that is not positive (or NaN) is
+    /// none, so the longest; a resource time-out that is not positive ends the task at once, so
+    /// the shortest. Anything longer than ten years is ten years.
+    static func daemonIdleSeconds(_ t: TimeInterval) -> Double {
         t > 0 ? min(max(t, 0.001), NumericBounds.maximumSeconds) : NumericBounds.maximumSeconds
+    }
+
+    static func daemonResourceSeconds(_ t: TimeInterval) -> Double {
+        t > 0 ? min(max(t, 0.001), NumericBounds.maximumSeconds) : 0.001
     }
 
     /// An upload task whose body is a file: the one kind of upload a background session takes.
