@@ -113,7 +113,10 @@ public enum LineFormat {
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 4096)
         func row(_ short: ArraySlice<String>, _ last: String) {
-            for (i, f) in zip(short.indices, short) {
+            // Indices, not zip: the first Zip2Sequence over a slice made the runtime look up a
+            // conformance, a scan of every record (DECISIONS 195).
+            for i in short.indices {
+                let f = short[i]
                 let column = i - short.startIndex
                 if isASCII(f), f.utf8.count <= widths[column] {
                     out.append(contentsOf: f.utf8)
