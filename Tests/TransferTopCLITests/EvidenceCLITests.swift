@@ -16,11 +16,16 @@ import Testing
     /// parallel, so `compare` is told that a change is at least a third of the delay.
     static let delayMs = 1500
     static let minimumChangeMs = 500
+    /// The slowed host's delay in the run before as well (the run after adds `delayMs`): in both
+    /// runs the unchanged host's transfers then run while the slowed host's wait at the server.
+    /// With no delay before, the unchanged host shared the CPU with the other host's transfers
+    /// in one run and not in the other, and a loaded machine made it a second "faster".
+    static let baseDelayMs = 2000
     static let perHost = 16
 
     /// An HTTP/1.1 host (127.0.0.1:PORT) and an h2 host (localhost:PORT, TLS). Run twice at
-    /// once — before without the delay, after with it on the h2 host only — so both runs
-    /// share the machine's load, and the unchanged host's numbers are alike in both.
+    /// once — the h2 host delayed by `baseDelayMs` before and by `delayMs` more after — so both
+    /// runs share the machine's load, and the unchanged host's numbers are alike in both.
     @Test func aSlowedHostIsNamedComparedAndBudgeted() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -38,8 +43,9 @@ import Testing
             ["--no-tui", "-o", dir + "/" + name, "--csv", dir + "/\(name).csv", "--cacert", ca, "--request-timeout", "3600"]
                 + urls(delay: delay)
         }
-        let before = try Run.spawn(args("before", delay: 0) + ["--summary", "json"])
-        let after = try Run.spawn(args("after", delay: Self.delayMs) + ["--summary", "hosts", "--slo", "ttfb.p95<100ms,errors<1%"])
+        let before = try Run.spawn(args("before", delay: Self.baseDelayMs) + ["--summary", "json"])
+        let after = try Run.spawn(args("after", delay: Self.baseDelayMs + Self.delayMs)
+                                  + ["--summary", "hosts", "--slo", "ttfb.p95<100ms,errors<1%"])
         let (b, a) = (await before.wait(), await after.wait())
         #expect(b.status == 0, "\(b.stdout)\(b.stderr)")
         // The budget: half the hops took the delay, so the run's p95 TTFB is over 100 ms.
@@ -54,13 +60,13 @@ import Testing
         let ttfb = try #require(lines[group...].first { $0.hasPrefix("  ttfb") })
         let cells = ttfb.split(separator: " ")
         #expect(cells.count == 6 && cells[1] == "\(Self.perHost)")
-        #expect(Self.milliseconds(cells[2]).map { $0 >= Double(Self.delayMs) } == true, "\(ttfb)")
+        #expect(Self.milliseconds(cells[2]).map { $0 >= Double(Self.baseDelayMs + Self.delayMs) } == true, "\(ttfb)")
         // The table (after the state lines) fits 80 columns.
         let table = lines.drop { !$0.contains(" hops, ") }.filter { $0.hasPrefix("  ") || $0.contains(" hops, ") }
         #expect(table.count == 2 * 7)
         for line in table { #expect(line.count <= 80, "\(line)") }
 
-        // The JSON of the run without the delay: both hosts; plain HTTP has no TLS samples and
+        // The JSON of the run before: both hosts; plain HTTP has no TLS samples and
         // its reused connections no connect samples (at most 6 connections were opened).
         let json = try #require(try JSONSerialization.jsonObject(with: Data(b.stdout.utf8)) as? [String: Any], "\(b.stdout)")
         let hosts = try #require(json["hosts"] as? [[String: Any]])
