@@ -30,7 +30,6 @@ struct Tmux: Sendable {
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
-    func capture() async throws -> String { try await run(["capture-pane", "-p", "-t", "t"]) }
     func keys(_ k: String...) async throws { try await run(["send-keys", "-t", "t"] + k) }
 
     /// Ends this test's tmux server (from a `defer`, so on a thread of its own, not awaited):
@@ -50,16 +49,22 @@ struct Tmux: Sendable {
     /// Polls the pane until `check` holds; returns the last capture. The deadline is generous,
     /// TestSupport's `eventDeadline`, which sanitizer runs on two cores need (it expires only on
     /// a bug; the assertion after the call reports the screen).
+    ///
+    /// The whole loop runs on a thread of its own (`offPool`), not a capture at a time from the
+    /// test's task: a status message is on the screen for 8 s, and a cooperative pool starved
+    /// for longer (a loaded sanitizer suite) polled only after it had gone.
     @discardableResult
-    func waitFor(_ check: (String) -> Bool) async throws -> String {
-        let end = Date().addingTimeInterval(eventDeadline)
-        var last = ""
-        while Date() < end {
-            last = try await capture()
-            if check(last) { return last }
-            try await Task.sleep(nanoseconds: 50_000_000)
+    func waitFor(_ check: @escaping @Sendable (String) -> Bool) async throws -> String {
+        try await offPool { [self] in
+            let end = Date().addingTimeInterval(eventDeadline)
+            var last = ""
+            while Date() < end {
+                last = try runBlocking(["capture-pane", "-p", "-t", "t"])
+                if check(last) { return last }
+                usleep(50_000)
+            }
+            return last
         }
-        return last
     }
 
     /// The task-table row of task `id` (e.g. "1.1").
