@@ -201,11 +201,11 @@ final class BackgroundLink: @unchecked Sendable {
     /// none, so the longest; a resource time-out that is not positive ends the task at once, so
     /// the shortest. Anything longer than ten years is ten years.
     static func daemonIdleSeconds(_ t: TimeInterval) -> Double {
-        t > 0 ? min(max(t, 0.001), NumericBounds.maximumSeconds) : NumericBounds.maximumSeconds
+        t > 0 ? NumericBounds.clampedSeconds(t) : NumericBounds.maximumSeconds
     }
 
     static func daemonResourceSeconds(_ t: TimeInterval) -> Double {
-        t > 0 ? min(max(t, 0.001), NumericBounds.maximumSeconds) : 0.001
+        t > 0 ? NumericBounds.clampedSeconds(t) : NumericBounds.minimumSeconds
     }
 
     /// An upload task whose body is a file: the one kind of upload a background session takes.

@@ -5,7 +5,8 @@ public enum NumericBounds {
     /// A timeout: more than 0, at most ten years. Ten years × 1000 ms fits easily in Int64
     /// and in libcurl's `long`, and no transfer needs more.
     public static let maximumSeconds: Double = 10 * 365 * 24 * 3600
-    public static let secondsText = "0.001 to \(Int(maximumSeconds)) (ten years)"
+    public static let minimumSeconds = 0.001
+    public static let secondsText = "\(minimumSeconds) to \(Int(maximumSeconds)) (ten years)"
 
     /// Seconds from text, or nil unless finite, positive and at most `maximumSeconds`.
     public static func seconds(_ text: String) -> Double? {
@@ -14,8 +15,11 @@ public enum NumericBounds {
     }
 
     public static func validSeconds(_ s: Double) -> Bool {
-        s.isFinite && s >= 0.001 && s <= maximumSeconds
+        s.isFinite && s >= minimumSeconds && s <= maximumSeconds
     }
+
+    /// A positive number of seconds brought into the valid range (infinity is the longest).
+    public static func clampedSeconds(_ s: Double) -> Double { min(max(s, minimumSeconds), maximumSeconds) }
 
     /// `x` as an Int when it is a whole number within `range` (no trap for nan, inf or 1e300).
     public static func wholeNumber(_ x: Double, in range: ClosedRange<Int>) -> Int? {

@@ -48,13 +48,8 @@ struct CompletionIndex {
                 let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
                 if let key = Self.writersKey(line) {
                     entries[key] = .line(start..<end)
-                } else if let entry = CompletionLineReader.parse(line) {
+                } else if let entry = Self.parse(line, &decoder) {
                     entries[entry.key] = .record(entry.record)
-                } else {
-                    if decoder == nil { decoder = JSONDecoder() }
-                    if let entry = try? decoder!.decode(CompletionStore.Line.self, from: Data(line)) {
-                        entries[entry.key] = .record(entry.record)
-                    }
                 }
             }
         }
@@ -65,14 +60,19 @@ struct CompletionIndex {
         case nil: return nil
         case .record(let record): return record
         case .line(let range):
-            if let line = text.withUnsafeBytes({ CompletionLineReader.parse(UnsafeRawBufferPointer(rebasing: $0[range])) }) {
-                return line.record
-            }
-            // JSON in another writer's shape; its key was read from the same bytes.
-            guard let line = try? JSONDecoder().decode(CompletionStore.Line.self, from: Data(text[range])),
+            // The key was read from these bytes; JSON in another writer's shape is checked.
+            var decoder: JSONDecoder?
+            guard let line = text.withUnsafeBytes({ Self.parse(UnsafeRawBufferPointer(rebasing: $0[range]), &decoder) }),
                   line.key == key else { return nil }
             return line.record
         }
+    }
+
+    /// A line in any shape: the writer's scanner, else `decoder`, made when first needed.
+    private static func parse(_ line: UnsafeRawBufferPointer, _ decoder: inout JSONDecoder?) -> CompletionStore.Line? {
+        if let entry = CompletionLineReader.parse(line) { return entry }
+        if decoder == nil { decoder = JSONDecoder() }
+        return try? decoder!.decode(CompletionStore.Line.self, from: Data(line))
     }
 
     /// The journal with one line per key, each as it was read (a record read from another
