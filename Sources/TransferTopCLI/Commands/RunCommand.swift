@@ -15,8 +15,12 @@ struct RunCommand: ParsableCommand, CommandPlanning {
                                  valueName: "URL"))
     var urls: [String] = []
 
-    func command() throws(UsageError) -> Command {
-        let o = try root.transfer.options(urls: urls)
+    func command() throws(UsageError) -> Command { try Self.command(root.transfer.values, urls: urls) }
+
+    /// A run of `urls` with these options, checked: argument-parser's reading and
+    /// `QuickRunLine`'s both end here.
+    static func command(_ values: TransferValues, urls: [String]) throws(UsageError) -> Command {
+        let o = try values.options(urls: urls)
         if o.urls.isEmpty, o.inputFiles.isEmpty, o.job == nil {
             throw UsageError("no URLs given (pass URLs, --input-file FILE, --job FILE, or 'demo')")
         }

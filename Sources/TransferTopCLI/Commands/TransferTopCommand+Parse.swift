@@ -2,11 +2,18 @@ import ArgumentParser
 import TransferTopRun
 
 extension TransferTopCommand {
-    /// What `arguments` (without the program name) ask for. argument-parser reads them; this
-    /// only maps its answer onto ours: help, version and completion scripts come back as
-    /// `.print` (exit 0), every problem as a one-line `UsageError` (exit 2 — argument-parser
-    /// would exit 64 and print its usage block). `columns` fixes the help's width (tests).
+    /// What `arguments` (without the program name) ask for. A plain run is read by
+    /// `QuickRunLine`, anything else by argument-parser, whose answer this maps onto ours: help,
+    /// version and completion scripts come back as `.print` (exit 0), every problem as a
+    /// one-line `UsageError` (exit 2 — argument-parser would exit 64 and print its usage
+    /// block). `columns` fixes the help's width (tests).
     public static func command(from arguments: [String], columns: Int? = nil) throws(UsageError) -> Command {
+        if let (values, urls) = QuickRunLine.read(arguments) { return try RunCommand.command(values, urls: urls) }
+        return try parsedCommand(from: arguments, columns: columns)
+    }
+
+    /// What argument-parser makes of `arguments`: every command line `QuickRunLine` leaves.
+    static func parsedCommand(from arguments: [String], columns: Int? = nil) throws(UsageError) -> Command {
         do {
             var parsed = try parseAsRoot(arguments)
             // A transfer run, by far the most common, is cast to its own type first: a cast to
