@@ -75,6 +75,13 @@ import Testing
         #expect(try run(["-i", "-"]).inputFiles == ["-"])
     }
 
+    @Test func uploadFromStandardInputIsLineMode() throws {
+        // Standard input carries the body, so the monitor cannot read keys from it.
+        #expect(try run(["-T", "-", "http://a/"]).noTUI)
+        #expect(try run(["run", "--upload", "-", "http://a/"]).noTUI)
+        #expect(try !run(["-T", "f", "http://a/"]).noTUI)
+    }
+
     @Test func helpAndDemo() throws {
         let help = TransferTopCommand.helpMessage(columns: 80)
         #expect(try parse(["--help"]) == .print(help))

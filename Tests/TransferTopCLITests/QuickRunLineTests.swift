@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import Synchronization
 import Testing
 @testable import TransferTopCLI
 @testable import TransferTopRun
@@ -22,31 +23,43 @@ import Testing
         return (parser, outcome { () throws(UsageError) in try RunCommand.command(values, urls: urls) })
     }
 
-    /// The root's arguments as argument-parser declares them (`--experimental-dump-help`).
+    /// The command tree as argument-parser declares it (`--experimental-dump-help`).
     struct Dump: Decodable {
-        struct Command: Decodable { var arguments: [Argument] }
+        struct Command: Decodable {
+            var commandName: String
+            var aliases: [String]?
+            var defaultSubcommand: String?
+            var subcommands: [Command]?
+            var arguments: [Argument]?
+        }
         struct Argument: Decodable {
             struct Name: Decodable { var kind: String; var name: String }
             var kind: String
             var isRepeating: Bool
+            var parsingStrategy: String
             var names: [Name]?
         }
         var command: Command
+
+        static func read() throws -> Dump {
+            guard case .print(let json) = try TransferTopCommand.command(from: ["--experimental-dump-help"]) else {
+                throw UsageError("no dump")
+            }
+            return try JSONDecoder().decode(Dump.self, from: Data(json.utf8))
+        }
     }
 
     @Test func everySpellingIsArgumentParsersAndEveryOptionHasOne() throws {
-        guard case .print(let json) = try TransferTopCommand.command(from: ["--experimental-dump-help"]) else {
-            Issue.record("no dump")
-            return
-        }
-        let dump = try JSONDecoder().decode(Dump.self, from: Data(json.utf8))
-        // Each spelling as "-x"/"--name" with how it takes a value; help and version are
-        // argument-parser's own and left to it.
+        let root = try Dump.read().command
+        // Each spelling as argument-parser reads it, with how it takes a value; help and
+        // version are argument-parser's own and left to it.
         var declared: [String: QuickRunLine.Kind] = [:]
-        for argument in dump.command.arguments where argument.kind != "positional" {
+        for argument in root.arguments ?? [] where argument.kind != "positional" {
+            // The quick reader takes the next argument whatever it is, as `.unconditional` does.
+            if argument.kind == "option" { #expect(argument.parsingStrategy == "unconditional", "\(argument.names ?? [])") }
             for name in argument.names ?? [] {
-                let spelled = (name.kind == "short" ? "-" : "--") + name.name
-                if ["-h", "--help", "--version"].contains(spelled) { continue }
+                let spelled = (name.kind == "long" ? "--" : "-") + name.name
+                if ["-h", "--help", "-help", "--version"].contains(spelled) { continue }
                 declared[spelled] = argument.kind == "flag" ? .flag : argument.isRepeating ? .list : .value
             }
         }
@@ -56,6 +69,32 @@ import Testing
         }
         #expect(declared.count > 60, "\(declared.keys.sorted())")
         #expect(ours == declared)
+    }
+
+    @Test func everyCommandWordIsLeftToArgumentParser() throws {
+        let root = try Dump.read().command
+        let words = (root.subcommands ?? []).flatMap { [$0.commandName] + ($0.aliases ?? []) }
+        #expect(Set(QuickRunLine.commandWords) == Set(words))
+        // The URLs are the default subcommand's one list of plain values.
+        #expect(root.defaultSubcommand == "run")
+        let run = root.subcommands?.first { $0.commandName == "run" }
+        #expect(run?.arguments?.filter { $0.kind == "positional" }.map(\.parsingStrategy) == ["default"])
+    }
+
+    @Test func eachSpellingSetsWhatArgumentParserSets() {
+        // A value that passes most checks, and one that most refuse (the message names the option).
+        for spelling in QuickRunLine.spellings {
+            for name in spelling.names {
+                var lines: [[String]] = spelling.kind == .flag ? [[name, "http://h/a"], ["http://h/a", name]]
+                    : [[name, "7", "http://h/a"], ["http://h/a", name, "x y"]]
+                if spelling.kind != .flag && name.hasPrefix("--") { lines.append([name + "=7", "http://h/a"]) }
+                for line in lines {
+                    let read = Self.both(line)
+                    #expect(read != nil, "\(line)")
+                    #expect(read?.quick == read?.parser, "\(line)")
+                }
+            }
+        }
     }
 
     @Test func aPlainRunIsReadWithoutArgumentParser() {
@@ -83,37 +122,53 @@ import Testing
             ["-o", "a", "-o", "b", "http://a/"], ["--clobber", "--no-clobber", "http://a/"], ["-k", "-k", "http://a/"],
             ["--fps", "-1", "http://a/"], ["--theme=", "http://a/"], ["-H", "-X: y", "http://a/"],
             ["--no-tui=1", "http://a/"], ["http://a/", "-o"], ["-", "http://a/"], ["--generate-completion-script", "bash"],
+            ["-o=out", "http://a/"], ["--output-dir=", "x", "http://a/"], ["-"], ["-\u{212A}", "http://a/"], ["--out", "x"],
         ]
         for line in left {
             #expect(QuickRunLine.read(line) == nil, "\(line)")
         }
     }
 
-    static let names = QuickRunLine.spellings.flatMap(\.names) + ["--help", "-h", "--version", "--bogus", "-kv", "--", "-"]
-    static let values = [
-        "out", "3", "0", "1e3", "-", "-5", "", "x=y", "A: b", "a\rb", "http://h/a", "https://h/b", "ftp://h/c", "file:///f",
-        "demo", "run", "help", "status", "--no-tui", "-k", "ephemeral", "light", "hosts", "user:pw", "ttfb.p99<1s", "127.0.0.1:0",
-        "sha256//x", "=", "a b", "name", "nope://x",
+    static let names = QuickRunLine.spellings.flatMap(\.names) + [
+        "--help", "-h", "-help", "--version", "--help-hidden", "--experimental-dump-help", "--generate-completion-script",
+        "---completion", "---", "-=x", "--=x", "--No-Tui", "--out", "--no-insecure", "-\u{212A}", "--bogus", "-kv", "--", "-",
     ]
-    /// A piece of a line: an option and its value, an option alone, a value alone, or `--name=value`.
+    static let values = [
+        "out", "3", "0", "1e3", "-", "-5", "", " ", "\u{0}", "x=y", "==", "A: b", "a\rb", "http://h/a", "https://h/b",
+        "ftp://h/c", "file:///f", "nope://x", "é", "e\u{301}", "=\u{338}", "日本", "-\u{301}", "ephemeral", "light", "hosts",
+        "user:pw", "ttfb.p99<1s", "127.0.0.1:0", "sha256//x", "=", "a b", "name", "-h", "--help", "--", "---", "-o", "--no-tui",
+        "-k", "run", "demo", "clean", "compare", "report", "status", "wait", "attach", "control", "daemon", "help",
+    ]
+    /// A piece of a line: an option and its value, an option alone, a value alone, `--name=value`,
+    /// a name and a value run together (`-oout`), or a URL (so that some lines are whole runs).
     static let piece = zip(Gen<String?>.element(of: names).map { $0! }, Gen<String?>.element(of: values).map { $0! },
-                           Gen<Int>.value(in: 0...3))
+                           Gen<Int>.value(in: 0...7))
         .map { name, value, shape -> [String] in
             switch shape {
             case 0: [name, value]
             case 1: [name]
             case 2: [value]
-            default: [name + "=" + value]
+            case 3: [name + "=" + value]
+            case 4: [name + value]
+            default: ["http://h/a"]
             }
         }
     static let line = piece.array(of: 0...6).map { $0.flatMap { $0 } }
 
     @Test func randomLinesReadAlike() async {
-        // argument-parser checks its definitions on every parse in a debug build (tens of ms),
-        // so not many.
-        // Only the lines the quick reader reads are parsed twice.
+        // Only the lines the quick reader reads are parsed twice: argument-parser checks its
+        // definitions on every parse in a debug build (tens of ms), so not many.
+        let counts = Mutex((read: 0, succeeded: 0))
         await propertyCheck(count: 300, input: Self.line) { arguments in
-            if let read = Self.both(arguments) { #expect(read.quick == read.parser, "\(arguments)") }
+            guard let read = Self.both(arguments) else { return }
+            #expect(read.quick == read.parser, "\(arguments)")
+            counts.withLock {
+                $0.read += 1
+                if case .success = read.quick { $0.succeeded += 1 }
+            }
         }
+        // Enough of the lines reach the comparison, and some of them a whole run.
+        let (read, succeeded) = counts.withLock { $0 }
+        #expect(read >= 30 && succeeded >= 5, "\(read) read, \(succeeded) runs")
     }
 }

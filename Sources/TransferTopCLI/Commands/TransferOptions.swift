@@ -268,7 +268,7 @@ enum ExistingFilesFlag: String, EnumerableFlag, TextOutputStreamable {
     }
 }
 
-/// `--basic` / `--digest` / `--anyauth` (the last one given wins).
+/// `--basic` / `--digest` / `--anyauth`: one of them (argument-parser refuses two).
 enum AuthenticationFlag: String, EnumerableFlag, TextOutputStreamable {
     case basic, digest, anyauth
 

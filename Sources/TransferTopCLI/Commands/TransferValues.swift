@@ -116,7 +116,7 @@ struct TransferValues: Equatable, Sendable {
         if let v = summary { o.summary = try OptionValues.summary(v) }
         if let v = slo { o.slo = try OptionValues.budgets(v) }
         if let v = theme { o.theme = try OptionValues.nonEmpty(v, "--theme") }
-        o.noTUI = noTUI
+        o.noTUI = o.noTUI || noTUI  // already on for --upload -
         o.progress = progress
         if let v = fps { o.fps = try OptionValues.integer(v, "--fps", range: OptionBounds.fps) }
         o.debug = debug
