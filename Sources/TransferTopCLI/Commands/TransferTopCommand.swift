@@ -10,8 +10,10 @@ import TransferTopRun
 ///
 /// Adding a subcommand (`daemon`, `status`, `wait`, `attach`, …): one file in `Commands/`
 /// with a `ParsableCommand` that also conforms to `CommandPlanning`, listed in `subcommands`
-/// below, a case in `Command` and its line in `TransferTopMain`. Its own options must not
-/// reuse a root option's name: the root reads those wherever they stand.
+/// below, a case in `Command`, its line in `TransferTopMain` and its name in
+/// `QuickRunLine.commandWords`. Its own options must not reuse a root option's name: the root
+/// reads those wherever they stand. A new transfer option also needs its line in
+/// `QuickRunLine.spellings` (DECISIONS 198).
 /// DECISIONS 35.
 public struct TransferTopCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
