@@ -14,12 +14,18 @@
 # The binary as scripts/install builds it (scripts/release-build: the Swift runtime linked in,
 # DECISIONS 145 and 197), in a scratch of its own: its flags would rebuild everything
 # transferbench shares with it.
+# BENCH_TT=PATH measures a binary already built that way (a copied scratch rebuilds from zero).
 TT_SCRATCH="$SCRATCH-static"
-TT="$TT_SCRATCH/release/transfertop"
-log "building transfertop (scripts/release-build, scratch $TT_SCRATCH)"
-if ! "$ROOT/scripts/release-build" --scratch-path "$TT_SCRATCH" --product transfertop > "$WORK/build-tt.log" 2>&1; then
-    grep -E "error" "$WORK/build-tt.log" | head -10 >&2 || true
-    log "transfertop did not build"; exit 2
+TT="${BENCH_TT:-$TT_SCRATCH/release/transfertop}"
+if [ -n "${BENCH_TT:-}" ]; then
+    [ -x "$TT" ] || { log "BENCH_TT=$TT is not an executable"; exit 2; }
+    log "measuring $TT (BENCH_TT), not building"
+else
+    log "building transfertop (scripts/release-build, scratch $TT_SCRATCH)"
+    if ! "$ROOT/scripts/release-build" --scratch-path "$TT_SCRATCH" --product transfertop > "$WORK/build-tt.log" 2>&1; then
+        grep -E "error" "$WORK/build-tt.log" | head -10 >&2 || true
+        log "transfertop did not build"; exit 2
+    fi
 fi
 CLI_CLIENTS="curl tt aria2"
 # aria2c needs ~3 ms per URL here: above this many URLs it is skipped (shown as "-").
