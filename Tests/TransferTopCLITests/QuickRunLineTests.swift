@@ -23,6 +23,13 @@ import Testing
         return (parser, outcome { () throws(UsageError) in try RunCommand.command(values, urls: urls) })
     }
 
+    /// The quick reader reads `line`, to the same answer as argument-parser.
+    static func expectReadAlike(_ line: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let read = both(line)
+        #expect(read != nil, "\(line)", sourceLocation: sourceLocation)
+        #expect(read?.quick == read?.parser, "\(line)", sourceLocation: sourceLocation)
+    }
+
     /// The command tree as argument-parser declares it (`--experimental-dump-help`).
     struct Dump: Decodable {
         struct Command: Decodable {
@@ -88,11 +95,7 @@ import Testing
                 var lines: [[String]] = spelling.kind == .flag ? [[name, "http://h/a"], ["http://h/a", name]]
                     : [[name, "7", "http://h/a"], ["http://h/a", name, "x y"]]
                 if spelling.kind != .flag && name.hasPrefix("--") { lines.append([name + "=7", "http://h/a"]) }
-                for line in lines {
-                    let read = Self.both(line)
-                    #expect(read != nil, "\(line)")
-                    #expect(read?.quick == read?.parser, "\(line)")
-                }
+                for line in lines { Self.expectReadAlike(line) }
             }
         }
     }
@@ -108,11 +111,7 @@ import Testing
             ["--fps", "x", "http://a/"],
             [],
         ]
-        for line in plain {
-            let read = Self.both(line)
-            #expect(read != nil, "\(line)")
-            #expect(read?.quick == read?.parser, "\(line)")
-        }
+        for line in plain { Self.expectReadAlike(line) }
     }
 
     @Test func lessPlainLinesAreLeftToArgumentParser() {
