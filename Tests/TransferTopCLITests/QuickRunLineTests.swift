@@ -1,4 +1,3 @@
-import Foundation
 import PropertyBased
 import Synchronization
 import Testing
@@ -30,44 +29,16 @@ import Testing
         #expect(read?.quick == read?.parser, "\(line)", sourceLocation: sourceLocation)
     }
 
-    /// The command tree as argument-parser declares it (`--experimental-dump-help`).
-    struct Dump: Decodable {
-        struct Command: Decodable {
-            var commandName: String
-            var aliases: [String]?
-            var defaultSubcommand: String?
-            var subcommands: [Command]?
-            var arguments: [Argument]?
-        }
-        struct Argument: Decodable {
-            struct Name: Decodable { var kind: String; var name: String }
-            var kind: String
-            var isRepeating: Bool
-            var parsingStrategy: String
-            var names: [Name]?
-        }
-        var command: Command
-
-        static func read() throws -> Dump {
-            guard case .print(let json) = try TransferTopCommand.command(from: ["--experimental-dump-help"]) else {
-                throw UsageError("no dump")
-            }
-            return try JSONDecoder().decode(Dump.self, from: Data(json.utf8))
-        }
-    }
-
     @Test func everySpellingIsArgumentParsersAndEveryOptionHasOne() throws {
-        let root = try Dump.read().command
+        let root = try ToolInfo.decode(TransferTopCommand._dumpHelp()).command
         // Each spelling as argument-parser reads it, with how it takes a value; help and
         // version are argument-parser's own and left to it.
         var declared: [String: QuickRunLine.Kind] = [:]
-        for argument in root.arguments ?? [] where argument.kind != "positional" {
+        for argument in root.arguments ?? [] where argument.kind != .positional && !ManualPage.isBuiltIn(argument) {
             // The quick reader takes the next argument whatever it is, as `.unconditional` does.
-            if argument.kind == "option" { #expect(argument.parsingStrategy == "unconditional", "\(argument.names ?? [])") }
+            if argument.kind == .option { #expect(argument.parsingStrategy == "unconditional", "\(argument.names?.map(\.spelled) ?? [])") }
             for name in argument.names ?? [] {
-                let spelled = (name.kind == "long" ? "--" : "-") + name.name
-                if ["-h", "--help", "-help", "--version"].contains(spelled) { continue }
-                declared[spelled] = argument.kind == "flag" ? .flag : argument.isRepeating ? .list : .value
+                declared[name.spelled] = argument.kind == .flag ? .flag : argument.isRepeating == true ? .list : .value
             }
         }
         var ours: [String: QuickRunLine.Kind] = [:]
@@ -79,13 +50,13 @@ import Testing
     }
 
     @Test func everyCommandWordIsLeftToArgumentParser() throws {
-        let root = try Dump.read().command
+        let root = try ToolInfo.decode(TransferTopCommand._dumpHelp()).command
         let words = (root.subcommands ?? []).flatMap { [$0.commandName] + ($0.aliases ?? []) }
         #expect(Set(QuickRunLine.commandWords) == Set(words))
         // The URLs are the default subcommand's one list of plain values.
         #expect(root.defaultSubcommand == "run")
         let run = root.subcommands?.first { $0.commandName == "run" }
-        #expect(run?.arguments?.filter { $0.kind == "positional" }.map(\.parsingStrategy) == ["default"])
+        #expect(run?.arguments?.filter { $0.kind == .positional }.map(\.parsingStrategy) == ["default"])
     }
 
     @Test func eachSpellingSetsWhatArgumentParserSets() {

@@ -1,13 +1,14 @@
 import Foundation
 
 /// The part of argument-parser's `--experimental-dump-help` JSON (ToolInfo, serialization
-/// version 0) the man page is written from. Our own copy of the shape: the library's
+/// version 0) the man page is written from, and `QuickRunLineTests` checks its table against. Our own copy of the shape: the library's
 /// `ArgumentParserToolInfo` module is not a product a package can import.
 struct ToolInfo: Decodable {
     var command: CommandInfo
 
     struct CommandInfo: Decodable {
         var commandName: String
+        var aliases: [String]?
         var abstract: String?
         var discussion: String?
         var defaultSubcommand: String?
@@ -30,6 +31,8 @@ struct ToolInfo: Decodable {
         var abstract: String?
         var discussion: String?
         var isRepeating: Bool?
+        /// How a value is taken (`unconditional`, `default`, …).
+        var parsingStrategy: String?
         var shouldDisplay: Bool?
         var sectionTitle: String?
     }
