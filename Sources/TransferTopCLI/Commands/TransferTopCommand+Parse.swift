@@ -16,9 +16,6 @@ extension TransferTopCommand {
     static func parsedCommand(from arguments: [String], columns: Int? = nil) throws(UsageError) -> Command {
         do {
             var parsed = try parseAsRoot(arguments)
-            // A transfer run, by far the most common, is cast to its own type first: a cast to
-            // a protocol is a scan of every conformance record the first time (DECISIONS 195).
-            if let run = parsed as? RunCommand { return try run.command() }
             if let planning = parsed as? any CommandPlanning { return try planning.command() }
             // argument-parser's own commands (`transfertop help demo`) answer by throwing
             // a clean exit from `run()`.
