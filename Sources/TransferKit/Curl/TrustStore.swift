@@ -112,18 +112,13 @@ final class TrustStore {
     /// `directory` leads to (a link whose target was not copied leads nowhere), until it
     /// returns false.
     static func forEachHashedFile(in directory: String, _ body: (Data) -> Bool) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
-            guard isHashedName(name) else { continue }
+        DirectoryNames.forEach(in: directory) { name in
+            guard isHashedName(name) else { return true }
             let path = directory + "/" + String(decoding: name, as: UTF8.self)
             var st = stat()
-            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size < 1 << 20 else { continue }
-            guard let contents = FileManager.default.contents(atPath: path) else { continue }
-            if !body(contents) { return }
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size < 1 << 20 else { return true }
+            guard let contents = FileManager.default.contents(atPath: path) else { return true }
+            return body(contents)
         }
     }
 

@@ -255,7 +255,7 @@ extension Options {
 
     /// Every path made absolute against `cwd`: the daemon runs elsewhere.
     func withAbsolutePaths(_ cwd: String) -> Options {
-        func abs(_ p: String) -> String { p.hasPrefix("/") ? p : URL(fileURLWithPath: p, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path }
+        func abs(_ p: String) -> String { p.hasPrefix("/") ? p : AbsolutePath.of(p, in: cwd) }
         var o = self
         o.outputDirectory = o.outputDirectory.map(abs)
         o.caCertificate = o.caCertificate.map(abs)

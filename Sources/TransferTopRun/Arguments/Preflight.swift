@@ -125,7 +125,7 @@ package enum Preflight {
 
     static func absolutePath(_ path: String) -> String {
         let cwd = FileManager.default.currentDirectoryPath
-        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+        return AbsolutePath.of(path, in: cwd)
     }
 
     /// The first names downloads of `plan` would take (before any " (1)" suffix).

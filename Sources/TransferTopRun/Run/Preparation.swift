@@ -78,7 +78,7 @@ package enum Preparation {
     static func outputDirectory(_ given: String?) throws(UsageError) -> String {
         let cwd = FileManager.default.currentDirectoryPath
         let raw = given ?? cwd
-        let path = URL(fileURLWithPath: raw, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+        let path = AbsolutePath.of(raw, in: cwd)
         var isDir: ObjCBool = false
         if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
             do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {

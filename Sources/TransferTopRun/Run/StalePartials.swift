@@ -11,7 +11,12 @@ package enum StalePartials {
 
     /// nil when the directory cannot be read. One `readdir`, then one open+flock per partial.
     package static func list(in dir: String) -> [Entry]? {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return nil }
+        var names: [String] = []
+        guard DirectoryNames.forEach(in: dir, { name in
+            // Partials are hidden (`.NAME.ttpart`): other names are not made into strings.
+            if name.first == UInt8(ascii: ".") { names.append(String(decoding: name, as: UTF8.self)) }
+            return true
+        }) else { return nil }
         return names.sorted().compactMap { name -> Entry? in
             guard let final = PartialFileName.finalName(ofPartial: name) else { return nil }
             let path = dir + "/" + name
