@@ -15,6 +15,15 @@ public enum AbsolutePath {
             default: parts.append(part)
             }
         }
-        return "/" + parts.joined(separator: "/")
+        // Appended by hand: `joined(separator:)` over substrings instantiated its generic
+        // metadata at the first call, which cost as much as Foundation's path did.
+        guard !parts.isEmpty else { return "/" }
+        var out = ""
+        out.reserveCapacity(joined.utf8.count)
+        for part in parts {
+            out.append("/")
+            out.append(contentsOf: part)
+        }
+        return out
     }
 }
