@@ -29,7 +29,7 @@ public enum DisplayState: String, Sendable, Equatable, CaseIterable {
     }
 
     /// The position in `allCases` (a switch: `firstIndex(of:)` would search).
-    var index: Int {
+    @usableFromInline var index: Int {
         switch self {
         case .queued: return 0
         case .running: return 1
@@ -126,18 +126,15 @@ public enum DisplayState: String, Sendable, Equatable, CaseIterable {
 public struct StateCounts: Sendable, Equatable {
     /// Indexed by `DisplayState.index`: an array, not a dictionary, because it is filled for
     /// every task of every frame (10,000 hash updates a frame showed in the monitor's profile).
-    private var counts = [Int](repeating: 0, count: DisplayState.allCases.count)
+    @usableFromInline var counts = [Int](repeating: 0, count: DisplayState.allCases.count)
 
     public init() {}
 
-    public init<S: Sequence>(_ tasks: S) where S.Element == TaskSnapshot {
-        for t in tasks { counts[DisplayState(t).index] += 1 }
-    }
-
-    /// An array's counts. Called from another module, the generic initialiser is not
-    /// specialised, and its first call looks up the iterator type at run time: half a million
+    /// Inlinable, so a caller in another module gets it specialised for its sequence: not
+    /// specialised, its first call looked up the iterator type at run time, half a million
     /// instructions, 2 % of a one-URL run, for the summary's last line.
-    public init(_ tasks: [TaskSnapshot]) {
+    @inlinable
+    public init<S: Sequence>(_ tasks: S) where S.Element == TaskSnapshot {
         for t in tasks { counts[DisplayState(t).index] += 1 }
     }
 
