@@ -13,8 +13,8 @@ import Foundation
 public enum AbsolutePath {
     /// `path` itself when it starts with `/`, else `path` under `cwd`; standardised.
     public static func of(_ path: String, in cwd: String) -> String {
-        let joined = path.hasPrefix("/") ? path : cwd + "/" + path
         guard cwd.hasPrefix("/"), !path.hasPrefix("~") else { return foundation(path, in: cwd) }
+        let joined = path.hasPrefix("/") ? path : cwd + "/" + path
         var parts: [Substring] = []
         for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
             switch part {
