@@ -47,11 +47,9 @@ public struct DaemonPaths: Sendable, Equatable {
     /// that nobody else can enter.
     public static func privateDirectory(_ path: String, create: Bool = true) throws(DaemonError) {
         if !create, !FileManager.default.fileExists(atPath: path) { return }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw DaemonError("cannot create '\(SafeQuote.quote(path))': \(SafeQuote.quote(DirectoryProblem.reason(creating: path, error), limit: 200))")
+        let code = PrivateDirectory.create(path)
+        if code != 0 {
+            throw DaemonError("cannot create '\(SafeQuote.quote(path))': \(SafeQuote.quote(DirectoryProblem.reason(creating: path, code: code), limit: 200))")
         }
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {

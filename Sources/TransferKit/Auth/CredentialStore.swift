@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// Credentials by server (URLSession's `URLCredentialStorage`). A default session
@@ -131,8 +132,7 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
             text += Netrc.line(machine: host, login: c.user, password: c.password)
         }
         let dir = (netrcPath as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        PrivateDirectory.create(dir)
         // Created 0600 before any byte is written, then renamed over the old file.
         let temp = netrcPath + ".tmp"
         unlink(temp)

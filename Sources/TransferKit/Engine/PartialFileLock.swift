@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// Who holds a partial file's lock, and whether a locked descriptor is still the partial.
@@ -83,8 +84,7 @@ extension PartialFileLock {
 enum PartialFiles {
     static func directory(under base: String) -> String {
         let dir = base + "/partial"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        PrivateDirectory.create(dir)
         return dir
     }
 }

@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// HSTS per configuration kind (DECISIONS 67): every session learns
@@ -65,8 +66,7 @@ final class SessionHSTS {
             merged.adoptMissing(from: theirs)
         }
         let dir = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        PrivateDirectory.create(dir)
         let temp = dir + "/.hsts.txt.\(getpid()).\(sessionID).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }

@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 
 /// A cookie store, as Foundation's `HTTPCookieStorage` (DECISIONS 100):
@@ -244,8 +245,7 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
     /// half a file. The directory is made (0700) if missing.
     static func atomicWrite(_ text: String, to path: String) -> Bool {
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        PrivateDirectory.create(dir)
         let temp = dir + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return false }

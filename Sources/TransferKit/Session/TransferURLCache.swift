@@ -1,3 +1,4 @@
+import BackgroundWire
 import Digest
 import Foundation
 
@@ -271,8 +272,7 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
     }
 
     static func atomicWrite(_ bytes: Data, dir: String, name: String) -> Bool {
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        PrivateDirectory.create(dir)
         let temp = dir + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return false }

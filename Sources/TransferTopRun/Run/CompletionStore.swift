@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -162,8 +163,7 @@ public final class CompletionStore: @unchecked Sendable {
         private func openJournal() -> (fd: Int32, lock: Int32) {
             var lock = CompletionStore.openLock(path)
             if lock < 0 {
-                try? FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true,
-                                                         attributes: [.posixPermissions: 0o700])
+                PrivateDirectory.create(store.directory)
                 lock = CompletionStore.openLock(path)
             }
             // Shared, before the journal is opened: a rewrite (exclusive) cannot rename the

@@ -29,11 +29,9 @@ public struct ResumeStore: Sendable {
     func path(_ key: String) -> String { directory + "/" + key + ".resume" }
 
     public func save(_ data: Data, url: String, outputDirectory: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CLIError("cannot create the state directory '\(directory)': \(DirectoryProblem.reason(creating: directory, error))")
+        let code = PrivateDirectory.create(directory)
+        if code != 0 {
+            throw CLIError("cannot create the state directory '\(directory)': \(DirectoryProblem.reason(creating: directory, code: code))")
         }
         let final = path(Self.key(url: url, outputDirectory: outputDirectory))
         let temp = final + ".\(getpid()).tmp"

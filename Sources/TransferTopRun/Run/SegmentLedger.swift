@@ -1,3 +1,4 @@
+import BackgroundWire
 import Foundation
 import TransferKit
 
@@ -43,8 +44,7 @@ package struct SegmentLedger {
         // says why it starts over, and no record of an older version is left behind.
         let key = [Redaction.redactURL(url.absoluteString), absolute, "\(segmentSize)"].joined(separator: "\n")
         let dir = state + "/segments"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        PrivateDirectory.create(dir)
         let path = dir + "/" + String(SHA256.hex(utf8: key).prefix(32)) + ".json"
         let fd = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .unavailable("cannot keep the record of stored segments in '\(dir)': \(String(cString: strerror(errno)))") }
