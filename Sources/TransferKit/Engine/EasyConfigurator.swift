@@ -52,10 +52,14 @@ final class EasyConfigurator {
             throw TransferError(.unsupportedURL, "unsupported URL scheme '\(SafeQuote.quote(schemeName, limit: 16))' "
                                 + "(use \(URLScheme.supportedList))", failingURL: Redaction.redactURL(r.url.absoluteString))
         }
-        if scheme.needsHost, r.url.host?.isEmpty ?? true {
+        let host = r.url.host
+        if scheme.needsHost, host?.isEmpty ?? true {
             throw TransferError(.badURL, "the URL has no host: \(Redaction.redactURL(r.url.absoluteString))")
         }
         t.scheme = scheme
+        // The hop's place in the engine's per-host queue, from the parts read here (attach reads
+        // it; an upgrade by HSTS above came first).
+        t.hostKey = HostSlots<Transfer>.key(scheme: schemeName, host: host, port: r.url.port)
         try ByteStreamScheme.prepare(t)
         guard let easy = fresh ?? EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
         do {

@@ -33,7 +33,22 @@ struct HostSlots<Waiter> {
 
     /// What a hop's URL is counted under: scheme, host and port as written.
     static func key(_ url: URL) -> String {
-        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
+        key(scheme: url.scheme?.lowercased() ?? "", host: url.host, port: url.port)
+    }
+
+    /// `key(url)` from parts already read (`scheme` lowercased): the transfer thread reads them
+    /// once per hop, and Foundation's accessors parse the URL on each call.
+    static func key(scheme: String, host: String?, port: Int?) -> String {
+        let host = host?.lowercased() ?? ""
+        let port = port.map(String.init) ?? "-1"
+        var key = ""
+        key.reserveCapacity(scheme.utf8.count + host.utf8.count + port.utf8.count + 4)
+        key += scheme
+        key += "://"
+        key += host
+        key += ":"
+        key += port
+        return key
     }
 
     var attachLimit: Int { max(connectionsPerHost, Self.minimumAttached) }
