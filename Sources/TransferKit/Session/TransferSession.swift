@@ -79,6 +79,17 @@ public final class TransferSession: @unchecked Sendable {
                   timerClock: MonotonicEngineClock())
     }
 
+    /// A session whose delegate's type adopts the download role, and with it the task role:
+    /// the roles come from the type, where the initializer above looks them up at run time.
+    /// The first `as?` to each delegate protocol scans every conformance record of the binary,
+    /// 4 % of a one-URL run of the CLI. Same session, same roles: a subclass cannot drop a
+    /// conformance its class has.
+    package convenience init<D: TransferDownloadDelegate>(configuration: TransferConfiguration, delegate: D,
+                                                          delegateQueue: DispatchQueue? = nil, name: String? = nil) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue, name: name,
+                  timerClock: MonotonicEngineClock(), roles: DelegateRoles(task: delegate, download: delegate))
+    }
+
     /// A session for the program's own work that users never see as a session (the CLI's
     /// probe of files a rerun may skip): its id is negative, from a count of its own, so the
     /// sessions a user sees are numbered 1, 2, 3 in the order they were made.
@@ -94,14 +105,14 @@ public final class TransferSession: @unchecked Sendable {
     /// session's own stores.
     init(configuration: TransferConfiguration, delegate: (any TransferSessionDelegate)?,
          delegateQueue: DispatchQueue?, name: String?, timerClock: any EngineClock, numbered: Bool = true,
-         externalCookies: (any ExternalCookieStore)? = nil) {
+         externalCookies: (any ExternalCookieStore)? = nil, roles: DelegateRoles? = nil) {
         let id = numbered ? Self.ids.wrappingAdd(1, ordering: .relaxed).newValue
             : Self.unnumberedIDs.wrappingSubtract(1, ordering: .relaxed).newValue
         self.sessionID = id
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "transferkit.session.\(id).delegate")
         self.core = Locked(SessionCore(name: name ?? "\(configuration.kind.name)-\(id)", delegate: delegate,
-                                       roles: DelegateRoles(delegate),
+                                       roles: roles ?? DelegateRoles(delegate),
                                        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost))
         let cookies = TransferCookieStorage.forConfiguration(configuration)
         // A cookie file is the session's, in memory (DECISIONS 109): imported into the shared
@@ -157,6 +168,12 @@ public final class TransferSession: @unchecked Sendable {
         init(_ delegate: (any TransferSessionDelegate)?) {
             task = delegate as? any TransferTaskDelegate
             download = delegate as? any TransferDownloadDelegate
+        }
+
+        /// Roles known from a delegate's static type: no look-up at run time.
+        init(task: any TransferTaskDelegate, download: any TransferDownloadDelegate) {
+            self.task = task
+            self.download = download
         }
     }
 
