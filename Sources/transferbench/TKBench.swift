@@ -66,7 +66,8 @@ enum TKBench {
 
     static func disk(_ url: URL, to target: URL) -> Outcome {
         let d = DownloadDelegate(target: target)
-        let session = TransferSession(configuration: configuration(), delegate: d)
+        // As a library user's code makes it: the public initializer, roles looked up.
+        let session = TransferSession(configuration: configuration(), delegate: d as any TransferSessionDelegate)
         let task = session.downloadTask(with: url)
         task.resume()
         d.done.wait()

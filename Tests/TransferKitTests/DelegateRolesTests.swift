@@ -21,6 +21,8 @@ import Testing
             #expect(roles.task === delegate)
             #expect(roles.download === delegate)
         }
+        #expect(!typed.delegateRoles.lookedUp, "a concrete download delegate takes the typed initializer")
+        #expect(looked.delegateRoles.lookedUp)
     }
 
     @Test func aDelegateWithoutTheDownloadRoleIsLookedUp() {
@@ -28,5 +30,6 @@ import Testing
         defer { session.invalidateAndCancel() }
         #expect(session.delegateRoles.task != nil)
         #expect(session.delegateRoles.download == nil)
+        #expect(session.delegateRoles.lookedUp)
     }
 }

@@ -101,8 +101,8 @@ final class Transfer {
     /// Whether a request that met a closed kept-alive connection has been sent again
     /// (Machines/StaleConnectionRetry.swift).
     var staleConnection = StaleConnectionRetry()
-    /// The host key of this hop's URL, made on its first attach; while in the multi, the one
-    /// it is counted under.
+    /// The host key of this hop's URL, made with its handle (`makeEasy`, always while
+    /// detached); while in the multi, the one it is counted under.
     var hostKey: String?
     /// The socket of a connection this transfer opened (the sockopt callback); -1 on a reused
     /// one. Read for the connection's round trip (`DistantHosts.noteRoundTrip`).

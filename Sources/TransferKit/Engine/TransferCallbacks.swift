@@ -91,7 +91,7 @@ extension Transfer {
         if isStatusLine {
             statusCode = Self.parseStatus(bytes: body)
             if statusCode >= 100 && statusCode < 200 { informationalHeads += 1 }
-            // Room for a usual head at once (growing 1, 2, 4, 8, 16 was four allocations).
+            // Room for a usual head at once (growing to 1, 2, 4, 8 and 16 allocated five times).
             responseHeaders = []
             responseHeaders.reserveCapacity(16)
             exchange.headBegan()

@@ -306,7 +306,8 @@ final class TransferEngine: @unchecked Sendable {
     /// Hands a transfer to libcurl, or queues it in the engine when its host has no room.
     func attach(_ t: Transfer) {
         guard t.flow.isDetached else { return }
-        // Built once per hop (the string was 1 % of a small-file run when built per attach).
+        // Made with the hop's handle (EasyConfigurator.makeEasy); built here only for a hop
+        // that was given none.
         let key = t.hostKey ?? HostSlots<Transfer>.key(t.request.url)
         t.hostKey = key
         guard slots.admit(t, key: key, priority: t.task.priority, defaultPriority: TransferTask.defaultPriority,

@@ -164,16 +164,20 @@ public final class TransferSession: @unchecked Sendable {
     struct DelegateRoles {
         let task: (any TransferTaskDelegate)?
         let download: (any TransferDownloadDelegate)?
+        /// Found by `as?` at run time, not taken from the delegate's type.
+        let lookedUp: Bool
 
         init(_ delegate: (any TransferSessionDelegate)?) {
             task = delegate as? any TransferTaskDelegate
             download = delegate as? any TransferDownloadDelegate
+            lookedUp = true
         }
 
         /// Roles known from a delegate's static type: no look-up at run time.
         init(task: any TransferTaskDelegate, download: any TransferDownloadDelegate) {
             self.task = task
             self.download = download
+            lookedUp = false
         }
     }
 
