@@ -35,11 +35,11 @@ final class SessionHSTS {
         store.merge(fileText: text, now: Date().timeIntervalSince1970)
     }
 
-    /// Sends the hop to https when its host is known to require it (before its handle is made).
+    /// Sends the hop to https when its host is known to require it (`makeEasy`, before the handle
+    /// and the hop's host key are made).
     func upgrade(_ t: Transfer) {
         guard !store.isEmpty, let upgraded = store.upgraded(t.request.url, now: Date().timeIntervalSince1970) else { return }
         t.request.url = upgraded
-        t.hostKey = nil
     }
 
     /// Learns from a response head that came over https (verified TLS: TransferKit has no

@@ -39,16 +39,7 @@ struct HostSlots<Waiter> {
     /// `key(url)` from parts already read (`scheme` lowercased): the transfer thread reads them
     /// once per hop, and Foundation's accessors parse the URL on each call.
     static func key(scheme: String, host: String?, port: Int?) -> String {
-        let host = host?.lowercased() ?? ""
-        let port = port.map(String.init) ?? "-1"
-        var key = ""
-        key.reserveCapacity(scheme.utf8.count + host.utf8.count + port.utf8.count + 4)
-        key += scheme
-        key += "://"
-        key += host
-        key += ":"
-        key += port
-        return key
+        "\(scheme)://\(host?.lowercased() ?? ""):\(port ?? -1)"
     }
 
     var attachLimit: Int { max(connectionsPerHost, Self.minimumAttached) }
