@@ -344,8 +344,9 @@ cli_table() {
                 esac
                 # The row's median as curl's (cli_median: the mean of the middle two of an even
                 # count), so curl's own row reads 1.00x.
-                local med; med=$(awk -v k="$k" '$1 == k { print $2 }' "$ONE_RESULTS" | cli_median)
-                awk -v k="$k" '$1 == k { print $2 }' "$ONE_RESULTS" | sort -g | awk -v name="$name" -v m="$med" -v c="$curl_one" -v size="$(stat -L -c %s "$bin")" \
+                local times med; times=$(awk -v k="$k" '$1 == k { print $2 }' "$ONE_RESULTS")
+                med=$(cli_median <<< "$times")
+                sort -g <<< "$times" | awk -v name="$name" -v m="$med" -v c="$curl_one" -v size="$(stat -L -c %s "$bin")" \
                     '{ v[NR] = $1 } END { printf "| %s | %.1f | %.1f | %.2fx | %.1f |\n", name, m, v[int(NR * 0.9 + 0.999)], (m > 0 ? m / c : 0), size / 1048576 }'
             done
         fi
