@@ -13,7 +13,7 @@ import Testing
         let server = try await TestServer.get()
         let base = scheme == "https" ? server.httpsBase : server.httpBase
         let session = TransferSession(configuration: ephemeralConfig())
-        for i in 1...(SpareHandles.limit + 4) {
+        for i in 1...12 {
             let (data, response) = try await session.data(from: url("\(base)/bytes/\(100 * i)"))
             #expect(response.statusCode == 200)
             #expect(data == expectedBody(100 * i))
@@ -50,5 +50,15 @@ import Testing
         #expect(again.errorText.isEmpty)
         let fresh = try #require(spares.take())
         #expect(fresh !== handle)
+    }
+
+    /// Hundreds finish between two batches of new tasks: every one of their handles is kept
+    /// and serves a later transfer, none is made anew.
+    @Test func aBurstOfFinishedHandlesIsKeptWhole() throws {
+        let spares = SpareHandles()
+        let burst = try (0..<300).map { _ in try #require(spares.take()) }
+        for h in burst { spares.put(h) }
+        let taken = try (0..<300).map { _ in try #require(spares.take()) }
+        #expect(Set(taken.map(ObjectIdentifier.init)) == Set(burst.map(ObjectIdentifier.init)))
     }
 }
