@@ -29,19 +29,26 @@ extension TraceExporter {
         config.traces.batchSpanProcessor.exportTimeout = .seconds(5)
         do {
             let backend = try OTel.makeTracingBackend(configuration: config)
-            return running(backend.factory, backend.service, endpoint: endpoint)
+            return running(backend.factory, backend.service, endpoint: endpoint, warn: warn)
         } catch {
             throw .configuration("\(error)")
         }
     }
 
     /// The backend's service run in a group of our own; stopping is its graceful shutdown, in
-    /// which the batch processor sends what it holds.
-    static func running<T: Tracer>(_ tracer: T, _ service: some Service, endpoint: String) -> TraceExporter {
+    /// which the batch processor sends what it holds, unless the collector refuses a
+    /// connection (`CollectorProbe`): then the spans held are dropped with a warning instead of
+    /// waiting out the export timeout, and the process's exit ends the group.
+    static func running<T: Tracer>(_ tracer: T, _ service: some Service, endpoint: String,
+                                   warn: @escaping @Sendable (String) -> Void) -> TraceExporter {
         let quiet = Logger(label: "transfertop.otlp.group") { _ in SwiftLogNoOpLogHandler() }
         let group = ServiceGroup(configuration: .init(services: [service], logger: quiet))
         let running = Task { try? await group.run() }
         return TraceExporter(endpoint: endpoint, emit: emitter(tracer), stop: {
+            if case .refused(let why) = await CollectorProbe.probe(endpoint) {
+                warn(Redaction.redactText("traces to \(endpoint): not sent at exit: \(why)"))
+                return
+            }
             await group.triggerGracefulShutdown()
             await running.value
         })

@@ -56,7 +56,7 @@ public final class TraceExporter: Sendable {
     public func export(_ task: TaskSnapshot) { emit(TaskTrace.spans(for: task)) }
 
     /// Sends every queued span and stops; returns within the export timeout (5 s) even when
-    /// the collector does not answer.
+    /// the collector does not answer, and at once, with a warning, when it refuses connections.
     public func shutdown() async { await stop() }
 }
 

@@ -102,7 +102,7 @@ import TransferModel
     }
 
     /// A collector that is down (nothing listens on the port): a warning on stderr, the run's
-    /// outcome and status unchanged, and no hang.
+    /// outcome and status unchanged, and no wait at exit.
     @Test func aCollectorThatIsDownCostsAWarningNotTheRun() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -113,6 +113,9 @@ import TransferModel
                                       "\(server.httpBase)/bytes/100"], environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stderr.contains("transfertop: warning: traces to http://127.0.0.1:\(closed)/v1/traces"), "\(r.stderr)")
+        // Said at once at exit (the probe's refusal), not after the exporter's 5 s timeout.
+        #expect(r.stderr.contains("traces to http://127.0.0.1:\(closed)/v1/traces: not sent at exit: connection refused"), "\(r.stderr)")
+        #expect(!r.stderr.contains("no answer within 5 s"), "\(r.stderr)")
         #expect(fileSize(dir + "/out/100") == 100)
     }
 

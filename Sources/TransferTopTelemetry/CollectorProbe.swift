@@ -1,0 +1,86 @@
+import Foundation
+import TransferModel
+
+/// Whether a collector takes a TCP connection, asked once at exit before the last spans are
+/// sent. The exporter's HTTP client retries a refused connect until its export timeout, so a
+/// collector that is down cost every run 5 s at exit; curl says "connection refused" at once.
+/// Only a definite answer skips the last export: a refusal, an unreachable network, a name
+/// that does not resolve. A slow answer (no reply within `deadline`) leaves the export to its
+/// own timeout, as before.
+public enum CollectorProbe {
+    public enum Outcome: Equatable, Sendable {
+        /// A connection was opened (and closed again at once).
+        case reachable
+        /// Nothing will take the spans: the reason, for the warning.
+        case refused(String)
+        /// No answer within the deadline (a firewall that drops, a slow name server).
+        case undecided
+    }
+
+    /// Probes the host and port of `url` (`http`: 80, `https`: 443 unless it names one).
+    /// Name resolution has no timeout of its own, so the attempt runs on a thread of its own
+    /// and is waited for at most `deadline` seconds; one that outlives it ends with the process.
+    public static func probe(_ url: String, deadline: Double = 1) async -> Outcome {
+        guard let parts = URLComponents(string: url), var host = parts.host, !host.isEmpty else {
+            return .refused("no host in the URL")
+        }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = parts.port ?? (parts.scheme?.lowercased() == "https" ? 443 : 80)
+        let until = DispatchTime.now() + deadline
+        return await withCheckedContinuation { continuation in
+            let answer = Answer(continuation)
+            Thread.detachNewThread { [host] in answer.give(connect(host: host, port: port, deadline: until)) }
+            DispatchQueue.global().asyncAfter(deadline: until) { answer.give(.undecided) }
+        }
+    }
+
+    /// One blocking attempt per resolved address, each bounded by what is left of `deadline`.
+    static func connect(host: String, port: Int, deadline: DispatchTime) -> Outcome {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_ADDRCONFIG
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            return .refused("cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError: Int32 = ECONNREFUSED
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let a = entry {
+            entry = a.pointee.ai_next
+            let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                            a.pointee.ai_protocol)
+            guard fd >= 0 else { lastError = errno; continue }
+            defer { close(fd) }
+            if Glibc.connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return .reachable }
+            guard errno == EINPROGRESS else { lastError = errno; continue }
+            let leftMs = Int32(clamping: Int64(deadline.uptimeNanoseconds) / 1_000_000 - Int64(DispatchTime.now().uptimeNanoseconds) / 1_000_000)
+            guard leftMs > 0 else { return .undecided }
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&pfd, 1, leftMs)
+            guard ready > 0 else { return .undecided }
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+            if soError == 0 { return .reachable }
+            lastError = soError
+        }
+        return .refused(String(cString: strerror(lastError)).lowercased())
+    }
+
+    /// The first of the attempt's outcome and the deadline's `.undecided` resumes the waiter.
+    final class Answer: Sendable {
+        private let waiter: Locked<CheckedContinuation<Outcome, Never>?>
+
+        init(_ continuation: CheckedContinuation<Outcome, Never>) { waiter = Locked(continuation) }
+
+        func give(_ outcome: Outcome) {
+            let first = waiter.withLock { w -> CheckedContinuation<Outcome, Never>? in
+                defer { w = nil }
+                return w
+            }
+            first?.resume(returning: outcome)
+        }
+    }
+}
