@@ -190,6 +190,10 @@ final class TransferEngine: @unchecked Sendable {
             // for more (DECISIONS 142): then the poll wakes in time to send them.
             var timeout = pollTimeoutMillis()
             if let held = outbox.flushUnlessHeld(transfersLeft: !transfers.isEmpty) { timeout = min(timeout, held) }
+            // Commands waiting (a long list's next starts, one a turn): libcurl runs again at once,
+            // without a poll that would return at once (a system call and a walk of every
+            // handle's sockets per new transfer).
+            guard timeout > 0 else { continue }
             var fds: Int32 = 0
             _ = curl_multi_poll(multi.raw, nil, 0, Int32(timeout), &fds)
         }
