@@ -35,38 +35,49 @@ public enum CollectorProbe {
     }
 
     /// One blocking attempt per resolved address, each bounded by what is left of `deadline`.
+    /// Resolved as the exporter's HTTP client resolves (no `AI_ADDRCONFIG`, which hides `::1` on
+    /// a host without a global IPv6 address). Refused only when no name resolves, or when
+    /// every address refused or was unreachable; anything else (no descriptors, an
+    /// interrupted call) is `.undecided`.
     static func connect(host: String, port: Int, deadline: DispatchTime) -> Outcome {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_ADDRCONFIG
+        hints.ai_protocol = Int32(IPPROTO_TCP)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
-            return .refused("cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
+            return rc == EAI_NONAME ? .refused("cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))") : .undecided
         }
         defer { freeaddrinfo(list) }
-        var lastError: Int32 = ECONNREFUSED
+        var refusal: Int32?
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let a = entry {
             entry = a.pointee.ai_next
             let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
                             a.pointee.ai_protocol)
-            guard fd >= 0 else { lastError = errno; continue }
+            guard fd >= 0 else {
+                if errno == EAFNOSUPPORT { continue }  // an address family this kernel lacks
+                return .undecided
+            }
             defer { close(fd) }
+            var error: Int32 = 0
             if Glibc.connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return .reachable }
-            guard errno == EINPROGRESS else { lastError = errno; continue }
-            let leftMs = Int32(clamping: Int64(deadline.uptimeNanoseconds) / 1_000_000 - Int64(DispatchTime.now().uptimeNanoseconds) / 1_000_000)
-            guard leftMs > 0 else { return .undecided }
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&pfd, 1, leftMs)
-            guard ready > 0 else { return .undecided }
-            var soError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
-            if soError == 0 { return .reachable }
-            lastError = soError
+            if errno == EINPROGRESS {
+                let leftMs = Int32(clamping: Int64(deadline.uptimeNanoseconds) / 1_000_000 - Int64(DispatchTime.now().uptimeNanoseconds) / 1_000_000)
+                guard leftMs > 0 else { return .undecided }
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard poll(&pfd, 1, leftMs) > 0 else { return .undecided }
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return .undecided }
+                if error == 0 { return .reachable }
+            } else {
+                error = errno
+            }
+            guard error == ECONNREFUSED || error == ENETUNREACH || error == EHOSTUNREACH else { return .undecided }
+            refusal = error
         }
-        return .refused(String(cString: strerror(lastError)).lowercased())
+        guard let refusal else { return .undecided }
+        return .refused(String(cString: strerror(refusal)).lowercased())
     }
 
     /// The first of the attempt's outcome and the deadline's `.undecided` resumes the waiter.

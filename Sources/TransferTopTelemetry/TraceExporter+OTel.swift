@@ -45,7 +45,11 @@ extension TraceExporter {
         let group = ServiceGroup(configuration: .init(services: [service], logger: quiet))
         let running = Task { try? await group.run() }
         return TraceExporter(endpoint: endpoint, emit: emitter(tracer), stop: {
-            if case .refused(let why) = await CollectorProbe.probe(endpoint) {
+            // swift-otel sends to OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT when set, not to
+            // `endpoint`: then the probe would ask the wrong host.
+            let overridden = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]
+                .contains { ProcessInfo.processInfo.environment[$0] != nil }
+            if !overridden, case .refused(let why) = await CollectorProbe.probe(endpoint) {
                 warn(Redaction.redactText("traces to \(endpoint): not sent at exit: \(why)"))
                 return
             }

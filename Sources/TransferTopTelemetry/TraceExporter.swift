@@ -55,8 +55,9 @@ public final class TraceExporter: Sendable {
     /// Exports one finished task: its spans are made now, with the metrics' times, and queued.
     public func export(_ task: TaskSnapshot) { emit(TaskTrace.spans(for: task)) }
 
-    /// Sends every queued span and stops; returns within the export timeout (5 s) even when
-    /// the collector does not answer, and at once, with a warning, when it refuses connections.
+    /// Sends every queued span and stops: at once, with a warning, when the collector refuses
+    /// connections (`CollectorProbe`); otherwise within the probe's second and the export
+    /// timeout (5 s) even when it does not answer.
     public func shutdown() async { await stop() }
 }
 
