@@ -9,9 +9,6 @@ final class EasyHandle {
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
     /// libcurl writes its human error text here; it must live as long as the handle.
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    /// A spare that kept its receive buffer from an HTTP/2 stream (`SpareHandles`): libcurl
-    /// 7.88 refuses it a new buffer size, so it reads in its default 16 KiB pieces.
-    var keepsReceiveBuffer = false
 
     init?() {
         guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
@@ -120,38 +117,27 @@ struct CurlSetupError: Error, CustomStringConvertible {
 /// The bound is a burst, not a loop turn: a session given a thousand tasks at once finishes
 /// hundreds of them before its delegate's next batch of new ones arrives, and with 8 kept
 /// half of such a run's 5,000 handles were made anew (2,445 `curl_easy_init`s; 641 with 1,024
-/// kept). A spare holds ~5.5 KB once reset, and there are never more handles than were alive
-/// at once, each then with a transfer.
-///
-/// libcurl 7.88 frees a handle's receive buffer when its transfer is done, except for an
-/// HTTP/2 stream whose connection still carries others, and refuses `CURLOPT_BUFFERSIZE` to a
-/// handle that holds one. Such a spare reads in libcurl's default 16 KiB pieces, and serves
-/// only https transfers: TLS records are at most 16 KiB, and HTTP/2's DATA frames by default,
-/// so there the size costs little, where a cleartext HTTP/1.1 download reads 512 KiB at a
-/// time (`EasyConfigurator.receiveBufferSize`). Dropping them made 4,523 of 5,000 handles
-/// anew over HTTP/2.
+/// kept). A spare holds ~5.5 KB (libcurl freed its receive buffer when its transfer was done),
+/// so a full pool is ~5.6 MB, kept only after that many transfers were alive at once.
 final class SpareHandles {
     static let limit = 1024
     private var handles: [EasyHandle] = []
-    private var keepingBuffer: [EasyHandle] = []
 
-    /// A spare for a transfer of `scheme` (lowercased), or a new handle.
-    func take(scheme: String = "") -> EasyHandle? {
-        if scheme == "https", let h = keepingBuffer.popLast() { return h }
-        return handles.popLast() ?? EasyHandle()
-    }
+    func take() -> EasyHandle? { handles.popLast() ?? EasyHandle() }
 
     func put(_ handle: EasyHandle) {
-        guard handles.count + keepingBuffer.count < Self.limit else { return }
+        guard handles.count < Self.limit else { return }
         handle.reset()
-        handle.keepsReceiveBuffer = tk_easy_setopt_long(handle.raw, CURLOPT_BUFFERSIZE, EasyConfigurator.receiveBufferSize) != CURLE_OK
-        if handle.keepsReceiveBuffer { keepingBuffer.append(handle) } else { handles.append(handle) }
+        // libcurl 7.88 refuses a new receive buffer size while the handle still holds its
+        // buffer: an HTTP/2 stream's handle keeps it when its connection still carries other
+        // streams (`multi_done` returns early), and with it the bytes of a paused write, which
+        // the next transfer would be handed. Such a handle would read in 16 KiB pieces, or
+        // fail `makeEasy`, so it is not kept.
+        guard tk_easy_setopt_long(handle.raw, CURLOPT_BUFFERSIZE, EasyConfigurator.receiveBufferSize) == CURLE_OK else { return }
+        handles.append(handle)
     }
 
     /// Before the share goes: a spare is still attached to it.
-    func removeAll() {
-        handles.removeAll()
-        keepingBuffer.removeAll()
-    }
+    func removeAll() { handles.removeAll() }
 }
 

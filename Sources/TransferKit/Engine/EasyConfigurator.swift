@@ -109,11 +109,7 @@ final class EasyConfigurator {
         try e.set(CURLOPT_PROTOCOLS_STR, t.scheme.curlProtocol)
         let decodes = t.scheme.isHTTP && decodesContent(t)
         let guarded = decodes && configuration.maximumDecodedRatio != nil
-        // A spare that kept its buffer reads in libcurl's default size, the guarded one's
-        // (`SpareHandles`).
-        if !e.keepsReceiveBuffer {
-            try e.set(CURLOPT_BUFFERSIZE, guarded ? Self.guardedReceiveBufferSize : Self.receiveBufferSize)
-        }
+        try e.set(CURLOPT_BUFFERSIZE, guarded ? Self.guardedReceiveBufferSize : Self.receiveBufferSize)
         try e.set(CURLOPT_HTTP_VERSION, configuration.allowsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
         // PIPEWAIT only where HTTP/2 can be negotiated (TLS + ALPN): on cleartext HTTP/1.1,
         // 7.88 makes a second request wait for the first connection to finish and reuses it,

@@ -65,8 +65,8 @@ final class CommandInbox: @unchecked Sendable {
     }
 
     /// Runs the commands that arrived, in order, but sets up at most `startsPerTurn` new
-    /// transfers before libcurl runs again: the rest wait for the next turn, which then polls
-    /// without sleeping. Setting up a few thousand handles in one turn (a long URL list) held
+    /// transfers before libcurl runs again: the rest wait for the next turn, which then comes
+    /// without a poll. Setting up a few thousand handles in one turn (a long URL list) held
     /// up the connections already being made, and libcurl counted that wait into their connect
     /// and TLS phases. Returns the shutdown command when one is reached. Transfer thread only.
     func runTurn(_ handle: (EngineCommand) -> Void) -> EngineCommand? {

@@ -6,7 +6,7 @@ extension TransferEngine {
 
     func start(_ task: TransferTask, requestedAt: UInt64) {
         let sink = Transfer.Sink.of(task)
-        guard let placeholder = spareHandles.take(scheme: task.currentRequest.url.scheme?.lowercased() ?? "") else {
+        guard let placeholder = spareHandles.take() else {
             task.fail(TransferError(.unknown, "libcurl could not create a handle"))
             return
         }
