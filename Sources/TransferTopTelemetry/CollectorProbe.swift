@@ -2,9 +2,8 @@ import Foundation
 import TransferModel
 
 /// Whether a collector takes a TCP connection, asked once at exit before the last spans are
-/// sent. The exporter's HTTP client retries a refused connect until its export timeout, so a
-/// collector that is down cost every run 5 s at exit; curl says "connection refused" at once.
-/// Only a definite answer skips the last export: a refusal, an unreachable network, a name
+/// sent (DECISIONS 207): the exporter's HTTP client retries a refused connect until its export
+/// timeout, where curl says "connection refused" at once. Only a definite answer skips the last export: a refusal, an unreachable network, a name
 /// that does not resolve. A slow answer (no reply within `deadline`) leaves the export to its
 /// own timeout, as before.
 public enum CollectorProbe {

@@ -5,7 +5,7 @@ import Testing
 /// `CollectorProbe`: what the exit asks before it sends the last spans, against real sockets
 /// on loopback.
 @Suite struct CollectorProbeTests {
-    /// A socket bound to `address` on a port the kernel picks; listening or not.
+    /// A socket bound to 127.0.0.1 or ::1 on a port the kernel picks; listening or not.
     final class Socket {
         let fd: Int32
         let port: Int
@@ -15,7 +15,7 @@ import Testing
             guard fd >= 0 else { throw POSIXError(.EBADF) }
             guard Self.bindLoopback(fd, ipv6: ipv6) == 0, !listening || listen(fd, 4) == 0 else {
                 close(fd)
-                throw POSIXError(.EADDRINUSE)
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
             }
             self.fd = fd
             port = Self.boundPort(fd, ipv6: ipv6)

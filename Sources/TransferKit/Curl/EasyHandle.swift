@@ -113,12 +113,10 @@ struct CurlSetupError: Error, CustomStringConvertible {
 }
 
 /// Easy handles of finished transfers, reset and kept for the next ones (transfer thread
-/// only): making one (`curl_easy_init`) and cleaning it up was 4 % of a 5,000 x 1 KiB run's CPU.
-/// The bound is a burst, not a loop turn: a session given a thousand tasks at once finishes
-/// hundreds of them before its delegate's next batch of new ones arrives, and with 8 kept
-/// half of such a run's 5,000 handles were made anew (2,445 `curl_easy_init`s; 641 with 1,024
-/// kept). A spare holds ~5.5 KB (libcurl freed its receive buffer when its transfer was done),
-/// so a full pool is ~5.6 MB, kept only after that many transfers were alive at once.
+/// only; DECISIONS 123, 208). The bound is a burst, not a loop turn: a session given a thousand
+/// tasks at once finishes hundreds of them before its delegate's next batch of new ones
+/// arrives. A spare holds ~5.5 KB (libcurl freed its receive buffer when its transfer was
+/// done), and there are never more handles than were alive at once.
 final class SpareHandles {
     static let limit = 1024
     private var handles: [EasyHandle] = []
