@@ -3,9 +3,9 @@ import TransferModel
 
 /// Whether a collector takes a TCP connection, asked once at exit before the last spans are
 /// sent (DECISIONS 207): the exporter's HTTP client retries a refused connect until its export
-/// timeout, where curl says "connection refused" at once. Only a definite answer skips the last export: a refusal, an unreachable network, a name
-/// that does not resolve. A slow answer (no reply within `deadline`) leaves the export to its
-/// own timeout, as before.
+/// timeout, where curl says "connection refused" at once. Only a definite answer skips the
+/// last export: a refusal, an unreachable network, a name that does not resolve. A slow answer
+/// (no reply within `deadline`) leaves the export to its own timeout, as before.
 public enum CollectorProbe {
     public enum Outcome: Equatable, Sendable {
         /// A connection was opened (and closed again at once).
@@ -20,15 +20,15 @@ public enum CollectorProbe {
     /// Name resolution has no timeout of its own, so the attempt runs on a thread of its own
     /// and is waited for at most `deadline` seconds; one that outlives it ends with the process.
     public static func probe(_ url: String, deadline: Double = 1) async -> Outcome {
-        guard let parts = URLComponents(string: url), var host = parts.host, !host.isEmpty else {
+        // `URL.host` is an IPv6 literal without its brackets, as getaddrinfo wants it.
+        guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty else {
             return .refused("no host in the URL")
         }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = parts.port ?? (parts.scheme?.lowercased() == "https" ? 443 : 80)
+        let port = RedirectPolicy.effectivePort(parsed)
         let until = DispatchTime.now() + deadline
         return await withCheckedContinuation { continuation in
             let answer = Answer(continuation)
-            Thread.detachNewThread { [host] in answer.give(connect(host: host, port: port, deadline: until)) }
+            Thread.detachNewThread { answer.give(connect(host: host, port: port, deadline: until)) }
             DispatchQueue.global().asyncAfter(deadline: until) { answer.give(.undecided) }
         }
     }

@@ -229,7 +229,7 @@ final class SessionCredentials {
                                realm: chosen.realm, authenticationMethod: method)
     }
 
-    static func port(of url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
+    static func port(of url: URL) -> Int { RedirectPolicy.effectivePort(url) }
 
     static func sameOrigin(_ space: ProtectionSpace, _ url: URL) -> Bool {
         space.host.lowercased() == (url.host ?? "").lowercased() && space.port == port(of: url)

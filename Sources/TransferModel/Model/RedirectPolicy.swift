@@ -88,7 +88,8 @@ public enum RedirectPolicy {
             && effectivePort(a) == effectivePort(b)
     }
 
-    static func effectivePort(_ u: URL) -> Int {
+    /// The URL's port, or its scheme's default (443 for https, 80 otherwise).
+    public static func effectivePort(_ u: URL) -> Int {
         u.port ?? (u.scheme?.lowercased() == "https" ? 443 : 80)
     }
 }
