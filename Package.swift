@@ -120,7 +120,7 @@ let package = Package(
         // Digest too: TransferModel's own SHA-256 is checked against OpenSSL's.
         .testTarget(name: "TransferModelTests", dependencies: ["TransferModel", "Digest", "TestSupport"]),
         .testTarget(name: "RunEvidenceTests", dependencies: ["RunEvidence", "TransferModel"]),
-        .testTarget(name: "TransferTopTelemetryTests", dependencies: ["TransferTopTelemetry", "TransferModel"]),
+        .testTarget(name: "TransferTopTelemetryTests", dependencies: ["TransferTopTelemetry", "TransferModel", "TestSupport"]),
         .testTarget(name: "TransferKitTests", dependencies: ["TransferKit", "BackgroundWire", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "TransferModel", "TestSupport"]),
         // GRDB directly too: the tests write foreign and future-schema SQLite files and read pragmas.

@@ -108,7 +108,9 @@ import TransferModel
         defer { Task { try? await server.shutdown() } }
         let dir = try Run.tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let closed = try Self.closedPort()
+        // Bound, not listening: refused for as long as the test holds it.
+        let socket = try LoopbackSocket(listening: false)
+        let closed = socket.port
         let r = try await Run.binary(["--no-tui", "-o", dir + "/out", "--otlp", "http://127.0.0.1:\(closed)",
                                       "\(server.httpBase)/bytes/100"], environment: ["XDG_STATE_HOME": dir + "/state"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
@@ -117,10 +119,8 @@ import TransferModel
         #expect(r.stderr.contains("traces to http://127.0.0.1:\(closed)/v1/traces: not sent at exit: connection refused"), "\(r.stderr)")
         #expect(!r.stderr.contains("no answer within 5 s"), "\(r.stderr)")
         #expect(fileSize(dir + "/out/100") == 100)
+        withExtendedLifetime(socket) {}
     }
-
-    /// A port nothing listens on: bound by the kernel's choice, then closed (the sshd rig's).
-    static func closedPort() throws -> Int { try SSHServerRig.freePort() }
 
     /// The daemon, started on demand by a command whose environment has TRANSFERTOP_OTLP,
     /// exports its tasks; `daemon stop` sends what it holds before the daemon exits.
