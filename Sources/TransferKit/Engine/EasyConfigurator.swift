@@ -59,7 +59,7 @@ final class EasyConfigurator {
         t.scheme = scheme
         // The hop's place in the engine's per-host queue, from the parts read here (attach reads
         // it; an upgrade by HSTS above came first).
-        t.hostKey = HostSlots<Transfer>.key(scheme: schemeName, host: host, port: r.url.port)
+        t.hostKey = hostKey(scheme: schemeName, host: host, port: r.url.port)
         try ByteStreamScheme.prepare(t)
         guard let easy = fresh ?? EasyHandle() else { throw TransferError(.unknown, "libcurl could not create a handle") }
         do {
@@ -81,6 +81,17 @@ final class EasyConfigurator {
                                 failingURL: Redaction.redactURL(r.url.absoluteString))
         }
         return easy
+    }
+
+    /// The last hop's host key and the parts it was made of: a list's URLs mostly share a host,
+    /// and each key made anew is a string built and a host lower-cased per hop.
+    private var lastHostKey: (scheme: String, host: String?, port: Int?, key: String)?
+
+    private func hostKey(scheme: String, host: String?, port: Int?) -> String {
+        if let last = lastHostKey, last.port == port, last.host == host, last.scheme == scheme { return last.key }
+        let key = HostSlots<Transfer>.key(scheme: scheme, host: host, port: port)
+        lastHostKey = (scheme, host, port, key)
+        return key
     }
 
     /// libcurl's receive buffer per handle (its default is 16 KiB): 512 KiB per write callback.

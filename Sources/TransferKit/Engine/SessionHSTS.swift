@@ -45,11 +45,13 @@ final class SessionHSTS {
     /// Learns from a response head that came over https (verified TLS: TransferKit has no
     /// switch to turn verification off). Only the first such header counts (RFC 6797 8.1).
     func record(_ t: Transfer) {
-        guard t.request.url.scheme?.lowercased() == "https", let host = t.request.url.host,
-              // The length test first: no lower-cased copy of every header of every response.
-              let header = t.responseHeaders.first(where: {
+        // The header first, then the URL: most responses have none, and the URL's parts are
+        // worked out anew at each call. The length test first: no lower-cased copy of every
+        // header of every response.
+        guard let header = t.responseHeaders.first(where: {
                   $0.name.utf8.count == 25 && $0.name.lowercased() == "strict-transport-security"
-              })
+              }),
+              t.request.url.scheme?.lowercased() == "https", let host = t.request.url.host
         else { return }
         if store.record(header: header.value, host: host, now: Date().timeIntervalSince1970) { changed = true }
     }
