@@ -29,19 +29,24 @@ package enum AlreadyComplete {
         // parsed only when it is needed (per URL, the journal's path, a lock and a parse cost
         // 4.5 s before a rerun of 1,000,000 lines began).
         let records = store?.records(outputDirectory: plan.outputDirectory) ?? CompletionIndex()
+        let urlCount = plan.sessions.reduce(0) { $0 + $1.tasks.count + $1.downloadURLs.count }
+        let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : nil
         for (i, session) in plan.sessions.enumerated() {
             // A session's downloads are its tasks and its streamed list (`downloadURLs`):
             // a rerun of `-i list` skips what it placed just as a rerun of URLs does.
             // Slot k < tasks.count is task k; above, downloadURLs[k - tasks.count].
             let count = session.tasks.count
-            func text(_ k: Int) -> String { k < count ? session.tasks[k].url.absoluteString : session.downloadURLs[k - count] }
-            func url(_ k: Int) -> URL? { k < count ? session.tasks[k].url : URL(string: text(k)) }
+            @Sendable func text(_ k: Int) -> String { k < count ? session.tasks[k].url.absoluteString : session.downloadURLs[k - count] }
+            @Sendable func url(_ k: Int) -> URL? { k < count ? session.tasks[k].url : URL(string: text(k)) }
             var skip = Set<Int>()
             var probes: [(slot: Int, path: String)] = []
             var candidates: [(URL, CompletionStore.Record)] = []
-            for k in 0..<(count + session.downloadURLs.count) {
-                guard k >= count || session.tasks[k].kind == .download else { continue }
-                switch decision(text(k), url: { url(k) }, plan, records) {
+            let decisions = decideAll(count + session.downloadURLs.count) { k in
+                guard k >= count || session.tasks[k].kind == .download else { return .run }
+                return decision(text(k), url: { url(k) }, plan, records, listing: listing)
+            }
+            for (k, d) in decisions.enumerated() {
+                switch d {
                 case .run: break
                 case .skip(let note): skip.insert(k); notes.append(note)
                 case .probe(let record, let path):
@@ -63,16 +68,59 @@ package enum AlreadyComplete {
         return (out, notes)
     }
 
-    enum Decision {
+    /// `decide(k)` for every k below `count`, in order. A long list's look-ups (a key hashed, a
+    /// journal line parsed and a file looked at per URL) run before the first download starts,
+    /// when the other cores have nothing to do: they are shared among them.
+    static func decideAll(_ count: Int, _ decide: @Sendable (Int) -> Decision) -> [Decision] {
+        let chunks = count >= 2_000 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        guard chunks > 1 else { return (0..<count).map(decide) }
+        let size = (count + chunks - 1) / chunks
+        let parts = Locked([[Decision]](repeating: [], count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            let part = (c * size..<min(count, (c + 1) * size)).map(decide)
+            parts.withLock { $0[c] = part }
+        }
+        return parts.withLock { $0.flatMap { $0 } }
+    }
+
+    enum Decision: Sendable {
         case run
         case skip(String)
         /// A file this command placed before, still of its recorded size: ask the server.
         case probe(CompletionStore.Record, path: String)
     }
 
+    /// From this many URLs on, the output directory is listed once and a name it does not hold
+    /// is not looked at: a rerun into an emptied directory made one `lstat` per URL, about 3 µs
+    /// each on tmpfs, before the first download began. Below it a listing of a large directory
+    /// could cost more than the look-ups.
+    static let listingThreshold = 256
+
+    /// The names in a directory, read once (nil set when it cannot be read: then every name is
+    /// looked at). Swift compares names by canonical equivalence, so a name stored in another
+    /// normalisation is looked at too: never reported missing when it is there.
+    struct DirectoryListing: Sendable {
+        let names: Set<String>?
+
+        init(_ directory: String) {
+            guard let dir = opendir(directory) else { names = nil; return }
+            defer { closedir(dir) }
+            var found = Set<String>()
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name != "." && name != ".." { found.insert(name) }
+            }
+            names = found
+        }
+
+        /// False only when the listing was read and has no such name.
+        func mayHold(_ name: String) -> Bool { names?.contains(name) ?? true }
+    }
+
     /// What to do with the download of `text` (`url` parses it, asked only when needed), given
-    /// the journal's `records` of the output directory.
-    static func decision(_ text: String, url: () -> URL?, _ plan: RunPlan, _ records: CompletionIndex) -> Decision {
+    /// the journal's `records` of the output directory and, for a long list, its `listing`.
+    static func decision(_ text: String, url: () -> URL?, _ plan: RunPlan, _ records: CompletionIndex,
+                         listing: DirectoryListing? = nil) -> Decision {
         // Hashing for the journal only when it holds records: a first run of a long list looks
         // nothing up (decision 41).
         let record = records.isEmpty ? nil : records[ResumeStore.key(url: text, outputDirectory: plan.outputDirectory)]
@@ -83,11 +131,12 @@ package enum AlreadyComplete {
             // The name this command gave the URL's file before (a Content-Disposition name is
             // known only from a response), else the URL's.
             guard let name = record?.name ?? url().map(OutputNaming.sanitizedName(for:)) else { return .run }
+            guard listing?.mayHold(name) ?? true else { return .run }
             let path = plan.outputDirectory + "/" + name
             guard FileManager.default.fileExists(atPath: path) else { return .run }
             return .skip("skipped \(Redaction.redactURL(text)): '\(path)' exists (--no-clobber)")
         case .keepBoth:
-            guard let record else { return .run }
+            guard let record, listing?.mayHold(record.name) ?? true else { return .run }
             let path = plan.outputDirectory + "/" + record.name
             return fileSize(path) == record.size ? .probe(record, path: path) : .run
         }
