@@ -70,7 +70,7 @@ package enum AlreadyComplete {
 
     /// `decide(k)` for every k below `count`, in order. A long list's look-ups (a key hashed, a
     /// journal line parsed and a file looked at per URL) run before the first download starts,
-    /// when the other cores have nothing to do: they are shared among them.
+    /// when the other cores have nothing to do: they are shared among them (DECISIONS 210).
     static func decideAll(_ count: Int, _ decide: @Sendable (Int) -> Decision) -> [Decision] {
         let chunks = count >= 2_000 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
         guard chunks > 1 else { return (0..<count).map(decide) }
@@ -91,9 +91,9 @@ package enum AlreadyComplete {
     }
 
     /// From this many URLs on, the output directory is listed once and a name it does not hold
-    /// is not looked at: a rerun into an emptied directory made one `lstat` per URL, about 3 µs
-    /// each on tmpfs, before the first download began. Below it a listing of a large directory
-    /// could cost more than the look-ups.
+    /// is not looked at (DECISIONS 210): a rerun into an emptied directory made one `lstat` per
+    /// URL before the first download began. Below it a listing of a large directory could cost
+    /// more than the look-ups.
     static let listingThreshold = 256
 
     /// The names in a directory, read once (nil set when it cannot be read: then every name is
