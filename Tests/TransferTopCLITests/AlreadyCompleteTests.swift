@@ -69,8 +69,30 @@ import TransferModel
                 continue
             }
         }
-        // A directory that cannot be listed answers for nothing: every name is looked at.
-        let unreadable = AlreadyComplete.DirectoryListing(dir + "/no-such-directory")
+        // A directory that does not exist holds nothing; one that cannot be listed (a path
+        // through a file) answers for nothing: every name is looked at.
+        let missing = AlreadyComplete.DirectoryListing(dir + "/no-such-directory")
+        #expect(missing.names == [] && !missing.mayHold("here.bin"))
+        let unreadable = AlreadyComplete.DirectoryListing(dir + "/here.bin/sub")
         #expect(unreadable.names == nil && unreadable.mayHold("anything"))
+    }
+
+    /// A long list into an empty output directory keeps every URL and says nothing, whatever
+    /// the journal holds: there is no file to keep.
+    @Test func aLongListIntoAnEmptyDirectoryKeepsEveryURL() async throws {
+        let dir = NSTemporaryDirectory() + "already-complete-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var session = SessionPlan(name: "s")
+        session.downloadURLs = (0..<AlreadyComplete.listingThreshold).map { "http://127.0.0.1:9/f\($0)" }
+        for existing in [ExistingFiles.skip, .keepBoth] {
+            for target in [dir, dir + "/not-made-yet"] {
+                var plan = RunPlan(sessions: [session], outputDirectory: target)
+                plan.existingFiles = existing
+                let (filtered, notes) = await AlreadyComplete.filter(plan, store: nil)
+                #expect(filtered == plan)
+                #expect(notes.isEmpty)
+            }
+        }
     }
 }

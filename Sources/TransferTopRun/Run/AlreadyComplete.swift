@@ -18,10 +18,14 @@ package enum AlreadyComplete {
     package static func filter(_ plan: RunPlan, store: CompletionStore?) async -> (RunPlan, notes: [String]) {
         // Nothing to look up: every download runs. Asked once, not once per URL (a first run
         // of a 1,000,000-line list hashed every URL against an empty journal).
-        switch plan.existingFiles {
-        case .replace: return (plan, [])
-        case .keepBoth where !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false): return (plan, [])
-        default: break
+        if plan.existingFiles == .replace { return (plan, []) }
+        let urlCount = plan.sessions.reduce(0) { $0 + $1.tasks.count + $1.downloadURLs.count }
+        let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : nil
+        // An empty output directory (or none yet) holds no file to keep: the journal is not
+        // even read (a nightly list into a directory its consumer empties).
+        if listing?.names?.isEmpty == true { return (plan, []) }
+        if plan.existingFiles == .keepBoth, !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false) {
+            return (plan, [])
         }
         var out = plan
         var notes: [String] = []
@@ -29,8 +33,6 @@ package enum AlreadyComplete {
         // parsed only when it is needed (per URL, the journal's path, a lock and a parse cost
         // 4.5 s before a rerun of 1,000,000 lines began).
         let records = store?.records(outputDirectory: plan.outputDirectory) ?? CompletionIndex()
-        let urlCount = plan.sessions.reduce(0) { $0 + $1.tasks.count + $1.downloadURLs.count }
-        let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : nil
         for (i, session) in plan.sessions.enumerated() {
             // A session's downloads are its tasks and its streamed list (`downloadURLs`):
             // a rerun of `-i list` skips what it placed just as a rerun of URLs does.
@@ -96,14 +98,18 @@ package enum AlreadyComplete {
     /// more than the look-ups.
     static let listingThreshold = 256
 
-    /// The names in a directory, read once (nil set when it cannot be read: then every name is
-    /// looked at). Swift compares names by canonical equivalence, so a name stored in another
-    /// normalisation is looked at too: never reported missing when it is there.
+    /// The names in a directory, read once: none when it does not exist, nil when it cannot be
+    /// read (then every name is looked at). Swift compares names by canonical equivalence, so a
+    /// name stored in another normalisation is looked at too: never reported missing when it is
+    /// there.
     struct DirectoryListing: Sendable {
         let names: Set<String>?
 
         init(_ directory: String) {
-            guard let dir = opendir(directory) else { names = nil; return }
+            guard let dir = opendir(directory) else {
+                names = errno == ENOENT ? [] : nil
+                return
+            }
             defer { closedir(dir) }
             var found = Set<String>()
             while let entry = readdir(dir) {
