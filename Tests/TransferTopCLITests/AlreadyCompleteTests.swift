@@ -58,6 +58,8 @@ import TransferModel
         let listing = AlreadyComplete.DirectoryListing(dir)
         #expect(listing.names == ["here.bin"])
         #expect(!listing.mayHold("gone.bin"))
+        // Another case may be the same file on another file system: looked at, not skipped.
+        #expect(listing.mayHold("HERE.bin"))
         for l in [listing, nil] {
             guard case .probe(let record, let path) = AlreadyComplete.decision(here, url: { URL(string: here) }, plan, records, listing: l) else {
                 Issue.record("a recorded file of its size is asked about")
@@ -78,21 +80,38 @@ import TransferModel
     }
 
     /// A long list into an empty output directory keeps every URL and says nothing, whatever
-    /// the journal holds: there is no file to keep.
-    @Test func aLongListIntoAnEmptyDirectoryKeepsEveryURL() async throws {
+    /// the journal holds, without reading the journal: there is no file to keep. A directory
+    /// with a file in it has its journal read.
+    @Test func aLongListIntoAnEmptyDirectoryKeepsEveryURLWithoutReadingTheJournal() async throws {
         let dir = NSTemporaryDirectory() + "already-complete-\(getpid())-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var session = SessionPlan(name: "s")
         session.downloadURLs = (0..<AlreadyComplete.listingThreshold).map { "http://127.0.0.1:9/f\($0)" }
-        for existing in [ExistingFiles.skip, .keepBoth] {
-            for target in [dir, dir + "/not-made-yet"] {
+        for target in [dir + "/out", dir + "/not-made-yet"] {
+            // A record for every URL of the list, in a journal of its own.
+            let store = CompletionStore(directory: dir + "/state-\(target.hasSuffix("out") ? "a" : "b")")
+            let journal = CompletionStore.Journal(store: store, outputDirectory: target)
+            for (n, url) in session.downloadURLs.enumerated() {
+                _ = journal.append(.init(name: "f\(n)", size: 1, entityTag: nil, lastModified: nil), url: url)
+            }
+            journal.flush()
+            for existing in [ExistingFiles.skip, .keepBoth] {
                 var plan = RunPlan(sessions: [session], outputDirectory: target)
                 plan.existingFiles = existing
-                let (filtered, notes) = await AlreadyComplete.filter(plan, store: nil)
+                let (filtered, notes) = await AlreadyComplete.filter(plan, store: store)
                 #expect(filtered == plan)
                 #expect(notes.isEmpty)
             }
+            #expect(store.indexes.withLock { $0.isEmpty }, "the journal was not read")
         }
+        // One file (not one of the list's): the journal is read and every URL runs.
+        #expect(FileManager.default.createFile(atPath: dir + "/out/other", contents: Data("x".utf8)))
+        let store = CompletionStore(directory: dir + "/state-a")
+        var plan = RunPlan(sessions: [session], outputDirectory: dir + "/out")
+        plan.existingFiles = .keepBoth
+        let (filtered, notes) = await AlreadyComplete.filter(plan, store: store)
+        #expect(filtered == plan && notes.isEmpty)
+        #expect(!store.indexes.withLock { $0.isEmpty }, "the journal was read")
     }
 }

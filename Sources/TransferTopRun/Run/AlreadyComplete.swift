@@ -99,9 +99,9 @@ package enum AlreadyComplete {
     static let listingThreshold = 256
 
     /// The names in a directory, read once: none when it does not exist, nil when it cannot be
-    /// read (then every name is looked at). Swift compares names by canonical equivalence, so a
-    /// name stored in another normalisation is looked at too: never reported missing when it is
-    /// there.
+    /// read whole (then every name is looked at). Kept lower-cased and compared by Swift's
+    /// canonical equivalence, so a name another file system would match (case-insensitive,
+    /// another normalisation) is looked at too: never reported missing when it is there.
     struct DirectoryListing: Sendable {
         let names: Set<String>?
 
@@ -112,15 +112,21 @@ package enum AlreadyComplete {
             }
             defer { closedir(dir) }
             var found = Set<String>()
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                if name != "." && name != ".." { found.insert(name) }
+            while true {
+                // readdir's nil is the end, or an error when it sets errno: a listing cut short
+                // must not say the rest is missing.
+                errno = 0
+                guard let entry = readdir(dir) else { break }
+                let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
+                }
+                if name != "." && name != ".." { found.insert(name.lowercased()) }
             }
-            names = found
+            names = errno == 0 ? found : nil
         }
 
-        /// False only when the listing was read and has no such name.
-        func mayHold(_ name: String) -> Bool { names?.contains(name) ?? true }
+        /// False only when the listing was read whole and has no such name in any case.
+        func mayHold(_ name: String) -> Bool { names?.contains(name.lowercased()) ?? true }
     }
 
     /// What to do with the download of `text` (`url` parses it, asked only when needed), given
