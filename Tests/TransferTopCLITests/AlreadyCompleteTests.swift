@@ -60,7 +60,7 @@ import TransferModel
         #expect(!listing.mayHold("gone.bin"))
         // Another case may be the same file on another file system: looked at, not skipped.
         #expect(listing.mayHold("HERE.bin"))
-        for l in [listing, nil] {
+        for l in [listing, .unread] {
             guard case .probe(let record, let path) = AlreadyComplete.decision(here, url: { URL(string: here) }, plan, records, listing: l) else {
                 Issue.record("a recorded file of its size is asked about")
                 continue

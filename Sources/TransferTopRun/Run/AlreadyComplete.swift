@@ -20,10 +20,10 @@ package enum AlreadyComplete {
         // of a 1,000,000-line list hashed every URL against an empty journal).
         if plan.existingFiles == .replace { return (plan, []) }
         let urlCount = plan.sessions.reduce(0) { $0 + $1.tasks.count + $1.downloadURLs.count }
-        let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : nil
+        let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : .unread
         // An empty output directory (or none yet) holds no file to keep: the journal is not
         // even read (a nightly list into a directory its consumer empties).
-        if listing?.names?.isEmpty == true { return (plan, []) }
+        if listing.names?.isEmpty == true { return (plan, []) }
         if plan.existingFiles == .keepBoth, !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false) {
             return (plan, [])
         }
@@ -105,6 +105,11 @@ package enum AlreadyComplete {
     struct DirectoryListing: Sendable {
         let names: Set<String>?
 
+        /// Not read (a short list): every name is looked at.
+        static let unread = DirectoryListing(names: nil)
+
+        private init(names: Set<String>?) { self.names = names }
+
         init(_ directory: String) {
             guard let dir = opendir(directory) else {
                 names = errno == ENOENT ? [] : nil
@@ -132,7 +137,7 @@ package enum AlreadyComplete {
     /// What to do with the download of `text` (`url` parses it, asked only when needed), given
     /// the journal's `records` of the output directory and, for a long list, its `listing`.
     static func decision(_ text: String, url: () -> URL?, _ plan: RunPlan, _ records: CompletionIndex,
-                         listing: DirectoryListing? = nil) -> Decision {
+                         listing: DirectoryListing = .unread) -> Decision {
         // Hashing for the journal only when it holds records: a first run of a long list looks
         // nothing up (decision 41).
         let record = records.isEmpty ? nil : records[ResumeStore.key(url: text, outputDirectory: plan.outputDirectory)]
@@ -143,12 +148,12 @@ package enum AlreadyComplete {
             // The name this command gave the URL's file before (a Content-Disposition name is
             // known only from a response), else the URL's.
             guard let name = record?.name ?? url().map(OutputNaming.sanitizedName(for:)) else { return .run }
-            guard listing?.mayHold(name) ?? true else { return .run }
+            guard listing.mayHold(name) else { return .run }
             let path = plan.outputDirectory + "/" + name
             guard FileManager.default.fileExists(atPath: path) else { return .run }
             return .skip("skipped \(Redaction.redactURL(text)): '\(path)' exists (--no-clobber)")
         case .keepBoth:
-            guard let record, listing?.mayHold(record.name) ?? true else { return .run }
+            guard let record, listing.mayHold(record.name) else { return .run }
             let path = plan.outputDirectory + "/" + record.name
             return fileSize(path) == record.size ? .probe(record, path: path) : .run
         }
