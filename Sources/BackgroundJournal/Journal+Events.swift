@@ -76,12 +76,34 @@ extension Journal {
     }
 
     /// Deletes the task's events of `kind` older than `seq` (a completion's picture of its
-    /// task supersedes the task's earlier ones: DECISIONS 133); returns how many.
+    /// task supersedes the task's earlier ones: DECISIONS 133), only those at or below
+    /// `floor` (the least advanced live follower's position: one that has not read an event
+    /// yet still gets it); returns how many.
     @discardableResult
-    public func pruneEvents(session: String, task: Int64, kind: String, before seq: Int64) throws(JournalError) -> Int {
+    public func pruneEvents(session: String, task: Int64, kind: String, before seq: Int64,
+                            through floor: Int64 = .max) throws(JournalError) -> Int {
         try write("prune superseded events of task \(session)/\(task)") { db in
-            try db.execute(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ?",
-                           arguments: [session, task, kind, seq])
+            try db.execute(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ? AND seq <= ?",
+                           arguments: [session, task, kind, seq, floor])
+            return db.changesCount
+        }
+    }
+
+    /// Deletes, at or below `floor`, the session's events of `kind` that a completed task's
+    /// completion supersedes: every one of the task's but its last (a completed task is
+    /// written no more, so its last is the completion). What `pruneEvents` kept for a follower
+    /// goes once the follower is past it or gone; returns how many.
+    @discardableResult
+    public func pruneSupersededEvents(session: String, kind: String, through floor: Int64 = .max) throws(JournalError) -> Int {
+        try write("prune superseded events of session \(session)") { db in
+            try db.execute(sql: """
+                DELETE FROM event WHERE seq IN (
+                    SELECT e.seq FROM event e
+                    JOIN task t ON t.session = e.session AND t.number = e.task AND t.state = ?
+                    JOIN (SELECT task, max(seq) AS last FROM event WHERE session = ? AND kind = ? GROUP BY task) l
+                        ON l.task = e.task
+                    WHERE e.session = ? AND e.kind = ? AND e.seq < l.last AND e.seq <= ?)
+                """, arguments: [JournalTaskState.completed.rawValue, session, kind, session, kind, floor])
             return db.changesCount
         }
     }

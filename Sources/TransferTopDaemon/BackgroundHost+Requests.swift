@@ -35,7 +35,7 @@ extension BackgroundHost {
         var cursor = after
         let me = UUID()
         state.withLock { $0.followers[me] = (name, after) }
-        defer { _ = state.withLock { $0.followers.removeValue(forKey: me) } }
+        defer { unfollow(me, name) }
         while true {
             let seen = bell.count
             for e in try journal.events(session: name, after: cursor) {
@@ -64,6 +64,17 @@ extension BackgroundHost {
             bell.wait(after: seen, until: Date().addingTimeInterval(5))
             if !channel.isOpen { return }
         }
+    }
+
+    /// A follower leaves: the superseded events kept for the followers go up to the least
+    /// advanced one still there (all of them when none is).
+    func unfollow(_ me: UUID, _ name: String) {
+        let (sweep, floor) = state.withLock { s -> (Bool, Int64) in
+            s.followers.removeValue(forKey: me)
+            let floor = s.followers.values.filter { $0.session == name }.map(\.cursor).min() ?? .max
+            return (floor == .max ? s.unpruned.remove(name) != nil : s.unpruned.contains(name), floor)
+        }
+        if sweep { _ = try? journal.pruneSupersededEvents(session: name, kind: "state", through: floor) }
     }
 
     /// The session's tasks no runner has started: held by `suspend` (journaled suspended),

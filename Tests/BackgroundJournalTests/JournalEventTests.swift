@@ -104,4 +104,24 @@ import TestSupport
         #expect(!(try journal.events(session: "a", after: 0)).contains(suspended))
         #expect(try journal.pruneEvents(session: "a", task: 1, kind: "state", before: done.seq) == 0)
     }
+
+    /// A completion's prune stops at a live follower's position (what it has not read stays);
+    /// the session's sweep takes the rest once the follower is past it or gone, and keeps
+    /// unfinished tasks' events and each completed task's last one.
+    @Test func aPruneStopsAtTheFollowersPositionAndTheSweepTakesTheRestLater() throws {
+        let (journal, events) = try journalWithEvents()
+        _ = try journal.addSubmission(session: "a", options: json("{}"), urls: ["3"])
+        let suspended = try journal.record(session: "a", task: 1, state: .suspended, event: "state", payload: json(#"{"n":6}"#))
+        let done = try journal.record(session: "a", task: 1, state: .completed, event: "state", payload: json(#"{"n":7}"#))
+        let running3 = try journal.record(session: "a", task: 3, state: .running, event: "state", payload: json(#"{"n":8}"#))
+        let suspended3 = try journal.record(session: "a", task: 3, state: .suspended, event: "state", payload: json(#"{"n":9}"#))
+        // A follower has read through seq 1: task 1's running event goes, its suspension stays.
+        #expect(try journal.pruneEvents(session: "a", task: 1, kind: "state", before: done.seq, through: events[0].seq) == 1)
+        #expect(try journal.events(session: "a", after: 0) == [events[2], events[3], suspended, done, running3, suspended3])
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state", through: suspended.seq - 1) == 0)
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state", through: suspended.seq) == 1)
+        #expect(try journal.events(session: "a", after: 0) == [events[2], events[3], done, running3, suspended3])
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state") == 0)
+        #expect(try journal.events(session: "b", after: 0) == [events[1], events[4]])
+    }
 }

@@ -306,6 +306,42 @@ import TransferModel
         #expect(ra.stdout.contains("p:1 completed ok 200") && ra.stdout.contains("p: session invalidated"), "\(ra.stdout)")
     }
 
+    /// A follower that falls behind still sees every task's events: its `attach` is stopped,
+    /// so the daemon's writes to it block once the socket is full, and the tasks complete
+    /// meanwhile; a completion prunes only what every live follower has read (DECISIONS 133).
+    @Test func aFollowerThatFallsBehindStillSeesEveryTasksEvents() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        #expect(try await rig.run(["--background", "lag", "-o", rig.out, "\(server.httpBase)/bytes/300000?gate=\(gate)&holdAfter=100000"]).status == 0)
+        try await server.waitForGate(gate)
+        let a = try rig.spawn(["attach", "lag"])
+        try await waitFor("attached") { ((try? String(contentsOfFile: a.outPath, encoding: .utf8)) ?? "").contains("lag:1 running") }
+        a.signal(SIGSTOP)
+        // Two events of 3 KiB or more per task, 80 tasks: far more than a socket holds.
+        let pad = String(repeating: "p", count: 3_000)
+        let urls = (2...81).map { "\(server.httpBase)/bytes/\(100 + $0)?pad=\(pad)" }
+        #expect(try await rig.run(["--background", "lag", "-o", rig.out] + urls).status == 0)
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "lag"])
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
+        a.signal(SIGCONT)
+        #expect(try await rig.run(["control", "lag", "invalidate"]).status == 0)
+        let ra = await a.wait()
+        #expect(ra.status == 0, "\(ra.stderr)")
+        let lines = ra.stdout.split(separator: "\n")
+        for n in 1...81 {
+            #expect(lines.contains { $0.hasPrefix("lag:\(n) running ") }, "task \(n) has no running line")
+            #expect(lines.contains { $0.hasPrefix("lag:\(n) completed ok 200 ") }, "task \(n) has no completion line")
+        }
+        // With the follower gone, what was kept for it goes: a later reader gets the outcomes.
+        try await waitFor("the kept events pruned") {
+            let again = try await rig.run(["attach", "lag"]).stdout
+            return again.contains("lag:81 completed ok") && !again.contains(" running ")
+        }
+    }
+
     /// Tasks submitted with `-u` cannot go on after a kill -9 (the password was never on
     /// disk): the restarted daemon's note counts them as ended, not resumed, and each says why.
     @Test func afterAKillTasksWithCredentialsAreCountedAsEndedNotResumed() async throws {
