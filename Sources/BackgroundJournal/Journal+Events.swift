@@ -76,25 +76,43 @@ extension Journal {
     }
 
     /// Deletes the task's events of `kind` older than `seq` (a completion's picture of its
-    /// task supersedes the task's earlier ones: DECISIONS 133), only those at or below
-    /// `floor` (the least advanced live follower's position: one that has not read an event
-    /// yet still gets it); returns how many.
+    /// task supersedes the task's earlier ones: DECISIONS 133), those at or below `floor`;
+    /// returns how many.
     @discardableResult
     public func pruneEvents(session: String, task: Int64, kind: String, before seq: Int64,
-                            through floor: Int64 = .max) throws(JournalError) -> Int {
-        try write("prune superseded events of task \(session)/\(task)") { db in
-            try db.execute(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ? AND seq <= ?",
-                           arguments: [session, task, kind, seq, floor])
-            return db.changesCount
+                            through floor: () -> Int64 = { .max }) throws(JournalError) -> Int {
+        try pruneEvents(session: session, kind: kind, supersededBy: [(task, seq)], through: floor)
+    }
+
+    /// Deletes, for each completion `(task, seq)`, the task's events of `kind` older than it,
+    /// in one transaction, only those at or below `floor`: the position of the session's least
+    /// advanced live follower (one that has not read an event yet still gets it). `floor` is
+    /// asked inside the transaction, so a follower it misses registered after every event
+    /// this can delete was written: one that connects later. Returns how many.
+    @discardableResult
+    public func pruneEvents(session: String, kind: String, supersededBy completions: [(task: Int64, seq: Int64)],
+                            through floor: () -> Int64) throws(JournalError) -> Int {
+        guard !completions.isEmpty else { return 0 }
+        return try write("prune superseded events of session \(session)") { db in
+            let floor = floor()
+            var deleted = 0
+            for (task, seq) in completions {
+                try db.execute(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ? AND seq <= ?",
+                               arguments: [session, task, kind, seq, floor])
+                deleted += db.changesCount
+            }
+            return deleted
         }
     }
 
-    /// Deletes, at or below `floor`, the session's events of `kind` that a completed task's
-    /// completion supersedes: every one of the task's but its last (a completed task is
-    /// written no more, so its last is the completion). What `pruneEvents` kept for a follower
-    /// goes once the follower is past it or gone; returns how many.
+    /// Deletes, at or below `floor` (asked inside the transaction, as `pruneEvents` does), the
+    /// session's events of `kind` that a completed task's completion supersedes: every one of
+    /// the task's but its last (a completed task is written no more, so its last is the
+    /// completion). What a completion kept for a follower that left before reading it goes
+    /// here. Returns how many.
     @discardableResult
-    public func pruneSupersededEvents(session: String, kind: String, through floor: Int64 = .max) throws(JournalError) -> Int {
+    public func pruneSupersededEvents(session: String, kind: String,
+                                      through floor: () -> Int64 = { .max }) throws(JournalError) -> Int {
         try write("prune superseded events of session \(session)") { db in
             try db.execute(sql: """
                 DELETE FROM event WHERE seq IN (
@@ -103,7 +121,7 @@ extension Journal {
                     JOIN (SELECT task, max(seq) AS last FROM event WHERE session = ? AND kind = ? GROUP BY task) l
                         ON l.task = e.task
                     WHERE e.session = ? AND e.kind = ? AND e.seq < l.last AND e.seq <= ?)
-                """, arguments: [JournalTaskState.completed.rawValue, session, kind, session, kind, floor])
+                """, arguments: [JournalTaskState.completed.rawValue, session, kind, session, kind, floor()])
             return db.changesCount
         }
     }

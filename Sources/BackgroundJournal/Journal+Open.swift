@@ -67,6 +67,7 @@ extension Journal {
         do { try JournalSchema.migrator.migrate(pool) } catch {
             if try !pool.read(JournalSchema.migrator.hasCompletedMigrations) { throw error }
         }
+        try pool.write { try $0.execute(sql: JournalSchema.indexes) }
     }
 
     private static func isDamage(_ error: DatabaseError) -> Bool {

@@ -38,6 +38,7 @@ extension BackgroundHost {
         defer { unfollow(me, name) }
         while true {
             let seen = bell.count
+            var passed: [(task: Int64, seq: Int64)] = []
             for e in try journal.events(session: name, after: cursor) {
                 var event = (try? JSONDecoder().decode(BackgroundEvent.self, from: e.payload))
                     ?? BackgroundEvent(seq: 0, session: name, kind: e.kind, task: nil, note: nil)
@@ -45,7 +46,13 @@ extension BackgroundHost {
                 try channel.send(DaemonReply.event(event))
                 cursor = e.seq
                 state.withLock { $0.followers.inPlace(me) { $0.cursor = cursor } }
+                if e.kind == "state", event.task?.state == JournalTaskState.completed.rawValue, let task = e.task {
+                    passed.append((task, e.seq))
+                }
             }
+            // Completions read: their tasks' earlier events kept for this follower go, as far
+            // as the others have read too (the last one past them takes them all).
+            _ = try? journal.pruneEvents(session: name, kind: "state", supersededBy: passed, through: { followerFloor(name) })
             // Done only when nothing runs for the session and the journal has every write.
             if untilDone, !hasRunner(name) {
                 flush()
@@ -66,15 +73,11 @@ extension BackgroundHost {
         }
     }
 
-    /// A follower leaves: the superseded events kept for the followers go up to the least
-    /// advanced one still there (all of them when none is).
+    /// A follower leaves: what completions kept for it (it had not read past them) goes, up
+    /// to the least advanced follower still there (all of it when none is).
     func unfollow(_ me: UUID, _ name: String) {
-        let (sweep, floor) = state.withLock { s -> (Bool, Int64) in
-            s.followers.removeValue(forKey: me)
-            let floor = s.followers.values.filter { $0.session == name }.map(\.cursor).min() ?? .max
-            return (floor == .max ? s.unpruned.remove(name) != nil : s.unpruned.contains(name), floor)
-        }
-        if sweep { _ = try? journal.pruneSupersededEvents(session: name, kind: "state", through: floor) }
+        _ = state.withLock { $0.followers.removeValue(forKey: me) }
+        _ = try? journal.pruneSupersededEvents(session: name, kind: "state", through: { followerFloor(name) })
     }
 
     /// The session's tasks no runner has started: held by `suspend` (journaled suspended),

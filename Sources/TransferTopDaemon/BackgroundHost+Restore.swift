@@ -16,8 +16,9 @@ extension BackgroundHost {
                 try finish(t, error: "cancelled (session invalidated)")
             }
         }
-        // What the last daemon kept for a follower that had not read it yet: nobody follows now.
-        for session in try journal.sessions() { try journal.pruneSupersededEvents(session: session.name, kind: "state") }
+        // What the last daemon kept for a follower that had not read it yet: nobody follows
+        // now. Housekeeping: a failure leaves the events, never the restore undone.
+        for session in try journal.sessions() { _ = try? journal.pruneSupersededEvents(session: session.name, kind: "state") }
         for session in try journal.sessions() where !session.invalidated {
             let unfinished = try journal.tasks(session: session.name).filter { $0.state != .completed }
             guard !unfinished.isEmpty else { continue }

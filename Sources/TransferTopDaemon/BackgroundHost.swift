@@ -51,9 +51,11 @@ final class BackgroundHost: @unchecked Sendable {
         /// Live CLI followers (`wait`, `attach`): session and the last seq each was sent.
         /// Pruning keeps what they have not read (DECISIONS 133).
         var followers: [UUID: (session: String, cursor: Int64)] = [:]
-        /// Sessions where a completion kept superseded events for a follower that had not
-        /// read them: swept when a follower leaves.
-        var unpruned: Set<String> = []
+    }
+
+    /// The least advanced live follower's position in `session` (`.max` when none follows it).
+    func followerFloor(_ session: String) -> Int64 {
+        state.withLock { s in s.followers.values.reduce(Int64.max) { $1.session == session ? min($0, $1.cursor) : $0 } }
     }
 
     /// Per session, the least advanced live follower's position.
@@ -235,12 +237,12 @@ final class BackgroundHost: @unchecked Sendable {
 
     /// A completion's event tells all there is of its task: the task's earlier state events
     /// go (DECISIONS 133), so a long-lived daemon keeps about one event per finished task.
-    /// Only what every live follower has read goes now; the rest when the follower leaves.
+    /// Only what every live follower has read goes now; the rest as the followers read past
+    /// the completion (`follow`), or when one leaves before that (`unfollow`).
     func pruneSuperseded(_ completion: JournalEvent) throws {
         guard let task = completion.task else { return }
-        let floor = followerFloors[completion.session] ?? .max
-        try journal.pruneEvents(session: completion.session, task: task, kind: "state", before: completion.seq, through: floor)
-        if floor < completion.seq { _ = state.withLock { $0.unpruned.insert(completion.session) } }
+        try journal.pruneEvents(session: completion.session, task: task, kind: "state", before: completion.seq,
+                                through: { followerFloor(completion.session) })
     }
 
     static func journalState(_ s: TaskSnapshot) -> JournalTaskState {

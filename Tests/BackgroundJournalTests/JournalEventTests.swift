@@ -107,7 +107,7 @@ import TestSupport
 
     /// A completion's prune stops at a live follower's position (what it has not read stays);
     /// the session's sweep takes the rest once the follower is past it or gone, and keeps
-    /// unfinished tasks' events and each completed task's last one.
+    /// unfinished tasks' events, each completed task's last one, and other sessions' events.
     @Test func aPruneStopsAtTheFollowersPositionAndTheSweepTakesTheRestLater() throws {
         let (journal, events) = try journalWithEvents()
         _ = try journal.addSubmission(session: "a", options: json("{}"), urls: ["3"])
@@ -115,13 +115,43 @@ import TestSupport
         let done = try journal.record(session: "a", task: 1, state: .completed, event: "state", payload: json(#"{"n":7}"#))
         let running3 = try journal.record(session: "a", task: 3, state: .running, event: "state", payload: json(#"{"n":8}"#))
         let suspended3 = try journal.record(session: "a", task: 3, state: .suspended, event: "state", payload: json(#"{"n":9}"#))
+        // Session b's task 1 completes too, its running event (events[1]) kept so far.
+        let doneB = try journal.record(session: "b", task: 1, state: .completed, event: "state", payload: json(#"{"n":10}"#))
         // A follower has read through seq 1: task 1's running event goes, its suspension stays.
-        #expect(try journal.pruneEvents(session: "a", task: 1, kind: "state", before: done.seq, through: events[0].seq) == 1)
+        #expect(try journal.pruneEvents(session: "a", task: 1, kind: "state", before: done.seq, through: { events[0].seq }) == 1)
         #expect(try journal.events(session: "a", after: 0) == [events[2], events[3], suspended, done, running3, suspended3])
-        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state", through: suspended.seq - 1) == 0)
-        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state", through: suspended.seq) == 1)
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state", through: { suspended.seq - 1 }) == 0)
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state", through: { suspended.seq }) == 1)
         #expect(try journal.events(session: "a", after: 0) == [events[2], events[3], done, running3, suspended3])
         #expect(try journal.pruneSupersededEvents(session: "a", kind: "state") == 0)
-        #expect(try journal.events(session: "b", after: 0) == [events[1], events[4]])
+        #expect(try journal.events(session: "b", after: 0) == [events[1], events[4], doneB], "another session's events are its own")
+        #expect(try journal.pruneSupersededEvents(session: "b", kind: "state") == 1)
+        #expect(try journal.events(session: "b", after: 0) == [events[4], doneB])
+    }
+
+    /// Several completions read in one batch prune together, each only its own task's earlier
+    /// events; a retried task keeps its second run's events until its second completion.
+    @Test func completionsReadTogetherPruneTheirOwnTasks() throws {
+        let journal = try openJournal(try journalPath())
+        try journal.ensureSession("a")
+        _ = try journal.addSubmission(session: "a", options: json("{}"), urls: ["1", "2", "3"])
+        let r1 = try journal.record(session: "a", task: 1, state: .running, event: "state", payload: json("{}"))
+        let r2 = try journal.record(session: "a", task: 2, state: .running, event: "state", payload: json("{}"))
+        let r3 = try journal.record(session: "a", task: 3, state: .running, event: "state", payload: json("{}"))
+        let c1 = try journal.record(session: "a", task: 1, state: .completed, event: "state", payload: json("{}"))
+        let c2 = try journal.record(session: "a", task: 2, state: .completed, event: "state", payload: json("{}"))
+        // Task 1 runs again (a retry): queued and running after its first completion.
+        let q1 = try journal.record(session: "a", task: 1, state: .queued, event: "state", payload: json("{}"))
+        let again1 = try journal.record(session: "a", task: 1, state: .running, event: "state", payload: json("{}"))
+        #expect(try journal.pruneEvents(session: "a", kind: "state", supersededBy: [(1, c1.seq), (2, c2.seq)], through: { .max }) == 2)
+        #expect(try journal.events(session: "a", after: 0) == [r3, c1, c2, q1, again1])
+        let left = try journal.events(session: "a", after: 0)
+        #expect(!left.contains(r1) && !left.contains(r2))
+        // Task 1 is not completed now and task 3 never was: the sweep leaves their events.
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state") == 0)
+        // Its second completion supersedes the first one and the second run's events.
+        let c1b = try journal.record(session: "a", task: 1, state: .completed, event: "state", payload: json("{}"))
+        #expect(try journal.pruneSupersededEvents(session: "a", kind: "state") == 3)
+        #expect(try journal.events(session: "a", after: 0) == [r3, c2, c1b])
     }
 }
