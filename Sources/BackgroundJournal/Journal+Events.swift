@@ -95,10 +95,10 @@ extension Journal {
         guard !completions.isEmpty else { return 0 }
         return try write("prune superseded events of session \(session)") { db in
             let floor = floor()
+            let delete = try db.cachedStatement(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ? AND seq <= ?")
             var deleted = 0
             for (task, seq) in completions {
-                try db.execute(sql: "DELETE FROM event WHERE session = ? AND task = ? AND kind = ? AND seq < ? AND seq <= ?",
-                               arguments: [session, task, kind, seq, floor])
+                try delete.execute(arguments: [session, task, kind, seq, floor])
                 deleted += db.changesCount
             }
             return deleted
