@@ -10,16 +10,19 @@ extension BackgroundHost {
     /// rerun, DECISIONS 120); suspended ones stay suspended until resumed; a task caught
     /// canceling ends cancelled (its resume data is in the resume store); completed ones stay.
     func restore() throws {
-        // An invalidated session's leftovers (the daemon died before they ended) end now.
-        for session in try journal.sessions() where session.invalidated {
-            for t in try journal.tasks(session: session.name) where t.state != .completed {
-                try finish(t, error: "cancelled (session invalidated)")
+        let sessions = try journal.sessions()
+        for session in sessions {
+            // An invalidated session's leftovers (the daemon died before they ended) end now.
+            if session.invalidated {
+                for t in try journal.tasks(session: session.name) where t.state != .completed {
+                    try finish(t, error: "cancelled (session invalidated)")
+                }
             }
+            // What the last daemon kept for a follower that had not read it yet: nobody follows
+            // now. Housekeeping: a failure leaves the events, never the restore undone.
+            _ = try? journal.pruneSupersededEvents(session: session.name, kind: "state")
         }
-        // What the last daemon kept for a follower that had not read it yet: nobody follows
-        // now. Housekeeping: a failure leaves the events, never the restore undone.
-        for session in try journal.sessions() { _ = try? journal.pruneSupersededEvents(session: session.name, kind: "state") }
-        for session in try journal.sessions() where !session.invalidated {
+        for session in sessions where !session.invalidated {
             let unfinished = try journal.tasks(session: session.name).filter { $0.state != .completed }
             guard !unfinished.isEmpty else { continue }
             for t in unfinished where t.state == .canceling {
