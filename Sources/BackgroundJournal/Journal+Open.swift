@@ -67,9 +67,12 @@ extension Journal {
         do { try JournalSchema.migrator.migrate(pool) } catch {
             if try !pool.read(JournalSchema.migrator.hasCompletedMigrations) { throw error }
         }
-        // Without them the journal works, slower: a full disk or a lock held past the busy
-        // timeout leaves them for the next open. Damage still reads as damage.
-        do { try pool.write { try $0.execute(sql: JournalSchema.indexes) } } catch let error as DatabaseError where isDamage(error) {
+        // Without them the journal works (slower without the index, without kept limits
+        // without the table): a full disk or a lock held past the busy timeout leaves them for
+        // the next open. Damage still reads as damage.
+        do {
+            try pool.write { try $0.execute(sql: JournalSchema.indexes + JournalSchema.optionalTables) }
+        } catch let error as DatabaseError where isDamage(error) {
             throw error
         } catch {}
     }

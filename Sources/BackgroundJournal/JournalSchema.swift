@@ -18,6 +18,20 @@ enum JournalSchema {
     ///   quadratic in a session's tasks.
     static let indexes = "CREATE INDEX IF NOT EXISTS event_by_task ON event(session, task, seq);"
 
+    /// Tables a schema version works without, made at every open when missing, for the same
+    /// reason: an earlier build opens the journal as before and ignores them.
+    /// - `limits`: the live controls a user set on a session (task 0) or a task (DECISIONS
+    ///   211). An earlier build runs the tasks without them, as it always did.
+    static let optionalTables = """
+        CREATE TABLE IF NOT EXISTS limits (
+            session TEXT NOT NULL,
+            task INTEGER NOT NULL,
+            rate INTEGER,
+            connections INTEGER,
+            PRIMARY KEY (session, task)
+        );
+        """
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -5,8 +5,9 @@ import TransferKit
 import TransferTopRun
 
 /// `control NAME retry TASK`, `limit [TASK] RATE` and `connections N`: the monitor's `a`, `l`,
-/// `L`, `+` and `-` for a background session (DECISIONS 178). Limits live with the session's
-/// runners and are not journaled: a restarted daemon runs without them.
+/// `L`, `+` and `-` for a background session (DECISIONS 178). Limits are journaled first and
+/// then applied (DECISIONS 211): a session's to its later submissions too, and everything to
+/// what a restarted daemon runs again.
 extension BackgroundHost {
     func change(_ name: String, task number: Int64?, _ change: BackgroundChange) throws -> String {
         guard try journal.sessions().contains(where: { $0.name == name && !$0.invalidated }) else {
@@ -20,35 +21,57 @@ extension BackgroundHost {
             let shown = rate > 0 ? "\(rate) bytes/s" : "none"
             if let number {
                 let task = try liveTask(name, number)
+                try journal.setRateLimit(session: name, task: number, rate)
+                state.withLock { $0.limits[name, default: JournalLimits()].taskRates[number] = rate }
                 task.rateLimit = rate
                 return "limit \(name):\(number): \(shown)"
             }
-            // Each submission runs in an engine of its own: the limit is divided among them
-            // evenly (each engine shares its part among its transfers), so the session as a
-            // whole stays within it.
-            let sessions = try runningSessions(name)
-            let part = rate > 0 ? Swift.max(1, rate / Int64(sessions.count)) : 0
-            for s in sessions { s.rateLimit = part }
-            let divided = sessions.count > 1 && rate > 0 ? ", divided among its \(sessions.count) running submissions" : ""
-            return "limit \(name): \(shown)\(divided)"
+            try journal.setRateLimit(session: name, task: nil, rate)
+            state.withLock { $0.limits[name, default: JournalLimits()].sessionRate = rate }
+            let running = applySessionLimits(name)
+            let divided = running > 1 && rate > 0 ? ", divided among its \(running) running submissions" : ""
+            return "limit \(name): \(shown)\(divided)\(running == 0 ? Self.keptForLater : "")"
         case .connectionsPerHost(let n):
             guard number == nil else { throw DaemonError("connections is for the whole session; give no task") }
             guard OptionBounds.connectionsPerHost.contains(n) else {
                 throw DaemonError("connections per host is \(OptionBounds.connectionsPerHost.lowerBound)-\(OptionBounds.connectionsPerHost.upperBound), not \(n)")
             }
-            let sessions = try runningSessions(name)
-            for s in sessions { s.maximumConnectionsPerHost = n }
-            let each = sessions.count > 1 ? " in each of its \(sessions.count) running submissions" : ""
-            return "connections \(name): \(n) per host\(each)"
+            try journal.setConnectionsPerHost(session: name, n)
+            state.withLock { $0.limits[name, default: JournalLimits()].connectionsPerHost = n }
+            let running = applySessionLimits(name)
+            let each = running > 1 ? " in each of its \(running) running submissions" : ""
+            return "connections \(name): \(n) per host\(each)\(running == 0 ? Self.keptForLater : "")"
         }
     }
 
-    /// The engine sessions of the session's runners; none running is an error (a limit would
-    /// change nothing).
-    private func runningSessions(_ name: String) throws -> [TransferSession] {
-        let sessions = state.withLock { $0.running.values.filter { $0.session == name } }.flatMap { $0.runner.sessions }
-        guard !sessions.isEmpty else { throw DaemonError("session \(name) has no running tasks") }
-        return sessions
+    static let keptForLater = " (no task is running: kept for the session's next tasks)"
+
+    /// Gives the session's kept limits to the engine sessions of its running submissions: the
+    /// rate divided among them evenly (each engine shares its part among its transfers, so the
+    /// session as a whole stays within it), the connections per host to each. Run again when a
+    /// submission starts or ends, so the parts always add up to the session's rate. Returns
+    /// how many engine sessions there are.
+    @discardableResult
+    func applySessionLimits(_ name: String) -> Int {
+        // One at a time: two appliers (a submission ending, a `control`) must not leave the
+        // older division last.
+        applying.withLock { _ in
+            let hosted = state.withLock { $0.running.values.filter { $0.session == name } }
+            let sessions = hosted.flatMap { $0.runner.sessions }
+            guard let kept = state.withLock({ $0.limits[name] }) else { return sessions.count }
+            if let rate = kept.sessionRate {
+                let part = rate > 0 ? Swift.max(1, rate / Int64(Swift.max(1, sessions.count))) : 0
+                for s in sessions { s.rateLimit = part }
+            }
+            if let n = kept.connectionsPerHost { for s in sessions { s.maximumConnectionsPerHost = n } }
+            return sessions.count
+        }
+    }
+
+    /// A task's kept rate, given to its engine task when it first reports (after a restart or
+    /// a retry, the task is a new engine task under the same number).
+    func applyTaskLimit(_ task: TransferTask, session: String, number: Int64) {
+        if let rate = state.withLock({ $0.limits[session]?.taskRates[number] }) { task.rateLimit = rate }
     }
 
     private func liveTask(_ name: String, _ number: Int64) throws -> TransferTask {

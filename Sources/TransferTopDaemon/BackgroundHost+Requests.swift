@@ -13,8 +13,17 @@ extension BackgroundHost {
         if let name, sessions.isEmpty { throw DaemonError("no background session named '\(SafeQuote.quote(name))'") }
         let tasks = Dictionary(grouping: try journal.tasks(session: name), by: \.session)
         return sessions.map { s in
-            BackgroundSessionStatus(name: s.name, invalidated: s.invalidated, tasks: (tasks[s.name] ?? []).map(Self.status))
+            sessionStatus(s, tasks: (tasks[s.name] ?? []).map(Self.status))
         }
+    }
+
+    /// A session's status with its limits: those kept for it, the connections per host of its
+    /// running submissions when none were set.
+    func sessionStatus(_ s: JournalSession, tasks: [BackgroundTaskStatus]) -> BackgroundSessionStatus {
+        let (kept, hosted) = state.withLock { st in (st.limits[s.name], st.running.values.first { $0.session == s.name }) }
+        let running = hosted?.runner.sessions.first?.maximumConnectionsPerHost
+        return BackgroundSessionStatus(name: s.name, invalidated: s.invalidated, tasks: tasks,
+                                       rateLimit: kept?.sessionRate, connectionsPerHost: kept?.connectionsPerHost ?? running)
     }
 
     static func status(_ t: JournalTask) -> BackgroundTaskStatus {

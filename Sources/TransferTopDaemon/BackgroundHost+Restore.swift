@@ -10,6 +10,10 @@ extension BackgroundHost {
     /// rerun, DECISIONS 120); suspended ones stay suspended until resumed; a task caught
     /// canceling ends cancelled (its resume data is in the resume store); completed ones stay.
     func restore() throws {
+        // Before any task starts again: a restarted task runs within what the user set. A
+        // journal that cannot say (its optional table could not be made) runs without them.
+        let kept = (try? journal.limits()) ?? [:]
+        state.withLock { $0.limits = kept }
         let sessions = try journal.sessions()
         for session in sessions {
             // An invalidated session's leftovers (the daemon died before they ended) end now.

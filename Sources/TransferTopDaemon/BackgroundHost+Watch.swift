@@ -90,7 +90,7 @@ extension BackgroundHost {
                 if t.state == "running" || t.state == "canceling" { picture.running.append(entry) }
                 else if t.state == "suspended" { picture.suspended.append(entry) }
             }
-            picture.statuses.append(BackgroundSessionStatus(name: s.name, invalidated: s.invalidated, tasks: tasks))
+            picture.statuses.append(sessionStatus(s, tasks: tasks))
         }
         patchLive(&picture)
         // A suspended task's runner has bytes newer than the last checkpoint; they do not move.

@@ -51,7 +51,12 @@ final class BackgroundHost: @unchecked Sendable {
         /// Live CLI followers (`wait`, `attach`): session and the last seq each was sent.
         /// Pruning keeps what they have not read (DECISIONS 133).
         var followers: [UUID: (session: String, cursor: Int64)] = [:]
+        /// The limits users set, by session: the journal's copy (DECISIONS 211), read at start.
+        var limits: [String: JournalLimits] = [:]
     }
+
+    /// Held while a session's limits are given to its engine sessions (`applySessionLimits`).
+    let applying = Locked(())
 
     /// The least advanced live follower's position in `session` (`.max` when none follows it).
     func followerFloor(_ session: String) -> Int64 {
@@ -128,6 +133,8 @@ final class BackgroundHost: @unchecked Sendable {
             guard let self, let hosted else { return }
             self.engineEvent(hosted, session, event)
         }
+        // The session's kept limits, divided anew with this submission among the running ones.
+        runner.whenSessionMade { [weak self] _ in self?.applySessionLimits(name) }
         runner.start()
         // After start: a group with nothing entered yet would notify at once.
         runner.whenFinished { [weak self] in
@@ -156,6 +163,8 @@ final class BackgroundHost: @unchecked Sendable {
                     s.running[ObjectIdentifier(hosted)] = nil
                     s.live = s.live.filter { $0.value.0 !== hosted }
                 }
+                // Its part of the session's rate goes to the submissions still running.
+                self.applySessionLimits(name)
                 // A line-mode run ends with its process; the daemon lives on, so the sessions'
                 // engine threads and connections go now, not at exit.
                 for session in runner.sessions { session.finishTasksAndInvalidate() }
@@ -177,10 +186,12 @@ final class BackgroundHost: @unchecked Sendable {
             progress.note(key, received: s.countOfBytesReceived + s.countOfBytesSent,
                           expected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil)
         case .taskStateChanged(let told):
-            let stopping = state.withLock { s -> Bool in
-                if s.live[key] == nil { s.live[key] = (hosted, tid) }
-                return s.stopping
+            let (stopping, first) = state.withLock { s -> (Bool, Bool) in
+                let first = s.live[key] == nil
+                if first { s.live[key] = (hosted, tid) }
+                return (s.stopping, first)
             }
+            if first { applyTaskLimit(task, session: hosted.session, number: number) }
             if !stopping { record(task, of: hosted, number: number, told: told) }
         default:
             return

@@ -74,6 +74,11 @@ public struct BackgroundSessionStatus: Codable, Sendable, Equatable {
     public var name: String
     public var invalidated: Bool
     public var tasks: [BackgroundTaskStatus]
+    /// The session's rate in bytes per second as a user set it (0: none); nil when never set.
+    public var rateLimit: Int64? = nil
+    /// Connections per host as a user set them, else as the running submissions have them;
+    /// nil when neither is known (an earlier daemon's reply has neither field).
+    public var connectionsPerHost: Int? = nil
 }
 
 /// A task as `status` shows it; also every event's picture of its task.

@@ -60,6 +60,51 @@ extension BackgroundDaemonTests {
         #expect(twice.status == 1 && twice.stderr.contains("nothing to retry"), "\(twice.stderr)")
     }
 
+    /// Limits are journaled (DECISIONS 211): after a kill -9 the restarted daemon resumes the
+    /// task within its own limit, `status` shows the session's, and a session with nothing
+    /// running keeps a new one for its next tasks. Only a lower bound on the time is checked.
+    @Test func limitsSurviveADaemonKillAndASessionKeepsThemForLater() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let size = 1_000_000
+        server.setFile("lim.bin", size: size, seed: 8)
+        // The first request is held after 100 kB, the restarted one's (a Range request) after
+        // 70 kB more: the rest, over 830 kB, comes after the limit is back.
+        let (first, second) = (UUID().uuidString, UUID().uuidString)
+        let url = "\(server.httpBase)/files/lim.bin?gate=\(first),\(second)&holdAfter=100000,70000"
+        #expect(try await rig.run(["--background", "kl", "-o", rig.out, url]).status == 0)
+        try await server.waitForGate(first)
+        #expect(try await rig.run(["control", "kl", "limit", "1", "200K"]).status == 0)
+        #expect(try await rig.run(["control", "kl", "limit", "1M"]).status == 0)
+        #expect(try await rig.run(["control", "kl", "connections", "3"]).status == 0)
+        let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
+        try await waitFor("the crash-recovery record") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).contains { $0.hasSuffix(".resume") }
+        }
+        await rig.killDaemon()
+        server.openGate(first)
+        let status = try await rig.run(["status", "kl"])  // starts the daemon, which restores
+        #expect(status.status == 0 && status.stdout.contains("kl: 1 task(s), 1 unfinished, 0 failed, limit 1048576 bytes/s, 3 per host"),
+                "\(status.stdout)\(status.stderr)\(rig.log)")
+        try await server.waitForGate(second)
+        let opened = ContinuousClock.now
+        server.openGate(second)
+        let wait = try await rig.run(["wait", "kl"])
+        let elapsed = ContinuousClock.now - opened
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
+        #expect(server.stats.requests.contains { $0.header("Range") != nil })
+        // At least 830 kB, less one 512 KiB receive buffer, at 200 KiB/s: over 1.3 s.
+        #expect(elapsed >= .milliseconds(Int(Double(size - 170_000 - 524_288) / 204_800 * 900)), "\(elapsed)")
+        #expect(Self.sha(rig.out + "/lim.bin") == SHA256.hex(Data(LoopbackServer.body(size: size, seed: 8))))
+        // Nothing runs now: a session limit is kept for the next submission, not refused.
+        let later = try await rig.run(["control", "kl", "connections", "2"])
+        #expect(later.status == 0 && later.stdout.contains("connections kl: 2 per host (no task is running: kept for the session's next tasks)"),
+                "\(later.stdout)\(later.stderr)")
+        let kept = try await rig.run(["status", "kl"])
+        #expect(kept.stdout.contains("kl: 1 task(s), 0 unfinished, 0 failed, limit 1048576 bytes/s, 2 per host"), "\(kept.stdout)")
+    }
+
     @Test(arguments: [
         (["control", "s", "limit", "fast"], "control: a rate is bytes per second"),
         (["control", "s", "limit"], "control: limit takes a RATE"),

@@ -34,13 +34,23 @@ enum BackgroundFormat {
         return parts.joined(separator: " ")
     }
 
+    /// The session line's end: `, limit 102400 bytes/s, 3 per host`, what the daemon runs the
+    /// session's tasks within (a rate only when one was set).
+    static func limits(_ s: BackgroundSessionStatus) -> String {
+        var parts: [String] = []
+        if let rate = s.rateLimit { parts.append(rate > 0 ? "limit \(rate) bytes/s" : "no limit") }
+        if let n = s.connectionsPerHost { parts.append("\(n) per host") }
+        return parts.map { ", " + $0 }.joined()
+    }
+
     static func table(_ sessions: [BackgroundSessionStatus]) -> [String] {
         if sessions.isEmpty { return ["no background sessions"] }
         var lines: [String] = []
         for s in sessions {
             let unfinished = s.tasks.filter { $0.state != "completed" }.count
             let failed = s.tasks.filter { $0.state == "completed" && !$0.succeeded && !$0.isCancelledWithResumeData }.count
-            lines.append("\(s.name)\(s.invalidated ? " (invalidated)" : ""): \(s.tasks.count) task(s), \(unfinished) unfinished, \(failed) failed")
+            lines.append("\(s.name)\(s.invalidated ? " (invalidated)" : ""): \(s.tasks.count) task(s), \(unfinished) unfinished, \(failed) failed"
+                         + limits(s))
             for t in s.tasks { lines.append("  \(s.name):\(t.number) \(describe(t))") }
         }
         return lines

@@ -47,8 +47,9 @@ struct DaemonSnapshots {
             let sid = id(of: s.name)
             let snapshot = SessionSnapshot(id: sid, name: label + s.name, kind: .background(identifier: s.name),
                                            state: s.invalidated ? .invalidated : .active,
-                                           // Unknown (0): the daemon's pictures do not carry it.
-                                           maxConnectionsPerHost: 0,
+                                           // 0: unknown (no submission running, or an earlier daemon).
+                                           maxConnectionsPerHost: s.connectionsPerHost ?? 0,
+                                           rateLimit: s.rateLimit ?? 0, limitsChanged: s.rateLimit != nil,
                                            tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
             noteChanges(snapshot, known: known, now: now)
             return snapshot

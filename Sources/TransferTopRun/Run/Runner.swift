@@ -67,6 +67,8 @@ public final class Runner: @unchecked Sendable {
         /// Segmented uploads by session (Runner+Segments.swift).
         var segmented: [Int: SegmentedUpload] = [:]
         var afterStart: (@Sendable () -> Void)?
+        /// Called with each session once made, before any of its tasks is (`whenSessionMade`).
+        var sessionMade: (@Sendable (TransferSession) -> Void)?
     }
 
     /// Whether finished tasks stay in their session and in `tasks` (the monitor shows them
@@ -142,8 +144,18 @@ public final class Runner: @unchecked Sendable {
         // A corrupt line of a cookie file is skipped, never fatal: said once, as a note.
         for p in session.cookieFileProblems { notice(p) }
         if configuration.httpShouldSetCookies, let p = session.cookieStorage.problem { notice(p) }
-        state.withLock { $0.sessions.append(session) }
+        let made = state.withLock { s in
+            s.sessions.append(session)
+            return s.sessionMade
+        }
+        made?(session)
         return session
+    }
+
+    /// `body` runs with each session the runner makes from now on, before its first task is
+    /// made: a host's limits reach the session before any transfer starts.
+    public func whenSessionMade(_ body: @escaping @Sendable (TransferSession) -> Void) {
+        state.withLock { $0.sessionMade = body }
     }
 
     /// Makes and resumes one task; a download with saved resume data continues from it.
