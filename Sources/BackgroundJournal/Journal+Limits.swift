@@ -20,9 +20,13 @@ public struct JournalLimits: Sendable, Equatable {
 }
 
 extension Journal {
+    // Each write makes the table when the open could not (it is optional there): a limit a
+    // user sets is kept whenever the journal can be written at all.
+
     /// Keeps the session's rate (`task` nil) or one task's.
     public func setRateLimit(session: String, task: Int64?, _ rate: Int64) throws(JournalError) {
         try write("keep the rate limit of \(session)\(task.map { ":\($0)" } ?? "")") { db in
+            try db.execute(sql: JournalSchema.optionalTables)
             try db.execute(sql: """
                 INSERT INTO limits (session, task, rate) VALUES (?, ?, ?)
                 ON CONFLICT(session, task) DO UPDATE SET rate = excluded.rate
@@ -33,6 +37,7 @@ extension Journal {
     /// Keeps the session's connections per host.
     public func setConnectionsPerHost(session: String, _ n: Int) throws(JournalError) {
         try write("keep the connections per host of \(session)") { db in
+            try db.execute(sql: JournalSchema.optionalTables)
             try db.execute(sql: """
                 INSERT INTO limits (session, task, connections) VALUES (?, 0, ?)
                 ON CONFLICT(session, task) DO UPDATE SET connections = excluded.connections
@@ -44,6 +49,11 @@ extension Journal {
     public func limits() throws(JournalError) -> [String: JournalLimits] {
         try read("read the kept limits") { db in
             var all: [String: JournalLimits] = [:]
+            // Not made at open (a full disk, a busy lock): nothing was kept.
+            // (Asked of SQLite, not of GRDB's schema cache, which another connection's change
+            // does not reach.)
+            let made = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'limits'")
+            guard made == true else { return all }
             for row in try Row.fetchAll(db, sql: "SELECT session, task, rate, connections FROM limits") {
                 let session: String = row["session"], task: Int64 = row["task"]
                 let rate: Int64? = row["rate"]

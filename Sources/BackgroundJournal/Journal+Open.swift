@@ -67,14 +67,15 @@ extension Journal {
         do { try JournalSchema.migrator.migrate(pool) } catch {
             if try !pool.read(JournalSchema.migrator.hasCompletedMigrations) { throw error }
         }
-        // Without them the journal works (slower without the index, without kept limits
-        // without the table): a full disk or a lock held past the busy timeout leaves them for
-        // the next open. Damage still reads as damage.
-        do {
-            try pool.write { try $0.execute(sql: JournalSchema.indexes + JournalSchema.optionalTables) }
-        } catch let error as DatabaseError where isDamage(error) {
-            throw error
-        } catch {}
+        // Without them the journal works (slower without the index; a limit's write makes the
+        // table itself): a full disk or a lock held past the busy timeout leaves them for the
+        // next open. Damage still reads as damage. Apart, so an index that cannot be built (a
+        // large journal on a full disk) does not take the small table with it.
+        for sql in [JournalSchema.optionalTables, JournalSchema.indexes] {
+            do { try pool.write { try $0.execute(sql: sql) } } catch let error as DatabaseError where isDamage(error) {
+                throw error
+            } catch {}
+        }
     }
 
     private static func isDamage(_ error: DatabaseError) -> Bool {

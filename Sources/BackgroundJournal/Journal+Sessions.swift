@@ -23,11 +23,14 @@ extension Journal {
         }
     }
 
-    /// Marks the session invalidated; its tasks, events and bookmarks stay until pruned.
+    /// Marks the session invalidated; its tasks, events and bookmarks stay until pruned. Its
+    /// kept limits go: a session made again under the name is a new one (DECISIONS 211).
     public func invalidateSession(_ name: String) throws(JournalError) {
         try write("invalidate session \(name)") { db in
             try db.execute(sql: "UPDATE session SET invalidated = 1 WHERE name = ?", arguments: [name])
             if db.changesCount == 0 { throw JournalError("journal \(path): no session named \(name)") }
+            try db.execute(sql: JournalSchema.optionalTables)
+            try db.execute(sql: "DELETE FROM limits WHERE session = ?", arguments: [name])
         }
     }
 

@@ -21,57 +21,80 @@ extension BackgroundHost {
             let shown = rate > 0 ? "\(rate) bytes/s" : "none"
             if let number {
                 let task = try liveTask(name, number)
-                try journal.setRateLimit(session: name, task: number, rate)
-                state.withLock { $0.limits[name, default: JournalLimits()].taskRates[number] = rate }
-                task.rateLimit = rate
+                // Journal, memory and engine in one step: two changes at once (two monitors)
+                // must leave all three with the same, last, value.
+                try applying.withLock { _ in
+                    try journal.setRateLimit(session: name, task: number, rate)
+                    state.withLock { $0.limits[name, default: JournalLimits()].taskRates[number] = rate }
+                    task.rateLimit = rate
+                }
+                bell.ring()
                 return "limit \(name):\(number): \(shown)"
             }
-            try journal.setRateLimit(session: name, task: nil, rate)
-            state.withLock { $0.limits[name, default: JournalLimits()].sessionRate = rate }
-            let running = applySessionLimits(name)
+            let running = try applying.withLock { _ in
+                try journal.setRateLimit(session: name, task: nil, rate)
+                state.withLock { $0.limits[name, default: JournalLimits()].sessionRate = rate }
+                return distributeSessionLimits(name)
+            }
+            bell.ring()
             let divided = running > 1 && rate > 0 ? ", divided among its \(running) running submissions" : ""
-            return "limit \(name): \(shown)\(divided)\(running == 0 ? Self.keptForLater : "")"
+            return "limit \(name): \(shown)\(divided)\(try keptForLater(name))"
         case .connectionsPerHost(let n):
             guard number == nil else { throw DaemonError("connections is for the whole session; give no task") }
             guard OptionBounds.connectionsPerHost.contains(n) else {
                 throw DaemonError("connections per host is \(OptionBounds.connectionsPerHost.lowerBound)-\(OptionBounds.connectionsPerHost.upperBound), not \(n)")
             }
-            try journal.setConnectionsPerHost(session: name, n)
-            state.withLock { $0.limits[name, default: JournalLimits()].connectionsPerHost = n }
-            let running = applySessionLimits(name)
+            let running = try applying.withLock { _ in
+                try journal.setConnectionsPerHost(session: name, n)
+                state.withLock { $0.limits[name, default: JournalLimits()].connectionsPerHost = n }
+                return distributeSessionLimits(name)
+            }
+            bell.ring()
             let each = running > 1 ? " in each of its \(running) running submissions" : ""
-            return "connections \(name): \(n) per host\(each)\(running == 0 ? Self.keptForLater : "")"
+            return "connections \(name): \(n) per host\(each)\(try keptForLater(name))"
         }
     }
 
-    static let keptForLater = " (no task is running: kept for the session's next tasks)"
+    /// Said when the session has no unfinished task (by the journal, what `wait` reads).
+    private func keptForLater(_ name: String) throws -> String {
+        try journal.sessionsWithUnfinishedTasks().contains(name) ? "" : " (no task is running: kept for the session's next tasks)"
+    }
 
-    /// Gives the session's kept limits to the engine sessions of its running submissions: the
-    /// rate divided among them evenly (each engine shares its part among its transfers, so the
-    /// session as a whole stays within it), the connections per host to each. Run again when a
-    /// submission starts or ends, so the parts always add up to the session's rate. Returns
-    /// how many engine sessions there are.
+    /// The engine sessions of the session's submissions that have not ended.
+    func runningEngineSessions(_ name: String) -> [TransferSession] {
+        state.withLock { $0.running.values.filter { $0.session == name && !$0.ended.withLock { $0 } } }.flatMap { $0.runner.sessions }
+    }
+
+    /// Gives the session's kept limits to the engine sessions of its running submissions
+    /// (`distributeSessionLimits`); run when a submission starts or ends, so the rate's parts
+    /// always add up to the session's rate. Returns how many engine sessions there are.
     @discardableResult
     func applySessionLimits(_ name: String) -> Int {
-        // One at a time: two appliers (a submission ending, a `control`) must not leave the
-        // older division last.
-        applying.withLock { _ in
-            let hosted = state.withLock { $0.running.values.filter { $0.session == name } }
-            let sessions = hosted.flatMap { $0.runner.sessions }
-            guard let kept = state.withLock({ $0.limits[name] }) else { return sessions.count }
-            if let rate = kept.sessionRate {
-                let part = rate > 0 ? Swift.max(1, rate / Int64(Swift.max(1, sessions.count))) : 0
-                for s in sessions { s.rateLimit = part }
-            }
-            if let n = kept.connectionsPerHost { for s in sessions { s.maximumConnectionsPerHost = n } }
-            return sessions.count
+        applying.withLock { _ in distributeSessionLimits(name) }
+    }
+
+    /// The rate divided among the engine sessions evenly (each engine shares its part among
+    /// its transfers, so the session as a whole stays within it), the connections per host to
+    /// each. Only with `applying` held: two appliers (a submission ending, a `control`) must
+    /// not leave the older division last.
+    private func distributeSessionLimits(_ name: String) -> Int {
+        let sessions = runningEngineSessions(name)
+        guard let kept = state.withLock({ $0.limits[name] }) else { return sessions.count }
+        if let rate = kept.sessionRate {
+            let part = rate > 0 ? Swift.max(1, rate / Int64(Swift.max(1, sessions.count))) : 0
+            for s in sessions { s.rateLimit = part }
         }
+        if let n = kept.connectionsPerHost { for s in sessions { s.maximumConnectionsPerHost = n } }
+        return sessions.count
     }
 
     /// A task's kept rate, given to its engine task when it first reports (after a restart or
-    /// a retry, the task is a new engine task under the same number).
+    /// a retry, the task is a new engine task under the same number). Under `applying`, as a
+    /// change is, so a change made meanwhile is not overwritten with the older rate.
     func applyTaskLimit(_ task: TransferTask, session: String, number: Int64) {
-        if let rate = state.withLock({ $0.limits[session]?.taskRates[number] }) { task.rateLimit = rate }
+        applying.withLock { _ in
+            if let rate = state.withLock({ $0.limits[session]?.taskRates[number] }) { task.rateLimit = rate }
+        }
     }
 
     private func liveTask(_ name: String, _ number: Int64) throws -> TransferTask {

@@ -20,10 +20,11 @@ extension BackgroundHost {
     /// A session's status with its limits: those kept for it, the connections per host of its
     /// running submissions when none were set.
     func sessionStatus(_ s: JournalSession, tasks: [BackgroundTaskStatus]) -> BackgroundSessionStatus {
-        let (kept, hosted) = state.withLock { st in (st.limits[s.name], st.running.values.first { $0.session == s.name }) }
-        let running = hosted?.runner.sessions.first?.maximumConnectionsPerHost
+        let kept = state.withLock { $0.limits[s.name] }
+        let running = kept?.connectionsPerHost == nil ? runningEngineSessions(s.name).first?.maximumConnectionsPerHost : nil
         return BackgroundSessionStatus(name: s.name, invalidated: s.invalidated, tasks: tasks,
-                                       rateLimit: kept?.sessionRate, connectionsPerHost: kept?.connectionsPerHost ?? running)
+                                       rateLimit: kept?.sessionRate, connectionsPerHost: kept?.connectionsPerHost ?? running,
+                                       connectionsKept: kept?.connectionsPerHost != nil)
     }
 
     static func status(_ t: JournalTask) -> BackgroundTaskStatus {
@@ -143,6 +144,7 @@ extension BackgroundHost {
                 try finish(t, error: "cancelled (session invalidated)")
             }
             try journal.invalidateSession(name)
+            state.withLock { _ = $0.limits.removeValue(forKey: name) }
             let event = BackgroundEvent(seq: 0, session: name, kind: "invalidated", task: nil, note: nil)
             try journal.appendEvent(session: name, task: nil, kind: "invalidated", payload: try JSONEncoder().encode(event))
             bell.ring()

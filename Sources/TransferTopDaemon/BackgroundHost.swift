@@ -30,6 +30,9 @@ final class BackgroundHost: @unchecked Sendable {
         /// Tasks whose completion is journaled (or queued to be): `whenFinished` journals the
         /// rest, whose last engine event may come after the runner finished.
         let completed = Locked<Set<Int64>>([])
+        /// The runner has finished: it takes no part of the session's rate any more, though it
+        /// stays in `running` until its last journal writes are queued.
+        let ended = Locked(false)
 
         /// The number of a runner task, by the URL its plan gave it: not the task's own
         /// request URL, which for a download resumed after a crash is the URL after redirects.
@@ -55,8 +58,9 @@ final class BackgroundHost: @unchecked Sendable {
         var limits: [String: JournalLimits] = [:]
     }
 
-    /// Held while a session's limits are given to its engine sessions (`applySessionLimits`).
-    let applying = Locked(())
+    /// Held while a limit is kept and given to engine sessions and tasks (`+Change`). A value
+    /// with a size: an empty one shares its address with the mutex (`Locked`).
+    let applying = Locked(0)
 
     /// The least advanced live follower's position in `session` (`.max` when none follows it).
     func followerFloor(_ session: String) -> Int64 {
@@ -139,6 +143,9 @@ final class BackgroundHost: @unchecked Sendable {
         // After start: a group with nothing entered yet would notify at once.
         runner.whenFinished { [weak self] in
             guard let self else { return }
+            hosted.ended.withLock { $0 = true }
+            // Its part of the session's rate goes to the submissions still running.
+            self.applySessionLimits(name)
             let problems = runner.writeExports()
             let stopping = self.state.withLock { $0.stopping }
             var started: Set<Int64> = []
@@ -163,8 +170,6 @@ final class BackgroundHost: @unchecked Sendable {
                     s.running[ObjectIdentifier(hosted)] = nil
                     s.live = s.live.filter { $0.value.0 !== hosted }
                 }
-                // Its part of the session's rate goes to the submissions still running.
-                self.applySessionLimits(name)
                 // A line-mode run ends with its process; the daemon lives on, so the sessions'
                 // engine threads and connections go now, not at exit.
                 for session in runner.sessions { session.finishTasksAndInvalidate() }

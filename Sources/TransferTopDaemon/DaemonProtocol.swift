@@ -79,6 +79,8 @@ public struct BackgroundSessionStatus: Codable, Sendable, Equatable {
     /// Connections per host as a user set them, else as the running submissions have them;
     /// nil when neither is known (an earlier daemon's reply has neither field).
     public var connectionsPerHost: Int? = nil
+    /// Whether `connectionsPerHost` is one a user set (the monitor's header shows it then).
+    public var connectionsKept: Bool? = nil
 }
 
 /// A task as `status` shows it; also every event's picture of its task.

@@ -48,4 +48,23 @@ import TestSupport
         try journal.close()
         #expect(try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 1)
     }
+
+    /// An invalidated session's limits go (a session made again under its name is new); a
+    /// journal whose table is missing (the open could not make it) reads as no limits and
+    /// makes it at the next limit written.
+    @Test func invalidationDropsTheLimitsAndAWriteMakesAMissingTable() throws {
+        let path = try journalPath()
+        let journal = try openJournal(path)
+        try journal.ensureSession("a")
+        try journal.ensureSession("b")
+        try journal.setRateLimit(session: "a", task: nil, 500)
+        try journal.setRateLimit(session: "b", task: 3, 700)
+        try journal.invalidateSession("a")
+        #expect(try journal.limits() == ["b": JournalLimits(taskRates: [3: 700])])
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "DROP TABLE limits") }
+        #expect(try journal.limits().isEmpty)
+        try journal.invalidateSession("b")
+        try journal.setConnectionsPerHost(session: "b", 5)
+        #expect(try journal.limits() == ["b": JournalLimits(connectionsPerHost: 5)])
+    }
 }

@@ -69,14 +69,15 @@ extension BackgroundDaemonTests {
         let rig = try Rig()
         let size = 1_000_000
         server.setFile("lim.bin", size: size, seed: 8)
-        // The first request is held after 100 kB, the restarted one's (a Range request) after
-        // 70 kB more: the rest, over 830 kB, comes after the limit is back.
+        // Each request is held 100 kB into its body: the first at `first`; the restarted one (a
+        // Range request from at most 100 kB on) passes that gate, open by then, and is held at
+        // `second`: the rest, at least 800 kB, comes once the limit is back.
         let (first, second) = (UUID().uuidString, UUID().uuidString)
-        let url = "\(server.httpBase)/files/lim.bin?gate=\(first),\(second)&holdAfter=100000,70000"
+        let url = "\(server.httpBase)/files/lim.bin?gate=\(first),\(second)&holdAfter=100000,100000"
         #expect(try await rig.run(["--background", "kl", "-o", rig.out, url]).status == 0)
         try await server.waitForGate(first)
         #expect(try await rig.run(["control", "kl", "limit", "1", "200K"]).status == 0)
-        #expect(try await rig.run(["control", "kl", "limit", "1M"]).status == 0)
+        #expect(try await rig.run(["control", "kl", "limit", "4M"]).status == 0)
         #expect(try await rig.run(["control", "kl", "connections", "3"]).status == 0)
         let records = rig.env["XDG_STATE_HOME"]! + "/transfertop/resume"
         try await waitFor("the crash-recovery record") {
@@ -85,7 +86,7 @@ extension BackgroundDaemonTests {
         await rig.killDaemon()
         server.openGate(first)
         let status = try await rig.run(["status", "kl"])  // starts the daemon, which restores
-        #expect(status.status == 0 && status.stdout.contains("kl: 1 task(s), 1 unfinished, 0 failed, limit 1048576 bytes/s, 3 per host"),
+        #expect(status.status == 0 && status.stdout.contains("kl: 1 task(s), 1 unfinished, 0 failed, limit 4194304 bytes/s, 3 per host"),
                 "\(status.stdout)\(status.stderr)\(rig.log)")
         try await server.waitForGate(second)
         let opened = ContinuousClock.now
@@ -94,15 +95,16 @@ extension BackgroundDaemonTests {
         let elapsed = ContinuousClock.now - opened
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)\(rig.log)")
         #expect(server.stats.requests.contains { $0.header("Range") != nil })
-        // At least 830 kB, less one 512 KiB receive buffer, at 200 KiB/s: over 1.3 s.
-        #expect(elapsed >= .milliseconds(Int(Double(size - 170_000 - 524_288) / 204_800 * 900)), "\(elapsed)")
+        // At least 800 kB, less one 512 KiB receive buffer and the pacer's quarter second of
+        // saved-up bytes, at 200 KiB/s: over 0.9 s (the session's 4 MiB/s alone: under 0.25 s).
+        #expect(elapsed >= .milliseconds(Int(Double(size - 200_000 - 524_288 - 51_200) / 204_800 * 900)), "\(elapsed)")
         #expect(Self.sha(rig.out + "/lim.bin") == SHA256.hex(Data(LoopbackServer.body(size: size, seed: 8))))
         // Nothing runs now: a session limit is kept for the next submission, not refused.
         let later = try await rig.run(["control", "kl", "connections", "2"])
         #expect(later.status == 0 && later.stdout.contains("connections kl: 2 per host (no task is running: kept for the session's next tasks)"),
                 "\(later.stdout)\(later.stderr)")
         let kept = try await rig.run(["status", "kl"])
-        #expect(kept.stdout.contains("kl: 1 task(s), 0 unfinished, 0 failed, limit 1048576 bytes/s, 2 per host"), "\(kept.stdout)")
+        #expect(kept.stdout.contains("kl: 1 task(s), 0 unfinished, 0 failed, limit 4194304 bytes/s, 2 per host"), "\(kept.stdout)")
     }
 
     @Test(arguments: [

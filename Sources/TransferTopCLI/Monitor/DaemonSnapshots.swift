@@ -49,7 +49,7 @@ struct DaemonSnapshots {
                                            state: s.invalidated ? .invalidated : .active,
                                            // 0: unknown (no submission running, or an earlier daemon).
                                            maxConnectionsPerHost: s.connectionsPerHost ?? 0,
-                                           rateLimit: s.rateLimit ?? 0, limitsChanged: s.rateLimit != nil,
+                                           rateLimit: s.rateLimit ?? 0, limitsChanged: s.rateLimit != nil || s.connectionsKept == true,
                                            tasks: s.tasks.map { task($0, session: s.name, id: sid, now: now) })
             noteChanges(snapshot, known: known, now: now)
             return snapshot
