@@ -91,6 +91,23 @@ import Testing
         #expect(Units.millis(0.42) == "0.4ms")
         #expect(Units.millis(12.4) == "12ms")
         #expect(Units.millis(12_345) == "12.3s")
+        #expect(Units.bytes(-5) == "0 B")
+        #expect(Units.bytes(102_348) == "99.9 KiB" && Units.bytes(102_349) == "100 KiB", "the one-decimal edge")
+    }
+
+    /// Numbers written as bytes read as Swift prints them, the extremes included.
+    @Test func byteTextWritesIntegersAsInterpolationDoes() {
+        var values = [0, 1, 9, 10, 99, 100, -1, -10, 1_000_000, Int.max, Int.min, Int(Int32.max) + 1]
+        var rng = SystemRandomNumberGenerator()
+        values += (0..<200).map { _ in Int.random(in: Int.min...Int.max, using: &rng) >> Int.random(in: 0..<63, using: &rng) }
+        for n in values {
+            var out: [UInt8] = Array("x".utf8)
+            ByteText.appendInteger(n, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == "x\(n)")
+        }
+        var text: [UInt8] = []
+        ByteText.append("é ok", to: &text)
+        #expect(text == Array("é ok".utf8))
     }
 
     @Test func speedMeterAveragesOverItsWindow() {

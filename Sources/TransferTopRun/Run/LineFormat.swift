@@ -7,39 +7,59 @@ public enum LineFormat {
     /// `12:03:04.567 default 1.2 running http://host/x 1.5 MiB 200` (+ ` error: …` when failed).
     public static func line(_ t: TaskSnapshot, at date: Date, color: Bool) -> String {
         let state = DisplayState(t)
-        // Built as bytes in one buffer sized once: two lines per URL of a long list, where a
-        // string appended field by field cost twice as many instructions.
+        // Built as bytes in one buffer sized once, numbers written as digits (no String per
+        // field): two lines per URL of a long list, where a string appended field by field
+        // cost twice as many instructions, and the fields' Strings as many again.
         // Server- and file-supplied text is escaped (TerminalText); the colour codes are ours.
         let url = TerminalText.safe(Redaction.redactURL(t.currentURL))
         var out: [UInt8] = []
         out.reserveCapacity(96 + t.sessionName.utf8.count + url.utf8.count + (t.outputPath?.utf8.count ?? 0))
         appendTimestamp(date, to: &out)
-        func field(_ text: String) {
-            out.append(0x20)
-            out.append(contentsOf: text.utf8)
-        }
-        field(TerminalText.safe(t.sessionName))
-        field(t.id.description)
-        field(paint(DisplayState.text(t), state, color))
-        field(url)
-        field(Units.bytes(TransferRates.progressBytes(t)))
-        field(t.statusCode.map(String.init) ?? "-")
+        out.append(0x20)
+        ByteText.append(TerminalText.safe(t.sessionName), to: &out)
+        out.append(0x20)
+        ByteText.appendInteger(t.id.session, to: &out)
+        out.append(UInt8(ascii: "."))
+        ByteText.appendInteger(t.id.task, to: &out)
+        out.append(0x20)
+        appendState(t, state, color, to: &out)
+        out.append(0x20)
+        ByteText.append(url, to: &out)
+        out.append(0x20)
+        Units.appendBytes(TransferRates.progressBytes(t), to: &out)
+        out.append(0x20)
+        if let code = t.statusCode { ByteText.appendInteger(code, to: &out) } else { out.append(UInt8(ascii: "-")) }
         if let e = t.error, state != .cancelled {
-            out.append(contentsOf: " error: ".utf8)
-            out.append(contentsOf: TerminalText.safe(Redaction.redactText(e.message)).utf8)
+            ByteText.append(" error: ", to: &out)
+            ByteText.append(TerminalText.safe(Redaction.redactText(e.message)), to: &out)
         }
         if let path = t.outputPath {
-            out.append(contentsOf: " -> ".utf8)
-            out.append(contentsOf: TerminalText.safe(path).utf8)
+            ByteText.append(" -> ", to: &out)
+            ByteText.append(TerminalText.safe(path), to: &out)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `DisplayState.text(t)` in its colour (`paint`), written into `out`.
+    static func appendState(_ t: TaskSnapshot, _ state: DisplayState, _ color: Bool, to out: inout [UInt8]) {
+        if color {
+            ByteText.append("\u{1B}[", to: &out)
+            ByteText.append(colorCode(state), to: &out)
+            out.append(UInt8(ascii: "m"))
+        }
+        ByteText.append(state.label, to: &out)
+        if let outcome = state.outcome(t) {
+            out.append(0x20)
+            ByteText.append(outcome, to: &out)
+        }
+        if color { ByteText.append("\u{1B}[0m", to: &out) }
     }
 
     /// `HH:MM:SS.mmm`, local time.
     static func appendTimestamp(_ date: Date, to out: inout [UInt8]) {
         let secs = time_t(date.timeIntervalSince1970)
         let ms = min(max(Int((date.timeIntervalSince1970 - Double(secs)) * 1000), 0), 999)
-        out.append(contentsOf: clock(secs).utf8)
+        ByteText.append(clock(secs), to: &out)
         out.append(UInt8(ascii: "."))
         out.append(UInt8(ascii: "0") + UInt8(ms / 100))
         out.append(UInt8(ascii: "0") + UInt8(ms / 10 % 10))
@@ -68,18 +88,15 @@ public enum LineFormat {
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
-    static func paint(_ text: String, _ state: DisplayState, _ color: Bool) -> String {
-        guard color else { return text }
-        let code: String
+    static func colorCode(_ state: DisplayState) -> String {
         switch state {
-        case .queued: code = "2"
-        case .running: code = "36"
-        case .suspended: code = "33"
-        case .canceling, .cancelled: code = "35"
-        case .completed: code = "32"
-        case .httpError, .failed: code = "31"
+        case .queued: return "2"
+        case .running: return "36"
+        case .suspended: return "33"
+        case .canceling, .cancelled: return "35"
+        case .completed: return "32"
+        case .httpError, .failed: return "31"
         }
-        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
     }
 
     /// The final table: one row per task, then a one-line total.

@@ -6,14 +6,28 @@ public enum Units {
 
     /// `512 B`, `1.5 KiB`, `12.3 MiB`, `123 MiB` (IEC units; one decimal below 100).
     public static func bytes(_ count: Int64) -> String {
-        guard count >= 1024 else { return "\(Swift.max(0, count)) B" }
+        var out: [UInt8] = []
+        out.reserveCapacity(12)
+        appendBytes(count, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `bytes(count)` written into `out`.
+    public static func appendBytes(_ count: Int64, to out: inout [UInt8]) {
+        guard count >= 1024 else {
+            ByteText.appendInteger(Int(Swift.max(0, count)), to: &out)
+            out.append(contentsOf: [0x20, UInt8(ascii: "B")])
+            return
+        }
         var value = Double(count)
         var unit = 0
         while value >= 1024, unit < suffixes.count - 1 {
             value /= 1024
             unit += 1
         }
-        return "\(decimal(value)) \(suffixes[unit])"
+        appendDecimal(value, to: &out)
+        out.append(0x20)
+        ByteText.append(suffixes[unit], to: &out)
     }
 
     /// `1.2 MiB/s`; `0 B/s` when idle.
@@ -42,9 +56,17 @@ public enum Units {
 
     /// One decimal below 100, none above: `1.5`, `12.3`, `123`.
     static func decimal(_ value: Double) -> String {
-        if value >= 99.95 { return "\(NumericBounds.clampedInt(value.rounded()))" }
+        var out: [UInt8] = []
+        appendDecimal(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendDecimal(_ value: Double, to out: inout [UInt8]) {
+        if value >= 99.95 { return ByteText.appendInteger(NumericBounds.clampedInt(value.rounded()), to: &out) }
         let tenths = NumericBounds.clampedInt((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
+        ByteText.appendInteger(tenths / 10, to: &out)
+        out.append(UInt8(ascii: "."))
+        ByteText.appendInteger(tenths % 10, to: &out)
     }
 
     /// `1 task`, `3 tasks`: a count with its noun, plural when it is not one.
