@@ -50,10 +50,7 @@ extension Journal {
         try read("read the kept limits") { db in
             var all: [String: JournalLimits] = [:]
             // Not made at open (a full disk, a busy lock): nothing was kept.
-            // (Asked of SQLite, not of GRDB's schema cache, which another connection's change
-            // does not reach.)
-            let made = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'limits'")
-            guard made == true else { return all }
+            guard try Self.hasLimitsTable(db) else { return all }
             for row in try Row.fetchAll(db, sql: "SELECT session, task, rate, connections FROM limits") {
                 let session: String = row["session"], task: Int64 = row["task"]
                 let rate: Int64? = row["rate"]
@@ -66,5 +63,22 @@ extension Journal {
             }
             return all
         }
+    }
+
+    /// Forgets a session's limits (an invalidated session's: one made again under its name is
+    /// new). Nothing to do, and nothing written, when the table was never made.
+    public func dropLimits(session: String) throws(JournalError) {
+        try write("forget the limits of \(session)") { db in try Self.dropLimits(db, session: session) }
+    }
+
+    static func dropLimits(_ db: Database, session: String) throws {
+        guard try hasLimitsTable(db) else { return }
+        try db.execute(sql: "DELETE FROM limits WHERE session = ?", arguments: [session])
+    }
+
+    /// Asked of SQLite, not of GRDB's schema cache, which another connection's change does not
+    /// reach.
+    static func hasLimitsTable(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'limits'") == true
     }
 }

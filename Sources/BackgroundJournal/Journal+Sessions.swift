@@ -29,8 +29,7 @@ extension Journal {
         try write("invalidate session \(name)") { db in
             try db.execute(sql: "UPDATE session SET invalidated = 1 WHERE name = ?", arguments: [name])
             if db.changesCount == 0 { throw JournalError("journal \(path): no session named \(name)") }
-            try db.execute(sql: JournalSchema.optionalTables)
-            try db.execute(sql: "DELETE FROM limits WHERE session = ?", arguments: [name])
+            try Self.dropLimits(db, session: name)
         }
     }
 

@@ -20,44 +20,66 @@ extension BackgroundHost {
         case .rateLimit(let rate):
             let shown = rate > 0 ? "\(rate) bytes/s" : "none"
             if let number {
-                let task = try liveTask(name, number)
-                // Journal, memory and engine in one step: two changes at once (two monitors)
-                // must leave all three with the same, last, value.
-                try applying.withLock { _ in
+                try keep(name) {
+                    let task = try liveTask(name, number)
                     try journal.setRateLimit(session: name, task: number, rate)
-                    state.withLock { $0.limits[name, default: JournalLimits()].taskRates[number] = rate }
-                    task.rateLimit = rate
+                    return { [self] in
+                        state.withLock { $0.limits[name, default: JournalLimits()].taskRates[number] = rate }
+                        task.rateLimit = rate
+                        return 1
+                    }
                 }
-                bell.ring()
                 return "limit \(name):\(number): \(shown)"
             }
-            let running = try applying.withLock { _ in
+            let running = try keep(name) {
                 try journal.setRateLimit(session: name, task: nil, rate)
-                state.withLock { $0.limits[name, default: JournalLimits()].sessionRate = rate }
-                return distributeSessionLimits(name)
+                return { [self] in
+                    state.withLock { $0.limits[name, default: JournalLimits()].sessionRate = rate }
+                    return distributeSessionLimits(name)
+                }
             }
-            bell.ring()
             let divided = running > 1 && rate > 0 ? ", divided among its \(running) running submissions" : ""
-            return "limit \(name): \(shown)\(divided)\(try keptForLater(name))"
+            return "limit \(name): \(shown)\(idle(name) ? Self.keptForLater : divided)"
         case .connectionsPerHost(let n):
             guard number == nil else { throw DaemonError("connections is for the whole session; give no task") }
             guard OptionBounds.connectionsPerHost.contains(n) else {
                 throw DaemonError("connections per host is \(OptionBounds.connectionsPerHost.lowerBound)-\(OptionBounds.connectionsPerHost.upperBound), not \(n)")
             }
-            let running = try applying.withLock { _ in
+            let running = try keep(name) {
                 try journal.setConnectionsPerHost(session: name, n)
-                state.withLock { $0.limits[name, default: JournalLimits()].connectionsPerHost = n }
-                return distributeSessionLimits(name)
+                return { [self] in
+                    state.withLock { $0.limits[name, default: JournalLimits()].connectionsPerHost = n }
+                    return distributeSessionLimits(name)
+                }
             }
-            bell.ring()
             let each = running > 1 ? " in each of its \(running) running submissions" : ""
-            return "connections \(name): \(n) per host\(each)\(try keptForLater(name))"
+            return "connections \(name): \(n) per host\(idle(name) ? Self.keptForLater : each)"
         }
     }
 
-    /// Said when the session has no unfinished task (by the journal, what `wait` reads).
-    private func keptForLater(_ name: String) throws -> String {
-        try journal.sessionsWithUnfinishedTasks().contains(name) ? "" : " (no task is running: kept for the session's next tasks)"
+    /// One change at a time, the session checked live again inside (an invalidation takes
+    /// `changing` too, so no limit is written back after it dropped them): `journal` writes,
+    /// then the step it returns changes memory and engine under `applying`, the short lock a
+    /// starting submission or task takes. So the journal, memory and engine end with the same,
+    /// last, value, and no transfer waits for a journal write.
+    @discardableResult
+    private func keep(_ name: String, _ journal: () throws -> () -> Int) throws -> Int {
+        let running = try changing.withLock { _ in
+            guard try self.journal.sessions().contains(where: { $0.name == name && !$0.invalidated }) else {
+                throw DaemonError("no live background session named '\(SafeQuote.quote(name))'")
+            }
+            let apply = try journal()
+            return applying.withLock { _ in apply() }
+        }
+        bell.ring()
+        return running
+    }
+
+    static let keptForLater = " (no task is running: kept for the session's next tasks)"
+
+    /// No unfinished task by the journal (what `wait` reads); false when it cannot say.
+    private func idle(_ name: String) -> Bool {
+        (try? journal.sessionsWithUnfinishedTasks().contains(name)) == false
     }
 
     /// The engine sessions of the session's submissions that have not ended.

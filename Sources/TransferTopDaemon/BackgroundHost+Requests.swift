@@ -143,8 +143,11 @@ extension BackgroundHost {
             for t in try journal.tasks(session: name) where t.state != .completed && !held.contains(t.number) {
                 try finish(t, error: "cancelled (session invalidated)")
             }
-            try journal.invalidateSession(name)
-            state.withLock { _ = $0.limits.removeValue(forKey: name) }
+            // Under `changing`: a limit being kept meanwhile is written before, and dropped.
+            try changing.withLock { _ in
+                try journal.invalidateSession(name)
+                applying.withLock { _ in _ = state.withLock { $0.limits.removeValue(forKey: name) } }
+            }
             let event = BackgroundEvent(seq: 0, session: name, kind: "invalidated", task: nil, note: nil)
             try journal.appendEvent(session: name, task: nil, kind: "invalidated", payload: try JSONEncoder().encode(event))
             bell.ring()

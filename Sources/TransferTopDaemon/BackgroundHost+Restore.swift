@@ -12,9 +12,15 @@ extension BackgroundHost {
     func restore() throws {
         // Before any task starts again: a restarted task runs within what the user set. A
         // journal that cannot say (its optional table could not be made) runs without them.
-        let kept = (try? journal.limits()) ?? [:]
-        state.withLock { $0.limits = kept }
         let sessions = try journal.sessions()
+        var kept = (try? journal.limits()) ?? [:]
+        // An invalidated session's (kept by an earlier build, which did not drop them): a
+        // session made again under the name must not inherit them.
+        for s in sessions where s.invalidated && kept[s.name] != nil {
+            kept[s.name] = nil
+            try? journal.dropLimits(session: s.name)
+        }
+        state.withLock { $0.limits = kept }
         for session in sessions {
             // An invalidated session's leftovers (the daemon died before they ended) end now.
             if session.invalidated {

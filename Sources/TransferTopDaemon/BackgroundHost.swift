@@ -58,9 +58,11 @@ final class BackgroundHost: @unchecked Sendable {
         var limits: [String: JournalLimits] = [:]
     }
 
-    /// Held while a limit is kept and given to engine sessions and tasks (`+Change`). A value
-    /// with a size: an empty one shares its address with the mutex (`Locked`).
+    /// Held while limits are given to engine sessions and tasks (`+Change`); `changing`, while
+    /// one is journaled. Values with a size: an empty one shares its address with the mutex
+    /// (`Locked`).
     let applying = Locked(0)
+    let changing = Locked(0)
 
     /// The least advanced live follower's position in `session` (`.max` when none follows it).
     func followerFloor(_ session: String) -> Int64 {

@@ -39,8 +39,9 @@ public final class DaemonFeed: @unchecked Sendable {
         var controlClient: DaemonClient?
         /// The caller's connection, used by the first watch (`init(…connected:)`).
         var handedOver: DaemonClient?
-        /// Session limits this monitor set and the daemon took (`control … limit|connections`):
-        /// its pictures do not carry them, so the header shows these (DECISIONS 178).
+        /// Session limits this monitor set and the daemon took (`control … limit|connections`),
+        /// shown until a picture carries the session's own (a daemon that keeps them does,
+        /// DECISIONS 211; an earlier one never does, DECISIONS 178).
         var limits: [String: (perHost: Int?, rate: Int64?)] = [:]
     }
 
@@ -243,9 +244,11 @@ public final class DaemonFeed: @unchecked Sendable {
         let events = converter.takeEvents()
         let names = Dictionary(converter.ids.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         shared.withLock { s in
-            // A daemon back after it went away runs without the limits it took (they are not
-            // journaled): the header no longer shows them.
+            // An earlier daemon back after it went away runs without the limits it took (it
+            // did not journal them): the header no longer shows them. A daemon that keeps them
+            // says what they are, whoever set them: its picture is the one shown.
             if s.gone { s.limits = [:] }
+            for st in statuses where st.connectionsKept != nil { s.limits[st.name] = nil }
             (s.sessions, s.names, s.connected, s.everConnected, s.gone) = (sessions, names, true, true, false)
             s.events += events
         }
