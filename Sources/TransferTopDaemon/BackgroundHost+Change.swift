@@ -10,11 +10,9 @@ import TransferTopRun
 /// what a restarted daemon runs again.
 extension BackgroundHost {
     func change(_ name: String, task number: Int64?, _ change: BackgroundChange) throws -> String {
-        guard try journal.sessions().contains(where: { $0.name == name && !$0.invalidated }) else {
-            throw DaemonError("no live background session named '\(SafeQuote.quote(name))'")
-        }
         switch change {
         case .retry:
+            try checkLive(name)
             guard let number else { throw DaemonError("retry acts on one task; give its number") }
             return try retry(name, number)
         case .rateLimit(let rate):
@@ -65,14 +63,18 @@ extension BackgroundHost {
     @discardableResult
     private func keep(_ name: String, _ journal: () throws -> () -> Int) throws -> Int {
         let running = try changing.withLock { _ in
-            guard try self.journal.sessions().contains(where: { $0.name == name && !$0.invalidated }) else {
-                throw DaemonError("no live background session named '\(SafeQuote.quote(name))'")
-            }
+            try checkLive(name)
             let apply = try journal()
             return applying.withLock { _ in apply() }
         }
         bell.ring()
         return running
+    }
+
+    private func checkLive(_ name: String) throws {
+        guard try journal.sessions().contains(where: { $0.name == name && !$0.invalidated }) else {
+            throw DaemonError("no live background session named '\(SafeQuote.quote(name))'")
+        }
     }
 
     static let keptForLater = " (no task is running: kept for the session's next tasks)"
