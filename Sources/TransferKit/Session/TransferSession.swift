@@ -31,6 +31,9 @@ public final class TransferSession: @unchecked Sendable {
     /// Lines of the configuration's `cookieFiles` that could not be read, as one-line warnings.
     public let cookieFileProblems: [String]
     let core: Locked<SessionCore>
+    /// Apart from `core`: every event reads them, from the transfer thread and the delegate
+    /// queue at once, and under `core` such a read waited for a task being made or retired.
+    private let observers = Locked<[any TransferObserver]>([])
 
     struct SessionCore {
         var state: SessionState = .active
@@ -48,7 +51,6 @@ public final class TransferSession: @unchecked Sendable {
         var roles: DelegateRoles
         /// `completeInvalidation` has begun (it runs once).
         var invalidationCompleting = false
-        var observers: [any TransferObserver] = []
         /// Changed while the session runs (TransferSession+Limits.swift).
         var maximumConnectionsPerHost: Int
         var rateLimit: Int64 = 0
@@ -230,7 +232,7 @@ public final class TransferSession: @unchecked Sendable {
     }
 
     public func addObserver(_ observer: any TransferObserver) {
-        core.withLock { $0.observers.append(observer) }
+        observers.withLock { $0.append(observer) }
     }
 
     public func snapshot() -> SessionSnapshot {
@@ -361,7 +363,7 @@ public final class TransferSession: @unchecked Sendable {
 
     /// `detail` is built only when someone observes (it may redact a URL: not free).
     func emit(_ kind: TransferEvent.Kind, task: TransferTask? = nil, detail: @autoclosure () -> String = "") {
-        let observers = core.withLock { $0.observers }
+        let observers = self.observers.withLock { $0 }
         // Eight events per URL, most of which line mode ignores: one nobody wants is not
         // made (DECISIONS 137).
         let wanting = observers.filter { $0.transferSession(self, observes: kind) }
