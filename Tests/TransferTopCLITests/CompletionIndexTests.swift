@@ -75,4 +75,38 @@ import Testing
         let again = CompletionIndex(index.compacted())
         #expect(again[Self.a]?.entityTag == "\"2\"" && again[Self.b]?.name == "r.bin" && again.lines == 2)
     }
+
+    /// An empty output directory's journal is let go, unless a file is in the directory or a
+    /// run has the journal open for appending (its shared lock).
+    @Test func anEmptyDirectorysJournalIsLetGoUnlessAFileOrARunIsThere() throws {
+        let root = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = CompletionStore(directory: root + "/complete")
+        let out = root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        store.save(.init(name: "x.bin", size: 7, entityTag: nil, lastModified: nil), url: "http://h/x.bin", outputDirectory: out)
+        let journal = store.journal(outputDirectory: out)
+        #expect(store.hasRecords(outputDirectory: out))
+
+        // A file in the directory: its record may still be right.
+        #expect(FileManager.default.createFile(atPath: out + "/x.bin", contents: Data("1234567".utf8)))
+        store.discardRecordsOfEmptyDirectory(out)
+        #expect(FileManager.default.fileExists(atPath: journal))
+        try FileManager.default.removeItem(atPath: out + "/x.bin")
+
+        // A run appending to the journal holds its lock shared: the journal stays.
+        let appender = CompletionStore.openLock(journal)
+        #expect(appender >= 0 && flock(appender, LOCK_SH) == 0)
+        store.discardRecordsOfEmptyDirectory(out)
+        #expect(FileManager.default.fileExists(atPath: journal))
+        close(appender)
+
+        store.discardRecordsOfEmptyDirectory(out)
+        #expect(!FileManager.default.fileExists(atPath: journal))
+        #expect(!store.hasRecords(outputDirectory: out))
+        // A directory that does not exist holds no file either; no journal is no error.
+        store.discardRecordsOfEmptyDirectory(root + "/none")
+        store.save(.init(name: "y.bin", size: 1, entityTag: nil, lastModified: nil), url: "http://h/y.bin", outputDirectory: out)
+        #expect(store.load(url: "http://h/y.bin", outputDirectory: out)?.name == "y.bin")
+    }
 }

@@ -190,6 +190,33 @@ import TransferKit
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.out).count == names.count)
     }
 
+    /// A list run again and again into a directory that is emptied between runs (a nightly
+    /// job whose consumer takes the files) keeps one run's lines in its journal, not every
+    /// run's; the last run's files are still recognised by a rerun.
+    @Test func aListRunIntoAnEmptiedDirectoryKeepsOneRunInItsJournal() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let tag = UUID().uuidString.prefix(6)
+        // More URLs than AlreadyComplete.listingThreshold: the output directory is listed.
+        let names = (0..<300).map { "e\($0)-\(tag)" }
+        for n in names { server.setFile(n, size: 10, seed: 6) }
+        let d = try FileSafetyTests.Dirs()
+        defer { try? FileManager.default.removeItem(atPath: d.root) }
+        let list = d.root + "/list"
+        try names.map { "\(server.httpBase)/files/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let store = CompletionStore(directory: d.root + "/state/transfertop/complete")
+        for run in 1...3 {
+            try? FileManager.default.removeItem(atPath: d.out)
+            let r = try await Run.binary(["--no-tui", "-o", d.out, "-i", list], environment: d.env)
+            #expect(r.status == 0, "run \(run): \(r.stderr)")
+            let lines = try String(contentsOfFile: store.journal(outputDirectory: d.out), encoding: .utf8).split(separator: "\n").count
+            #expect(lines == names.count, "run \(run): \(lines) journal lines")
+        }
+        let again = try await Run.binary(["--no-tui", "-o", d.out, "-i", list], environment: d.env)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.components(separatedBy: "already complete").count == names.count + 1)
+    }
+
     /// The same for a list given with `-i` (its URLs stream into tasks as they start).
     @Test func rerunOfAnInputFileSkipsCompleteFiles() async throws {
         let server = try await LoopbackServer.start()

@@ -22,8 +22,12 @@ package enum AlreadyComplete {
         let urlCount = plan.sessions.reduce(0) { $0 + $1.tasks.count + $1.downloadURLs.count }
         let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : .unread
         // An empty output directory (or none yet) holds no file to keep: the journal is not
-        // even read (a nightly list into a directory its consumer empties).
-        if listing.names?.isEmpty == true { return (plan, []) }
+        // even read (a nightly list into a directory its consumer empties), and what it holds
+        // is let go, so it does not grow by a list's lines every night.
+        if listing.names?.isEmpty == true {
+            store?.discardRecordsOfEmptyDirectory(plan.outputDirectory)
+            return (plan, [])
+        }
         if plan.existingFiles == .keepBoth, !(store?.hasRecords(outputDirectory: plan.outputDirectory) ?? false) {
             return (plan, [])
         }

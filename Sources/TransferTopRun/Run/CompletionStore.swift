@@ -20,7 +20,8 @@ import TransferKit
 /// costs the same every night: its size and its read time follow the files it placed, not the
 /// runs. Appenders hold a shared lock on `JOURNAL.lock` while their journal is open, and the
 /// rewrite takes it exclusively without waiting, so it never drops a line a running run
-/// appends: while one runs, the rewrite waits for a later read.
+/// appends: while one runs, the rewrite waits for a later read. A run into an empty output
+/// directory empties its journal instead of reading it (`discardRecordsOfEmptyDirectory`).
 public final class CompletionStore: @unchecked Sendable {
     // @unchecked: `indexes` is behind a lock; `directory` is immutable.
     public struct Record: Codable, Sendable, Equatable {
@@ -214,6 +215,37 @@ public final class CompletionStore: @unchecked Sendable {
         let temp = path + ".\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temp, contents: Data(index.compacted()), attributes: [.posixPermissions: 0o600]) else { return }
         if rename(temp, path) != 0 { unlink(temp) }
+    }
+
+    /// Empties the journal of `outputDirectory` when that directory holds no file (or does not
+    /// exist): every record then names a file that is gone. A list run into a directory its
+    /// consumer empties never reads the journal (DECISIONS 210), so nothing else would bound
+    /// it: each run appended a line per file for good. Left as it is while a run has the
+    /// journal open for appending (the lock, as for a rewrite), or when a file appeared
+    /// since the caller looked (listed again under the lock).
+    public func discardRecordsOfEmptyDirectory(_ outputDirectory: String) {
+        let path = journal(outputDirectory: outputDirectory)
+        guard access(path, F_OK) == 0 else { return }
+        let lock = Self.openLock(path)
+        guard lock >= 0 else { return }
+        defer { close(lock) }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0, Self.holdsNoEntry(outputDirectory) else { return }
+        unlink(path)
+        indexes.withLock { $0[path] = nil }
+    }
+
+    /// Whether `directory` has no entry but `.` and `..`, or does not exist.
+    static func holdsNoEntry(_ directory: String) -> Bool {
+        guard let dir = opendir(directory) else { return errno == ENOENT }
+        defer { closedir(dir) }
+        while true {
+            errno = 0
+            guard let entry = readdir(dir) else { return errno == 0 }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { return false }
+        }
     }
 
     /// Whether the journal of `outputDirectory` holds any record.
