@@ -4,7 +4,8 @@ import Synchronization
 /// A group of tasks with one configuration, one delegate and a private connection pool.
 /// Thread-safe: create tasks and call methods from any thread.
 public final class TransferSession: @unchecked Sendable {
-    // @unchecked: mutable state lives in `core` (a lock); the engine is itself thread-safe.
+    // @unchecked: mutable state lives in `core` and `observers` (locks); the engine is itself
+    // thread-safe.
 
     /// A process-wide session with the default configuration and no delegate.
     public static let shared: TransferSession = {
