@@ -104,9 +104,40 @@ import Testing
         store.discardRecordsOfEmptyDirectory(out)
         #expect(!FileManager.default.fileExists(atPath: journal))
         #expect(!store.hasRecords(outputDirectory: out))
-        // A directory that does not exist holds no file either; no journal is no error.
+        // A directory that does not exist holds no file either; one that cannot be listed
+        // (here a file in its place) answers for nothing; no journal is no error.
+        store.save(.init(name: "z.bin", size: 1, entityTag: nil, lastModified: nil), url: "http://h/z.bin", outputDirectory: root + "/none")
+        store.discardRecordsOfEmptyDirectory(root + "/none")
+        #expect(!FileManager.default.fileExists(atPath: store.journal(outputDirectory: root + "/none")))
+        #expect(!CompletionStore.holdsNoEntry(store.journal(outputDirectory: out) + ".lock"))
         store.discardRecordsOfEmptyDirectory(root + "/none")
         store.save(.init(name: "y.bin", size: 1, entityTag: nil, lastModified: nil), url: "http://h/y.bin", outputDirectory: out)
         #expect(store.load(url: "http://h/y.bin", outputDirectory: out)?.name == "y.bin")
+    }
+
+    /// `--clobber` reads no record but appends a line per file: its journal is compacted once
+    /// it holds more than twice a run's lines, and not read before.
+    @Test func aClobberRunsJournalIsCompactedOnceItOnlyGrew() throws {
+        let root = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let out = root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: out + "/x.bin", contents: Data("x".utf8)))
+        let writer = CompletionStore(directory: root + "/complete")
+        let journal = writer.journal(outputDirectory: out)
+        func lines() throws -> Int { try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").count }
+        for size in 1...1000 {
+            writer.save(.init(name: "x.bin", size: Int64(size), entityTag: nil, lastModified: nil), url: "http://h/x.bin", outputDirectory: out)
+        }
+        // 1,000 lines of about 110 bytes: under the size 1,024 lines of a usual record make.
+        CompletionStore(directory: root + "/complete").bound(outputDirectory: out, urls: 1)
+        #expect(try lines() == 1000)
+        for size in 1001...5000 {
+            writer.save(.init(name: "x.bin", size: Int64(size), entityTag: nil, lastModified: nil), url: "http://h/x.bin", outputDirectory: out)
+        }
+        let store = CompletionStore(directory: root + "/complete")
+        store.bound(outputDirectory: out, urls: 1)
+        #expect(try lines() == 1)
+        #expect(store.load(url: "http://h/x.bin", outputDirectory: out)?.size == 5000)
     }
 }

@@ -205,9 +205,10 @@ import TransferKit
         let list = d.root + "/list"
         try names.map { "\(server.httpBase)/files/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let store = CompletionStore(directory: d.root + "/state/transfertop/complete")
+        // The third run with --clobber, which looks up no record but still writes its lines.
         for run in 1...3 {
             try? FileManager.default.removeItem(atPath: d.out)
-            let r = try await Run.binary(["--no-tui", "-o", d.out, "-i", list], environment: d.env)
+            let r = try await Run.binary(["--no-tui", "-o", d.out, "-i", list] + (run == 3 ? ["--clobber"] : []), environment: d.env)
             #expect(r.status == 0, "run \(run): \(r.stderr)")
             let lines = try String(contentsOfFile: store.journal(outputDirectory: d.out), encoding: .utf8).split(separator: "\n").count
             #expect(lines == names.count, "run \(run): \(lines) journal lines")

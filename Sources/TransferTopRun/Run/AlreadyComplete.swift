@@ -18,8 +18,12 @@ package enum AlreadyComplete {
     package static func filter(_ plan: RunPlan, store: CompletionStore?) async -> (RunPlan, notes: [String]) {
         // Nothing to look up: every download runs. Asked once, not once per URL (a first run
         // of a 1,000,000-line list hashed every URL against an empty journal).
-        if plan.existingFiles == .replace { return (plan, []) }
         let urlCount = plan.sessions.reduce(0) { $0 + $1.tasks.count + $1.downloadURLs.count }
+        if plan.existingFiles == .replace {
+            // Still a line per placed file: the journal is kept bounded without being read.
+            store?.bound(outputDirectory: plan.outputDirectory, urls: urlCount)
+            return (plan, [])
+        }
         let listing = urlCount >= Self.listingThreshold ? DirectoryListing(plan.outputDirectory) : .unread
         // An empty output directory (or none yet) holds no file to keep: the journal is not
         // even read (a nightly list into a directory its consumer empties), and what it holds

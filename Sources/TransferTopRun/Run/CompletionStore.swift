@@ -20,8 +20,10 @@ import TransferKit
 /// costs the same every night: its size and its read time follow the files it placed, not the
 /// runs. Appenders hold a shared lock on `JOURNAL.lock` while their journal is open, and the
 /// rewrite takes it exclusively without waiting, so it never drops a line a running run
-/// appends: while one runs, the rewrite waits for a later read. A run into an empty output
-/// directory empties its journal instead of reading it (`discardRecordsOfEmptyDirectory`).
+/// appends: while one runs, the rewrite waits for a later read. A run that does not read the
+/// journal (a list of 256 URLs or more into an empty output directory, or `--clobber`) deletes
+/// it when the directory is empty (`discardRecordsOfEmptyDirectory`); `--clobber` also reads it,
+/// and so compacts it, once it is larger than twice its lines would make it (`bound`).
 public final class CompletionStore: @unchecked Sendable {
     // @unchecked: `indexes` is behind a lock; `directory` is immutable.
     public struct Record: Codable, Sendable, Equatable {
@@ -217,7 +219,7 @@ public final class CompletionStore: @unchecked Sendable {
         if rename(temp, path) != 0 { unlink(temp) }
     }
 
-    /// Empties the journal of `outputDirectory` when that directory holds no file (or does not
+    /// Deletes the journal of `outputDirectory` when that directory holds no file (or does not
     /// exist): every record then names a file that is gone. A list run into a directory its
     /// consumer empties never reads the journal (DECISIONS 210), so nothing else would bound
     /// it: each run appended a line per file for good. Left as it is while a run has the
@@ -233,6 +235,21 @@ public final class CompletionStore: @unchecked Sendable {
         unlink(path)
         indexes.withLock { $0[path] = nil }
     }
+
+    /// For a run that looks up no record (`--clobber`) but appends a line per file it places:
+    /// the journal is deleted when the directory is empty, and read, so compacted (`records`),
+    /// once it holds more than twice the lines of `urls` files (by its size: a line is about
+    /// `lineSize` bytes), as a run that reads it would.
+    public func bound(outputDirectory: String, urls: Int) {
+        discardRecordsOfEmptyDirectory(outputDirectory)
+        var st = stat()
+        guard stat(journal(outputDirectory: outputDirectory), &st) == 0,
+              Int(st.st_size) > max(Self.compactionFloor, 2 * urls) * Self.lineSize else { return }
+        _ = records(outputDirectory: outputDirectory)
+    }
+
+    /// About a journal line's size (a 64-digit key, a name, a size and validators).
+    static let lineSize = 200
 
     /// Whether `directory` has no entry but `.` and `..`, or does not exist.
     static func holdsNoEntry(_ directory: String) -> Bool {
