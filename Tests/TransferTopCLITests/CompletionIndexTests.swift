@@ -109,7 +109,10 @@ import Testing
         store.save(.init(name: "z.bin", size: 1, entityTag: nil, lastModified: nil), url: "http://h/z.bin", outputDirectory: root + "/none")
         store.discardRecordsOfEmptyDirectory(root + "/none")
         #expect(!FileManager.default.fileExists(atPath: store.journal(outputDirectory: root + "/none")))
-        #expect(!CompletionStore.holdsNoEntry(store.journal(outputDirectory: out) + ".lock"))
+        let notADirectory = store.journal(outputDirectory: out) + ".lock"
+        store.save(.init(name: "w.bin", size: 1, entityTag: nil, lastModified: nil), url: "http://h/w.bin", outputDirectory: notADirectory)
+        store.discardRecordsOfEmptyDirectory(notADirectory)
+        #expect(FileManager.default.fileExists(atPath: store.journal(outputDirectory: notADirectory)))
         store.discardRecordsOfEmptyDirectory(root + "/none")
         store.save(.init(name: "y.bin", size: 1, entityTag: nil, lastModified: nil), url: "http://h/y.bin", outputDirectory: out)
         #expect(store.load(url: "http://h/y.bin", outputDirectory: out)?.name == "y.bin")

@@ -231,7 +231,8 @@ public final class CompletionStore: @unchecked Sendable {
         let lock = Self.openLock(path)
         guard lock >= 0 else { return }
         defer { close(lock) }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0, Self.holdsNoEntry(outputDirectory) else { return }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0,
+              AlreadyComplete.DirectoryListing(outputDirectory).names?.isEmpty == true else { return }
         unlink(path)
         indexes.withLock { $0[path] = nil }
     }
@@ -250,20 +251,6 @@ public final class CompletionStore: @unchecked Sendable {
 
     /// About a journal line's size (a 64-digit key, a name, a size and validators).
     static let lineSize = 200
-
-    /// Whether `directory` has no entry but `.` and `..`, or does not exist.
-    static func holdsNoEntry(_ directory: String) -> Bool {
-        guard let dir = opendir(directory) else { return errno == ENOENT }
-        defer { closedir(dir) }
-        while true {
-            errno = 0
-            guard let entry = readdir(dir) else { return errno == 0 }
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { return false }
-        }
-    }
 
     /// Whether the journal of `outputDirectory` holds any record.
     public func hasRecords(outputDirectory: String) -> Bool { !records(outputDirectory: outputDirectory).isEmpty }
