@@ -20,7 +20,7 @@ import Synchronization
 final class DeliveryOutbox: @unchecked Sendable {
     // @unchecked: `transferThread`, `deliveringThread` and `flushes` are atomics, read from
     // any thread; `wakeupOwed` is touched only by the thread running a batch (one at a time:
-    // the delegate queue is serial); `engine` is set once, in the engine's init; every other
+    // the delegate queue is serial); every other
     // mutable field is touched only on the transfer thread.
 
     /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
@@ -42,11 +42,15 @@ final class DeliveryOutbox: @unchecked Sendable {
     /// A start sent during the running batch found the inbox empty and did not wake the loop.
     /// Only the delivering thread touches it.
     private var wakeupOwed = false
-    /// Woken at the end of a batch that owes it a wakeup.
-    weak var engine: TransferEngine?
+    /// The engine's multi handle, woken at the end of a batch that owes the loop a wakeup (a
+    /// no-op once the engine closed it). Not the engine itself: a weak reference to the engine
+    /// would give it a side table, and then every retain and release of the engine, which the
+    /// transfer thread makes several times per transfer, takes the runtime's slow path.
+    private let multi: MultiHandle
 
-    init(coalescingInterval: TimeInterval) {
+    init(coalescingInterval: TimeInterval, multi: MultiHandle) {
         coalescingNanos = Self.coalescingNanos(coalescingInterval)
+        self.multi = multi
     }
 
     /// Whether the caller runs on this engine's transfer thread.
@@ -94,7 +98,7 @@ final class DeliveryOutbox: @unchecked Sendable {
             deliveringThread.store(0, ordering: .relaxed)
             if wakeupOwed {
                 wakeupOwed = false
-                engine?.wake()
+                multi.wakeup()
             }
         }
     }

@@ -97,13 +97,13 @@ final class TransferEngine: @unchecked Sendable {
                                         trustExceptions: trustExceptions)
         self.timerClock = timerClock
         self.sessionID = sessionID
-        outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval)
         connectivity = ConnectivityRetry(enabled: configuration.waitsForConnectivity)
         recorder = TransactionRecorder(clock: clock, configuration: configuration)
         httpCache = CacheParticipation(configuration: configuration, clock: clock)
         auth = SessionCredentials(configuration: configuration)
         guard let m = MultiHandle() else { fatalError("libcurl could not create a multi handle (out of memory?)") }
         multi = m
+        outbox = DeliveryOutbox(coalescingInterval: configuration.deliveryCoalescingInterval, multi: m)
         multi.setLong(CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.httpMaximumConnectionsPerHost))
         multi.setLong(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         // libcurl keeps 4 idle connections per handle in the multi by default; while a long
@@ -113,7 +113,6 @@ final class TransferEngine: @unchecked Sendable {
         // to the smaller per-host handle count it would close connections of lists that span
         // more than four hosts). Capped before multiplying: `4 * Int.max` would trap.
         multi.setLong(CURLMOPT_MAXCONNECTS, 16 * max(min(configuration.httpMaximumConnectionsPerHost, 1 << 20), 8))
-        outbox.engine = self  // weak: the engine owns its outbox
     }
 
     /// Queues a command for the transfer thread. False when the engine has shut down. Only
@@ -130,9 +129,6 @@ final class TransferEngine: @unchecked Sendable {
         }
         return multi.whileOpen { inbox.post(command) }
     }
-
-    /// Wakes the loop (a deferred wakeup, `DeliveryOutbox`).
-    func wake() { _ = multi.whileOpen { true } }
 
     /// Stops the thread after tearing down every handle, and waits for it to finish.
     func shutdown() {
