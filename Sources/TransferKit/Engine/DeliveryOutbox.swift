@@ -43,9 +43,8 @@ final class DeliveryOutbox: @unchecked Sendable {
     /// Only the delivering thread touches it.
     private var wakeupOwed = false
     /// The engine's multi handle, woken at the end of a batch that owes the loop a wakeup (a
-    /// no-op once the engine closed it). Not the engine itself: a weak reference to the engine
-    /// would give it a side table, and then every retain and release of the engine, which the
-    /// transfer thread makes several times per transfer, takes the runtime's slow path.
+    /// no-op once the engine closed it). Not a weak reference to the engine: it would put every
+    /// retain and release of the engine on the runtime's slow path (DECISIONS 213).
     private let multi: MultiHandle
 
     init(coalescingInterval: TimeInterval, multi: MultiHandle) {
