@@ -33,8 +33,8 @@ extension TransferEngine {
                                            failingURL: Redaction.redactURL(t.request.url.absoluteString)))
             return
         }
-        let task = t.task
-        let pump = BodyStreamPump(stream: stream) { [weak self] in _ = self?.send(.bodyReady(task)) }
+        let task = t.task, post = poster
+        let pump = BodyStreamPump(stream: stream) { post(.bodyReady(task)) }
         t.bodyPump = pump
         pump.start()
         if t.flow.isRunning { attach(t) }  // suspended meanwhile: resume attaches it

@@ -130,6 +130,13 @@ final class TransferEngine: @unchecked Sendable {
         return multi.whileOpen { inbox.post(command) }
     }
 
+    /// `send` for a thread that must not keep the engine alive or reach it weakly (a body
+    /// stream's pump, whose transfer has already started the loop): the closure holds the inbox
+    /// and the multi handle, not the engine (DECISIONS 213).
+    var poster: @Sendable (Command) -> Void {
+        { [inbox, multi] command in _ = multi.whileOpen { inbox.post(command) } }
+    }
+
     /// Stops the thread after tearing down every handle, and waits for it to finish.
     func shutdown() {
         let started = self.started.withLock { $0 }
