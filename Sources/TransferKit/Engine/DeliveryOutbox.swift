@@ -20,8 +20,8 @@ import Synchronization
 final class DeliveryOutbox: @unchecked Sendable {
     // @unchecked: `transferThread`, `deliveringThread` and `flushes` are atomics, read from
     // any thread; `wakeupOwed` is touched only by the thread running a batch (one at a time:
-    // the delegate queue is serial); every other
-    // mutable field is touched only on the transfer thread.
+    // the delegate queue is serial); every other mutable field is touched only on the
+    // transfer thread.
 
     /// The transfer thread's `pthread_self()` once it runs (0 before): `isTransferThread`.
     let transferThread = Atomic<UInt>(0)

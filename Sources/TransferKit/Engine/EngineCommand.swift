@@ -91,6 +91,21 @@ final class CommandInbox: @unchecked Sendable {
         return nil
     }
 
+    /// The commands the loop will never run, in order: those after the shutdown in the turn
+    /// it ended, and those posted until the multi handle closed. The inbox is empty after it.
+    /// Kept there, a command would keep its task, and so the session and the engine that owns
+    /// this inbox, alive. Transfer thread only, after the handle closed (nothing more is posted).
+    func takeLeftovers() -> [EngineCommand] {
+        var rest = Array(turn[cursor...])
+        turn.removeAll()
+        cursor = 0
+        pending.withLock { pending in
+            rest += pending
+            pending.removeAll()
+        }
+        return rest
+    }
+
     /// Commands waiting: taken but not yet run (a long list of starts), or still pending. The
     /// pending ones count because a poll during a backlog consumes the wakeup that came with
     /// them: without them the loop could sleep a whole poll timeout with work waiting.

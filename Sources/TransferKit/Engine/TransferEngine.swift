@@ -130,9 +130,9 @@ final class TransferEngine: @unchecked Sendable {
         return multi.whileOpen { inbox.post(command) }
     }
 
-    /// `send` for a thread that must not keep the engine alive or reach it weakly (a body
-    /// stream's pump, whose transfer has already started the loop): the closure holds the inbox
-    /// and the multi handle, not the engine (DECISIONS 213).
+    /// `send` for a closure that must not reach the engine weakly (DECISIONS 213): it holds the
+    /// inbox and the multi handle. For a body stream's pump, whose transfer has already started
+    /// the loop; a start posted through it would not start the thread.
     var poster: @Sendable (Command) -> Void {
         { [inbox, multi] command in _ = multi.whileOpen { inbox.post(command) } }
     }
@@ -177,6 +177,7 @@ final class TransferEngine: @unchecked Sendable {
         while true {
             if case .shutdown(let done)? = inbox.runTurn(handle) {
                 teardown()
+                answerLeftovers()
                 outbox.flush()  // what the last turn's commands delivered
                 // A later thread may get this one's pthread_t: it must not be taken for the
                 // transfer thread (its deliveries would wait in an outbox nobody flushes).
@@ -294,6 +295,15 @@ final class TransferEngine: @unchecked Sendable {
         // and any command wakes the loop at once anyway).
         let cap = allSuspended ? 1_000 : 100
         return max(1, min(cap, Int((until > now ? until - now : 0) / 1_000_000) + 1))
+    }
+
+    /// Commands that came after the shutdown are not run. The session shuts down only when it
+    /// has no live task, so they are about finished tasks; a cancel's resume-data handler is
+    /// still called, with nil, as for a finished task.
+    private func answerLeftovers() {
+        for case .cancel(let task, _, let reply?) in inbox.takeLeftovers() {
+            task.session.deliver(awaited: true) { reply(nil) }
+        }
     }
 
     private func teardown() {
