@@ -53,18 +53,26 @@ struct Tmux: Sendable {
     /// The whole loop runs on a thread of its own (`offPool`), not a capture at a time from the
     /// test's task: a status message is on the screen for 8 s, and a cooperative pool starved
     /// for longer (a loaded sanitizer suite) polled only after it had gone.
+    /// A wait that expires is recorded at the caller's line, so a failure says which step of a
+    /// long test never came even when the assertion after it would pass.
     @discardableResult
-    func waitFor(_ check: @escaping @Sendable (String) -> Bool) async throws -> String {
-        try await offPool { [self] in
+    func waitFor(sourceLocation: SourceLocation = #_sourceLocation,
+                 _ check: @escaping @Sendable (String) -> Bool) async throws -> String {
+        let (screen, matched) = try await offPool { [self] () throws -> (String, Bool) in
             let end = Date().addingTimeInterval(eventDeadline)
             var last = ""
             while Date() < end {
                 last = try runBlocking(["capture-pane", "-p", "-t", "t"])
-                if check(last) { return last }
+                if check(last) { return (last, true) }
                 usleep(50_000)
             }
-            return last
+            return (last, false)
         }
+        if !matched {
+            Issue.record("the screen did not match within \(Int(eventDeadline)) s; the last capture:\n\(screen)",
+                         sourceLocation: sourceLocation)
+        }
+        return screen
     }
 
     /// The task-table row of task `id` (e.g. "1.1").
