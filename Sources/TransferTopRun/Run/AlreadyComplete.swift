@@ -119,23 +119,32 @@ package enum AlreadyComplete {
         private init(names: Set<String>?) { self.names = names }
 
         init(_ directory: String) {
-            guard let dir = opendir(directory) else {
-                names = errno == ENOENT ? [] : nil
-                return
-            }
-            defer { closedir(dir) }
             var found = Set<String>()
+            names = Self.eachName(in: directory) { found.insert($0.lowercased()); return true } ? found : nil
+        }
+
+        /// Whether `directory` holds no entry (or does not exist); nil when it cannot be read.
+        /// Stops at the first name: a directory of many files is not read whole to say so.
+        static func isEmpty(_ directory: String) -> Bool? {
+            var empty = true
+            return eachName(in: directory) { _ in empty = false; return false } ? empty : nil
+        }
+
+        /// Calls `body` with each name but `.` and `..` until it returns false. False when the
+        /// directory could not be read to that point (a missing one reads as empty).
+        private static func eachName(in directory: String, _ body: (String) -> Bool) -> Bool {
+            guard let dir = opendir(directory) else { return errno == ENOENT }
+            defer { closedir(dir) }
             while true {
                 // readdir's nil is the end, or an error when it sets errno: a listing cut short
                 // must not say the rest is missing.
                 errno = 0
-                guard let entry = readdir(dir) else { break }
+                guard let entry = readdir(dir) else { return errno == 0 }
                 let name = withUnsafePointer(to: &entry.pointee.d_name) {
                     $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
                 }
-                if name != "." && name != ".." { found.insert(name.lowercased()) }
+                if name != "." && name != "..", !body(name) { return true }
             }
-            names = errno == 0 ? found : nil
         }
 
         /// False only when the listing was read whole and has no such name in any case.

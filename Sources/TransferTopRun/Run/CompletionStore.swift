@@ -232,7 +232,7 @@ public final class CompletionStore: @unchecked Sendable {
         guard lock >= 0 else { return }
         defer { close(lock) }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0,
-              AlreadyComplete.DirectoryListing(outputDirectory).names?.isEmpty == true else { return }
+              AlreadyComplete.DirectoryListing.isEmpty(outputDirectory) == true else { return }
         unlink(path)
         indexes.withLock { $0[path] = nil }
     }
