@@ -62,7 +62,8 @@ let package = Package(
         // SHA-256 and MD5 through CCurl's OpenSSL calls: file names, segment digests, bodies.
         .target(name: "Digest", dependencies: ["CCurl", "TransferModel"]),
         // A run as evidence, pure: per-host phase histograms and their percentile table and
-        // JSON, budgets (`--slo`) and their checks, and `compare` of two CSV exports.
+        // JSON, budgets (`--slo`) and their checks, `compare` of two exports (CSV or HAR), and
+        // `report`'s model and pages (Report/).
         .target(name: "RunEvidence", dependencies: ["TransferModel", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The daemon's wire, on Foundation and TransferModel: socket paths, the daemon lock,
         // JSON lines, the library's requests, starting the daemon on demand. TransferKit, the
