@@ -65,6 +65,7 @@ public final class HostileServer: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: Set<Int32> = []
     private var paths: [String] = []
+    private var heads: [[UInt8]] = []
     private var stopped = false
 
     /// Starts listening at once; replies by request path (without its query), 404 otherwise.
@@ -94,6 +95,9 @@ public final class HostileServer: @unchecked Sendable {
 
     /// The paths requested so far, in order of arrival.
     public var requestedPaths: [String] { lock.withLock { paths } }
+
+    /// The request heads received so far, as bytes (a test looks for what must not be there).
+    public var requestHeads: [[UInt8]] { lock.withLock { heads } }
 
     /// Stops accepting and ends every open connection (held ones included).
     public func stop() {
@@ -131,8 +135,11 @@ public final class HostileServer: @unchecked Sendable {
             lock.withLock { _ = connections.remove(fd) }
             close(fd)
         }
-        while let path = readRequestPath(fd) {
-            lock.withLock { paths.append(path) }
+        while let (path, head) = readRequestHead(fd) {
+            lock.withLock {
+                paths.append(path)
+                heads.append(head)
+            }
             let reply = routes[path] ?? Reply("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             guard send(fd, reply.head) else { return }
             if let gate = reply.gate {
@@ -147,7 +154,7 @@ public final class HostileServer: @unchecked Sendable {
 
     /// Reads one request head; nil at end of stream or past 64 KiB without one. A held
     /// connection waits here until the client closes it or `stop` shuts it down.
-    private func readRequestPath(_ fd: Int32) -> String? {
+    private func readRequestHead(_ fd: Int32) -> (path: String, head: [UInt8])? {
         var head: [UInt8] = []
         var buffer: [UInt8] = [0]
         while !head.ends(with: [13, 10, 13, 10]) && head.count < 65536 {
@@ -158,7 +165,7 @@ public final class HostileServer: @unchecked Sendable {
         }
         let line = String(decoding: head.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
         guard line.count >= 2 else { return nil }
-        return String(line[1].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        return (String(line[1].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]), head)
     }
 
     private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

@@ -115,6 +115,15 @@ import Testing
         #expect(updated.first(named: "Content-Length") == "10", "framing headers stay the stored response's")
     }
 
+    /// A stored validator that would break a header line is no validator: it is never sent back.
+    @Test func aValidatorWithALineBreakIsNotSentBack() {
+        let facts = CachedResponseFacts(statusCode: 200, headers: h([("ETag", "\"v1\"\r\nX-Inj: 1"), ("Last-Modified", Self.date)]),
+                                        requestTime: t0, responseTime: t0)
+        #expect(facts.conditionalHeaders == h([("If-Modified-Since", Self.date)]))
+        let neither = CachedResponseFacts(statusCode: 200, headers: h([("ETag", "\"v1\"\u{0}")]), requestTime: t0, responseTime: t0)
+        #expect(!neither.hasValidator)
+    }
+
     @Test func decisionPerPolicy() {
         let fresh = CachedResponseFacts(statusCode: 200, headers: h([("Cache-Control", "max-age=600"), ("ETag", "\"e\"")]),
                                         requestTime: t0, responseTime: t0)

@@ -67,6 +67,18 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
 
     static let valid = sampleResumeData().encoded()
 
+    /// Any date encodes without trapping, clamped to what decoding accepts; the earliest and
+    /// latest accepted still round-trip to the millisecond.
+    @Test func anyDateEncodesAndReadsBack() throws {
+        for seconds in [1e300, -1e300, Double.infinity, -Double.infinity, .nan, 8.9e12, -8.9e12] {
+            var r = sampleResumeData()
+            r.createdAt = Date(timeIntervalSince1970: seconds)
+            let back = try ResumeData(decoding: r.encoded())
+            #expect(abs(back.createdAt.timeIntervalSince1970) < 9e12, "\(seconds)")
+            if abs(seconds) < 9e12 { #expect(back.createdAt == r.createdAt, "\(seconds)") }
+        }
+    }
+
     @Test(arguments: [
         ("empty", Data(), ResumeDataError.truncated),
         ("magic prefix only", Data(#"{"magic":"TK"#.utf8), .truncated),
@@ -93,6 +105,11 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
         ("offset bool", envelope(payload: payload("bytesReceived", .bool(true))), .malformed("\"bytesReceived\" must be an integer")),
         ("header injection", envelope(payload: payload("headers", .array([.object([("name", .string("X")), ("value", .string("a\r\nHost: evil"))])]))), .malformed("header \"X\" is not a valid header line")),
         ("header name not a token", envelope(payload: payload("headers", .array([.object([("name", .string("Bad Name:")), ("value", .string("v"))])]))), .malformed("header \"Bad Name:\" is not a valid header line")),
+        ("ETag injection", envelope(payload: payload("etag", .string("\"e1\"\r\nX-Inj: 1"))), .malformed("\"etag\" is not a valid header value")),
+        ("ETag with a bare CR", envelope(payload: payload("etag", .string("\"e1\rX-Inj: 1\""))), .malformed("\"etag\" is not a valid header value")),
+        ("Last-Modified with NUL", envelope(payload: payload("lastModified", .string("Wed, 21 Oct 2015\u{0} 07:28:00 GMT"))), .malformed("\"lastModified\" is not a valid header value")),
+        ("created beyond Int64's milliseconds", envelope(payload: payload("createdAtMs", .int(Int64.max))), .malformed("\"createdAtMs\" 9223372036854775807 is out of range")),
+        ("created before them", envelope(payload: payload("createdAtMs", .int(-9_100_000_000_000_000))), .malformed("\"createdAtMs\" -9100000000000000 is out of range")),
     ] as [(String, Data, ResumeDataError)])
     func refusesBadData(_ name: String, _ data: Data, _ expected: ResumeDataError) {
         #expect(throws: expected, "\(name)") { try ResumeData(decoding: data) }

@@ -15,6 +15,10 @@ import Testing
         (nil, "Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 GMT"),
         ("W/\"a\"", nil, nil),
         ("  \"a\" ", nil, "\"a\""),
+        // A validator that would break the header line is never sent back.
+        ("\"e1\rX-Inj: 1\"", "Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 GMT"),
+        ("\"e1\"\r\nX-Inj: 1", nil, nil),
+        (nil, "Wed, 21 Oct 2015\n07:28:00 GMT", nil),
     ] as [(String?, String?, String?)])
     func ifRangeValidator(_ etag: String?, _ lastModified: String?, _ expected: String?) {
         #expect(ResumeRequestPlan.ifRangeValidator(entityTag: etag, lastModified: lastModified) == expected)

@@ -15,6 +15,10 @@ import TransferKit
         try HostileServer(HostileCase.routes.merging([
             "/zstd-bomb": HostileServer.zstdBomb(blocks: 4000),
             "/loop": .init("HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n"),
+            // An ETag with a bare CR in it, and a body cut short past the small-body buffer:
+            // the partial file and its resume data are kept.
+            "/etag-cr": .init(Array(("HTTP/1.1 200 OK\r\nContent-Length: 400000\r\nAccept-Ranges: bytes\r\n"
+                                     + "ETag: \"e1\rX-Injected: 1\"\r\n\r\n").utf8), repeating: [0x61], count: 200_000),
         ]) { a, _ in a })
     }
 
@@ -46,6 +50,28 @@ import TransferKit
         let kept = try FileManager.default.contentsOfDirectory(atPath: dir + "/out")
         #expect(kept == ["long-body"], "\(kept)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/out/long-body")) == Data("he".utf8))
+    }
+
+    /// A validator the server sent with a CR in it is never played back (If-Range would carry
+    /// a second header line of the server's choosing): the rerun starts again from 0 and says so.
+    @Test func aValidatorWithALineBreakIsNotSentBackOnARerun() async throws {
+        let server = try Self.server.get()
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let args = ["--no-tui", "-o", dir + "/out", server.base + "/etag-cr?run=" + UUID().uuidString]
+        let first = try await Run.binary(args, environment: env)
+        #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
+        let heads = server.requestHeads.count
+        let rerun = try await Run.binary(args, environment: env)
+        #expect(rerun.status == 1, "\(rerun.stdout)\(rerun.stderr)")
+        let sent = server.requestHeads.dropFirst(heads)
+        #expect(!sent.isEmpty)
+        for head in sent {
+            let text = String(decoding: head, as: UTF8.self)
+            #expect(!text.contains("X-Injected") && !text.contains("If-Range") && !text.contains("Range:"), "\(text)")
+        }
+        #expect((rerun.stdout + rerun.stderr).contains("starting from 0"), "\(rerun.stdout)\(rerun.stderr)")
     }
 
     @Test func aCompressedBombStopsWithNoFileUnlessTheSizeIsBoundedExplicitly() async throws {

@@ -102,8 +102,15 @@ struct TLSFacts {
 struct CurlSetupError: Error, CustomStringConvertible {
     var option: UInt32
     var code: UInt32
+    /// Said instead of libcurl's message: a setting refused before it reached libcurl.
+    var refusal: String? = nil
     var description: String {
-        "curl_easy_setopt(\(option)) failed: \(String(cString: curl_easy_strerror(CURLcode(rawValue: code))))"
+        refusal ?? "curl_easy_setopt(\(option)) failed: \(String(cString: curl_easy_strerror(CURLcode(rawValue: code))))"
+    }
+
+    /// A header refused before libcurl saw it (`HeaderValidation`).
+    static func refusing(_ why: String) -> CurlSetupError {
+        CurlSetupError(option: CURLOPT_HTTPHEADER.rawValue, code: CURLE_BAD_FUNCTION_ARGUMENT.rawValue, refusal: why)
     }
 
     /// For the setters of callbacks, which return a bare `CURLcode` (no option to name).

@@ -187,6 +187,10 @@ final class EasyConfigurator {
         // A cached response being revalidated: its validators (TransferEngine+Cache.swift).
         headers += steps.cacheConditionalHeaders(t)
         try steps.configureAuthentication(e, t)
+        // The caller's and the session's headers were checked when the task was made; this is
+        // the last check of all this request carries, the engine's own among them (stored
+        // validators, cookies): libcurl sends header text as it is given.
+        if let problem = HeaderValidation.firstProblem(headers) { throw .refusing(problem.description) }
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         // No `Expect: 100-continue` round trip before bodies: servers rarely need it on
         // loopback-speed links and it costs up to a second against servers that ignore it.

@@ -24,6 +24,14 @@ extension ResumeData {
         return Data(envelope.serialized().utf8)
     }
 
+    /// `date` in whole milliseconds since 1970, clamped to what the reader accepts: a date from
+    /// anywhere (a caller's, a clock gone wrong) never traps the conversion.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        let limit = Double(ResumeFields.maxMilliseconds - 1)
+        return ms.isNaN ? 0 : Int64(min(limit, max(-limit, ms)))
+    }
+
     func payloadJSON() -> JSONValue {
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
         return .object([
@@ -35,7 +43,7 @@ extension ResumeData {
             ("bytesReceived", .int(bytesReceived)),
             ("expectedTotal", .int(expectedTotal)),
             ("partialFile", .string(partialFilePath)),
-            ("createdAtMs", .int(Int64((createdAt.timeIntervalSince1970 * 1000).rounded()))),
+            ("createdAtMs", .int(Self.milliseconds(createdAt))),
             ("sessionKind", .string(sessionKindName)),
             ("taskId", .int(Int64(originalTaskIdentifier))),
         ])

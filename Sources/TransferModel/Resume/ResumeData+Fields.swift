@@ -16,6 +16,10 @@ enum ResumeFields {
         guard try string(p, "method") == "GET" else { throw .notGET }
         let etag = try optionalString(p, "etag"), lastModified = try optionalString(p, "lastModified")
         guard etag?.isEmpty == false || lastModified?.isEmpty == false else { throw .noValidator }
+        // Sent back in If-Range: a validator that breaks the line would add a header of its own.
+        for (key, v) in [("etag", etag), ("lastModified", lastModified)] where v.map(HeaderValidation.breaksLine) == true {
+            throw .malformed("\"\(key)\" is not a valid header value")
+        }
         let received = try int(p, "bytesReceived"), total = try int(p, "expectedTotal")
         guard received >= 0, total >= -1, total == -1 || received <= total else {
             throw .malformed("\"bytesReceived\" \(received) does not fit \"expectedTotal\" \(total)")
@@ -24,10 +28,20 @@ enum ResumeFields {
             url: url, method: "GET", requestHeaders: try headers(p["headers"]), entityTag: etag,
             lastModified: lastModified, bytesReceived: received, expectedTotal: total,
             partialFilePath: try string(p, "partialFile"),
-            createdAt: Date(timeIntervalSince1970: Double(try int(p, "createdAtMs")) / 1000),
+            createdAt: Date(timeIntervalSince1970: Double(try milliseconds(p, "createdAtMs")) / 1000),
             sessionKindName: try string(p, "sessionKind"),
             originalTaskIdentifier: Int(clamping: try int(p, "taskId")))
     }
+
+    /// A time in milliseconds since 1970 that a `Date` holds and gives back as the same integer:
+    /// within about 285,000 years either way (beyond, writing it again would overflow Int64).
+    static func milliseconds(_ p: [String: Any], _ key: String) throws(ResumeDataError) -> Int64 {
+        let ms = try int(p, key)
+        guard abs(ms) < maxMilliseconds else { throw .malformed("\"\(key)\" \(ms) is out of range") }
+        return ms
+    }
+
+    static let maxMilliseconds: Int64 = 9_000_000_000_000_000
 
     static func string(_ p: [String: Any], _ key: String) throws(ResumeDataError) -> String {
         guard let s = p[key] as? String else { throw .malformed("\"\(key)\" must be a string") }
@@ -67,7 +81,7 @@ enum ResumeFields {
         for item in list {
             guard let h = item as? [String: Any], let name = h["name"] as? String, let value = h["value"] as? String
             else { throw .malformed("each header needs string \"name\" and \"value\"") }
-            guard isToken(name), !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" || $0 == "\0" }) else {
+            guard isToken(name), !HeaderValidation.breaksLine(value) else {
                 throw .malformed("header \"\(name.prefix(40))\" is not a valid header line")
             }
             out.append(HTTPHeader(name, value))

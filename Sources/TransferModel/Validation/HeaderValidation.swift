@@ -22,10 +22,14 @@ public enum HeaderValidation {
     public static func problem(_ header: HTTPHeader) -> Problem? {
         if header.name.isEmpty { return .emptyName }
         if !isToken(header.name) { return .nameNotToken(SafeQuote.quote(header.name, limit: 40)) }
-        if header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-            return .valueHasLineBreakOrNUL(name: header.name)
-        }
+        if breaksLine(header.value) { return .valueHasLineBreakOrNUL(name: header.name) }
         return nil
+    }
+
+    /// Whether `value` holds CR, LF or NUL. Also for text a server gave that the engine sends
+    /// back in a header of its own (a validator in If-Range or If-None-Match).
+    public static func breaksLine(_ value: some StringProtocol) -> Bool {
+        value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     public static func firstProblem(_ headers: [HTTPHeader]) -> Problem? {
