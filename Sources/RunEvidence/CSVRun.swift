@@ -49,7 +49,7 @@ public enum CSVRun {
             func ms(_ column: String) throws(ReadError) -> Double? {
                 let v = cell(column)
                 if v.isEmpty || (!failedPhase.isEmpty && column == failedPhase + "_ms") { return nil }
-                guard let d = Double(v), d.isFinite, d >= 0 else {
+                guard let d = Double(v), d.isFinite, d >= 0, d <= HopSample.maxMilliseconds else {
                     throw ReadError(reason: "\(name): record \(n + 1): \(column) is '\(String(v.prefix(20)))', not milliseconds")
                 }
                 return d

@@ -24,6 +24,11 @@ public struct HopSample: Sendable, Equatable {
     public var milliseconds: [EvidencePhase: Double]
     public var failed: Bool
 
+    /// The longest phase an export may say a hop took: a million hours. Past it a reader refuses
+    /// (the CSV) or leaves out (HAR, whose writers use -1 for "not known") the value, so that
+    /// sums of a hop's phases stay finite and every scale drawn from them holds.
+    public static let maxMilliseconds = 3.6e12
+
     public init(host: String, protocolName: String, milliseconds: [EvidencePhase: Double], failed: Bool) {
         self.host = host
         self.protocolName = protocolName

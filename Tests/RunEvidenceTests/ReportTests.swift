@@ -127,11 +127,34 @@ import RunEvidence
         print("report of 100,000 hops: \(elapsed), \(page.utf8.count) bytes of HTML")
     }
 
+    /// Times past a million hours are no times: HAR's are left out as its -1 is, the CSV's
+    /// refused, so no sum of a hop's parts overflows and every page draws.
+    @Test func absurdTimesNeitherTrapNorDraw() throws {
+        let har = Self.har.replacingOccurrences(of: "\"dns\": 2,", with: "\"dns\": 1e308,")
+            .replacingOccurrences(of: "\"wait\": 15,", with: "\"wait\": 1e308,")
+            .replacingOccurrences(of: "\"time\": 30,", with: "\"time\": 1.7e308,")
+        let hops = try RunFile.hops(har, name: "r.har")
+        #expect(hops[0].parts[.dns] == nil && hops[0].parts[.wait] == nil && hops[0].totalMs == nil)
+        #expect(hops[0].ttfbMs == nil)
+        let report = RunReport(name: "r", hops: hops)
+        #expect(ReportHTML.page(report).contains("</html>"))
+        #expect(!ReportText.lines(report).isEmpty)
+        let csv = Self.csv([Self.row(task: 1, hop: 1, url: "http://a/", status: 200, start: 0, wait: 1)
+            .replacingOccurrences(of: ",1.000,2.000,", with: ",1e308,2.000,")])
+        #expect { try RunFile.hops(csv, name: "r.csv") } throws: { error in
+            (error as? CSVRun.ReadError)?.reason.contains("dns_ms is '1e308', not milliseconds") == true
+        }
+    }
+
     @Test func histogramBins() throws {
         let linear = try #require(HistogramBins([1, 2, 3, 4], bins: 3))
         #expect(!linear.logarithmic && linear.counts == [1, 1, 2] && linear.edges.first == 1 && linear.edges.last == 4)
         let log = try #require(HistogramBins([1, 5, 50, 1000], bins: 3))
         #expect(log.logarithmic && log.counts == [2, 1, 1])
         #expect(HistogramBins([5, 5])?.counts == [2] && HistogramBins([]) == nil)
+        // Any finite values, however far apart, fall in a bar; values that are not finite fall in none.
+        let wide = try #require(HistogramBins([-1.7e308, 0, 1.7e308, .infinity, .nan], bins: 4))
+        #expect(wide.counts == [1, 0, 1, 1] && wide.edges.allSatisfy(\.isFinite))
+        #expect(HistogramBins([.nan, .infinity]) == nil)
     }
 }

@@ -57,7 +57,7 @@ public enum HARRun {
         var _error: String?
 
         func hop(index: Int, timestamps: ExportTimestampReader) -> ReportHop {
-            func ms(_ v: Double?) -> Double? { v.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } }
+            func ms(_ v: Double?) -> Double? { v.flatMap { $0 >= 0 && $0 <= HopSample.maxMilliseconds ? $0 : nil } }
             let t = timings
             var parts: [HopPart: Double] = [:]
             parts[.queued] = ms(t?.blocked)

@@ -11,7 +11,9 @@ public struct HistogramBins: Sendable, Equatable {
 
     public static let binCount = 24
 
-    public init?(_ values: [Double], bins: Int = binCount) {
+    /// Values that are not finite are left out: no bar holds them.
+    public init?(_ given: [Double], bins: Int = binCount) {
+        let values = given.filter(\.isFinite)
         guard let lo = values.min(), let hi = values.max() else { return nil }
         if hi <= lo {
             self.init(edges: [lo, hi], counts: [values.count], logarithmic: false)
@@ -21,13 +23,16 @@ public struct HistogramBins: Sendable, Equatable {
         var edges: [Double] = []
         for i in 0...bins {
             let f = Double(i) / Double(bins)
-            edges.append(logarithmic ? lo * pow(hi / lo, f) : lo + (hi - lo) * f)
+            edges.append(logarithmic ? lo * pow(hi / lo, f) : lo * (1 - f) + hi * f)
         }
         edges[bins] = hi
         var counts = [Int](repeating: 0, count: bins)
+        // Halves: the difference of two finite values can be past what a Double holds.
+        let span = hi / 2 - lo / 2
         for v in values {
-            let f = logarithmic ? log(v / lo) / log(hi / lo) : (v - lo) / (hi - lo)
-            counts[min(bins - 1, max(0, Int(f * Double(bins))))] += 1
+            let f = logarithmic ? log(v / lo) / log(hi / lo) : (v / 2 - lo / 2) / span
+            let bin = f * Double(bins)
+            counts[bin.isNaN ? 0 : Int(min(Double(bins - 1), max(0, bin)))] += 1
         }
         self.init(edges: edges, counts: counts, logarithmic: logarithmic)
     }
