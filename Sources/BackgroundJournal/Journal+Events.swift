@@ -15,7 +15,7 @@ extension Journal {
     public func events(session: String, after seq: Int64) throws(JournalError) -> [JournalEvent] {
         try read("read events of session \(session)") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM event WHERE session = ? AND seq > ? ORDER BY seq",
-                             arguments: [session, seq]).map(JournalEvent.init(row:))
+                             arguments: [session, seq]).compactMap(JournalEvent.init(row:))
         }
     }
 

@@ -52,11 +52,11 @@ extension Journal {
             // Not made at open (a full disk, a busy lock): nothing was kept.
             guard try Self.hasLimitsTable(db) else { return all }
             for row in try Row.fetchAll(db, sql: "SELECT session, task, rate, connections FROM limits") {
-                let session: String = row["session"], task: Int64 = row["task"]
-                let rate: Int64? = row["rate"]
+                guard let session = row.lenient("session", as: String.self), let task = row.lenient("task", as: Int64.self) else { continue }
+                let rate = row.lenient("rate", as: Int64.self)
                 if task == 0 {
                     all[session, default: JournalLimits()].sessionRate = rate
-                    all[session, default: JournalLimits()].connectionsPerHost = row["connections"]
+                    all[session, default: JournalLimits()].connectionsPerHost = row.lenient("connections")
                 } else if let rate {
                     all[session, default: JournalLimits()].taskRates[task] = rate
                 }

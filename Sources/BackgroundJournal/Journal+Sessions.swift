@@ -19,7 +19,7 @@ extension Journal {
     /// All sessions, by name.
     public func sessions() throws(JournalError) -> [JournalSession] {
         try read("list sessions") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM session ORDER BY name").map(JournalSession.init(row:))
+            try Row.fetchAll(db, sql: "SELECT * FROM session ORDER BY name").compactMap(JournalSession.init(row:))
         }
     }
 
@@ -34,6 +34,6 @@ extension Journal {
     }
 
     static func session(_ db: Database, _ name: String) throws -> JournalSession? {
-        try Row.fetchOne(db, sql: "SELECT * FROM session WHERE name = ?", arguments: [name]).map(JournalSession.init(row:))
+        try Row.fetchOne(db, sql: "SELECT * FROM session WHERE name = ?", arguments: [name]).flatMap(JournalSession.init(row:))
     }
 }

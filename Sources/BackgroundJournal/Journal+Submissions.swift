@@ -39,7 +39,7 @@ extension Journal {
             } else {
                 try Row.fetchAll(db, sql: "SELECT * FROM submission ORDER BY id")
             }
-            return rows.map(JournalSubmission.init(row:))
+            return rows.compactMap(JournalSubmission.init(row:))
         }
     }
 }

@@ -10,7 +10,7 @@ extension Journal {
             } else {
                 try Row.fetchAll(db, sql: "SELECT * FROM task ORDER BY session, number")
             }
-            return rows.map(JournalTask.init(row:))
+            return rows.compactMap(JournalTask.init(row:))
         }
     }
 
@@ -25,7 +25,7 @@ extension Journal {
     public func task(session: String, number: Int64) throws(JournalError) -> JournalTask? {
         try read("read task \(session)/\(number)") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM task WHERE session = ? AND number = ?", arguments: [session, number])
-                .map(JournalTask.init(row:))
+                .flatMap(JournalTask.init(row:))
         }
     }
 

@@ -34,6 +34,40 @@ import TestSupport
         #expect(try journal.lastSeq() == 2)
     }
 
+    /// SQLite keeps a value of any type in any column: a hand edit that put text where a number
+    /// belongs is read as no value, and a row whose identity cannot be read is left out, never
+    /// a trap (GRDB's row subscript traps on a value it cannot convert). The file is unchanged.
+    @Test func valuesOfTheWrongTypeReadAsAbsent() throws {
+        let path = try journalPath()
+        do {
+            let journal = try openJournal(path)
+            try journal.ensureSession("a")
+            _ = try journal.addSubmission(session: "a", options: json("{}"), urls: ["https://x/1", "https://x/2", "https://x/3"])
+            try journal.record(session: "a", task: 1, state: .completed, statusCode: 200, path: "/tmp/1",
+                               event: "completed", payload: json("{}"))
+            try journal.setRateLimit(session: "a", task: 2, 500)
+            try journal.close()
+        }
+        let edit = try DatabaseQueue(path: path)
+        try edit.write { db in
+            try db.execute(sql: "UPDATE task SET status_code = 'x', bytes_received = 'many', bytes_expected = X'00' WHERE number = 1")
+            try db.execute(sql: "UPDATE task SET number = 'two' WHERE number = 2")
+            try db.execute(sql: "UPDATE session SET created = 'yesterday', invalidated = 'no'")
+            try db.execute(sql: "UPDATE limits SET rate = 'fast'")
+            try db.execute(sql: "UPDATE submission SET created = 'now'")
+        }
+        try edit.close()
+        let journal = try openJournal(path)
+        let tasks = try journal.tasks(session: "a")
+        #expect(tasks.map(\.number) == [1, 3], "the row whose number is text is left out")
+        #expect(tasks[0].statusCode == nil && tasks[0].bytesReceived == 0 && tasks[0].bytesExpected == nil)
+        #expect(tasks[0].state == .completed && tasks[0].path == "/tmp/1")
+        #expect(try journal.task(session: "a", number: 1)?.url == "https://x/1")
+        #expect(try journal.sessions().map(\.name) == ["a"])
+        #expect(try journal.submissions(session: "a").count == 1)
+        #expect(try journal.limits()["a"]?.taskRates.isEmpty ?? true)
+    }
+
     @Test func aRecordedStateIsCommittedBeforeRecordReturns() throws {
         let path = try journalPath()
         let journal = try openJournal(path)
