@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import TestSupport
 import Testing
+@testable import TransferTopRun
 
 /// In the CLI: `-c FILE` writes the run's cookies at the end (Netscape format,
 /// 0600) so that curl reads them; `-b FILE` sends them in the next run; `-b NAME=VALUE` sends
@@ -30,6 +31,55 @@ import Testing
 
         let curl = try await offPool { try ToolRun.runBlocking("/usr/bin/curl", ["-s", "-b", jar, "\(server.httpBase)/cookies"]).output }
         #expect(curl.contains("\"sid\":\"abc123\""), "\(curl)")
+    }
+
+    /// A jar or an export that names a pipe or a device (`-c /dev/null`, `--csv >(…)`) is
+    /// written into, as curl writes there: the node stays what it was. Renaming a file over it
+    /// replaced the node, which run as root was the system's /dev/null.
+    @Test func aJarAndExportsThatAreFIFOsAreWrittenIntoAndStayFIFOs() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (jar, csv) = (dir + "/jar.fifo", dir + "/m.fifo")
+        for fifo in [jar, csv] {
+            guard mkfifo(fifo, 0o600) == 0 else { throw TestFailure("mkfifo: \(String(cString: strerror(errno)))") }
+        }
+        // Readers first, each on a thread of its own: the run opens each FIFO for writing once
+        // the transfers end, and an open blocks until the other end is open too.
+        async let jarText = offPool { Self.readAll(jar) }
+        async let csvText = offPool { Self.readAll(csv) }
+        let r = try await Run.binary(["--no-tui", "-c", jar, "--csv", csv, "-o", dir + "/a", "\(server.httpBase)/cookies/set?sid=abc123"],
+                                     environment: env(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(await jarText.contains("\tsid\tabc123"))
+        #expect(await csvText.hasPrefix("session,"))
+        for fifo in [jar, csv] {
+            var st = stat()
+            #expect(stat(fifo, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO, "\(fifo) is still a FIFO")
+        }
+    }
+
+    /// Everything written to `path` until its writer closes it.
+    static func readAll(_ path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var out: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            out += buffer[..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Devices need neither --force nor a writable directory: /dev/null is checked, not written
+    /// to here (as root, a failure of this fix would replace it).
+    @Test func aDeviceNeedsNoForceAndNoWritableDirectory() throws {
+        #expect(throws: Never.self) { try Preflight.checkExport("/dev/null", option: "--csv", force: false, downloads: []) }
+        #expect(throws: Never.self) { try Preflight.checkCookies(files: [], jar: "/dev/null") }
     }
 
     @Test func aCookieStringIsSentAsItIs() async throws {

@@ -244,6 +244,7 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
     /// A private temporary file beside `path`, synced, renamed over it: a reader never sees
     /// half a file. The directory is made (0700) if missing.
     static func atomicWrite(_ text: String, to path: String) -> Bool {
+        if let written = StreamTarget.write(Array(text.utf8), to: path) { return written }
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         PrivateDirectory.create(dir)
         let temp = dir + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"

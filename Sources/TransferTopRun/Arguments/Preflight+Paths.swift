@@ -11,7 +11,8 @@ extension Preflight {
         var inputs: [(String, String?)] = [("--upload", o.upload), ("--job", o.job), ("--netrc-file", o.netrc?.file),
                                            ("--cacert", o.caCertificate)]
         inputs += o.inputFiles.map { ("--input-file", $0) } + o.form.compactMap(\.path).map { ("--form", $0) }
-        let namedPaths = outputs.compactMap { option, path in path.map { (option, $0) } }
+        // Devices and pipes are written into: two outputs may share one (`/dev/null`).
+        let namedPaths = outputs.compactMap { option, path in path.map { (option, $0) } }.filter { !StreamTarget.isStream($0.1) }
         let readPaths = inputs.compactMap { option, path in path.flatMap { $0 == "-" ? nil : (option, $0) } }
         // One path alone names no other (resolving it through Foundation's URL was a
         // hundredth of a one-URL run's work).

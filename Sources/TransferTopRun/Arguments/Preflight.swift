@@ -67,6 +67,11 @@ package enum Preflight {
         if fm.fileExists(atPath: jar, isDirectory: &isDir), isDir.boolValue {
             throw UsageError("--cookie-jar '\(SafeQuote.quote(jar))' is a directory")
         }
+        // `-c /dev/null` (curl's idiom for a session that keeps no cookies) is written into.
+        if StreamTarget.isStream(jar) {
+            if access(jar, W_OK) != 0 { throw UsageError("the cookie jar '\(SafeQuote.quote(jar))' is not writable") }
+            return
+        }
         let dir = (jar as NSString).deletingLastPathComponent.isEmpty ? "." : (jar as NSString).deletingLastPathComponent
         if !fm.isWritableFile(atPath: dir) { throw UsageError("cannot write the cookie jar '\(SafeQuote.quote(jar))': its directory is not writable") }
     }
@@ -110,6 +115,12 @@ package enum Preflight {
         guard let path else { return }
         let absolute = absolutePath(path)
         let shown = SafeQuote.quote(path)
+        // A device or a pipe is written into, not replaced: neither --force nor a writable
+        // directory is needed for it (`--csv /dev/stdout`).
+        if StreamTarget.isStream(absolute) {
+            if access(absolute, W_OK) != 0 { throw UsageError("\(option) '\(shown)' is not writable") }
+            return
+        }
         let parent = (absolute as NSString).deletingLastPathComponent
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
