@@ -222,11 +222,18 @@ struct BadInput: Sendable, CustomStringConvertible {
         BadInput(args: ["-i", "{dir}/latin1.txt"], files: ["latin1.txt": BadInput.text("\(url)\n") + [0x68, 0x74, 0x74, 0x70, 0xE9, 0x0A]],
                  fragment: "input file '{dir}/latin1.txt': line 2 is not UTF-8 text"),
         BadInput(args: ["-i", "/dev/null"], fragment: "input file '/dev/null' lists no URLs"),
+        // A device that never ends stops at a limit, not when memory runs out.
+        BadInput(args: ["-i", "/dev/zero"], fragment: "input file '/dev/zero': line 1 is longer than 1 MiB"),
+        BadInput(args: ["--job", "/dev/zero"], fragment: "job file '/dev/zero': line 1 is longer than 1 MiB"),
         BadInput(args: ["-i", "{dir}/comments.txt"], files: ["comments.txt": BadInput.text("# nothing yet\n\n")],
                  fragment: "lists no URLs"),
         // Ports: 1-65535, checked with the URL (the list's quick path too).
         BadInput(args: ["http://127.0.0.1:99999/x"], fragment: "port 99999 in 'http://127.0.0.1:99999/x' is not from 1 to 65535"),
         BadInput(args: ["http://127.0.0.1:0/x"], fragment: "port 0 in"),
+        BadInput(args: ["http://127.0.0.1:99999999999999999999999/x"], fragment: "port 99999999999999999999999 in"),
+        BadInput(args: ["http://u:p@[::1]:99999999999999999999999/x"], fragment: "port 99999999999999999999999 in"),
+        BadInput(args: ["-i", "{dir}/bigport.txt"], files: ["bigport.txt": BadInput.text("\(url)\nhttp://h:18446744073709551616/y\n")],
+                 fragment: "line 2: port 18446744073709551616 in"),
         BadInput(args: ["-i", "{dir}/ports.txt"], files: ["ports.txt": BadInput.text("\(url)\nhttp://127.0.0.1:65536/y\n")],
                  fragment: "line 2: port 65536 in"),
         // A FIFO or device upload is read once, as -T - is.

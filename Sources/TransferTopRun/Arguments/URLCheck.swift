@@ -31,10 +31,25 @@ package enum URLCheck {
         if let port = url.port, !(1...65535).contains(port) {
             throw UsageError("port \(port) in '\(shown)' is not from 1 to 65535")
         }
+        // A port too long for an Int reads as none at all: the text still names one.
+        if url.port == nil, let digits = portText(text), !digits.isEmpty {
+            throw UsageError("port \(SafeQuote.quote(digits, limit: 24)) in '\(shown)' is not from 1 to 65535")
+        }
         // A data: URL carries its body: a malformed one is a usage error now, not a failed task.
         if scheme == .data {
             do { _ = try DataURL.parse(url.absoluteString) } catch { throw UsageError(error.description) }
         }
         return url
+    }
+
+    /// The digits after the authority's last colon (`host:PORT`, `[::1]:PORT`), nil when it
+    /// names no port.
+    static func portText(_ text: String) -> String? {
+        guard let start = text.range(of: "://")?.upperBound else { return nil }
+        var authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") else { return nil }
+        let digits = authority[authority.index(after: colon)...]
+        return digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) ? String(digits) : nil
     }
 }

@@ -9,28 +9,53 @@ package enum TextFile {
     /// `what` names the file in messages: "input file", "job file".
     package static func read(_ file: String, _ what: String) throws(UsageError) -> String {
         let shown = SafeQuote.quote(file)
-        let data: Data
+        let data: [UInt8]
         if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = try bounded(STDIN_FILENO, what, shown)
         } else {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: file, isDirectory: &isDir), isDir.boolValue {
                 throw UsageError("cannot read \(what) '\(shown)': it is a directory")
             }
-            guard let handle = FileHandle(forReadingAtPath: file) else {
-                throw UsageError("cannot read \(what) '\(shown)': \(String(cString: strerror(errno)))")
-            }
-            defer { try? handle.close() }
-            do { data = try handle.readToEnd() ?? Data() } catch {
-                throw UsageError("cannot read \(what) '\(shown)': \(error.localizedDescription)")
-            }
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw UsageError("cannot read \(what) '\(shown)': \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            data = try bounded(fd, what, shown)
         }
         if let text = String(validating: data, as: UTF8.self) { return text }
         throw UsageError("\(what) '\(shown)': line \(firstLineNotUTF8(data)) is not UTF-8 text (the file must be UTF-8)")
     }
 
+    /// The most a text file may hold, and any one line of it: a list of a million URLs is
+    /// about 100 MiB. A device that never ends (`-i /dev/zero`) stops at a limit with an error
+    /// instead of filling memory.
+    static let maxBytes = 512 << 20
+    static let maxLineBytes = 1 << 20
+
+    /// Everything `fd` gives until its end, within the limits.
+    static func bounded(_ fd: Int32, _ what: String, _ shown: String) throws(UsageError) -> [UInt8] {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var lineBytes = 0  // since the last line feed, counted a chunk at a time
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw UsageError("cannot read \(what) '\(shown)': \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return data }
+            if let feed = chunk[..<n].lastIndex(of: 0x0A) { lineBytes = n - feed - 1 } else { lineBytes += n }
+            data += chunk[..<n]
+            if lineBytes > maxLineBytes {
+                let line = data.count { $0 == 0x0A } + 1
+                throw UsageError("\(what) '\(shown)': line \(line) is longer than 1 MiB")
+            }
+            if data.count > maxBytes { throw UsageError("\(what) '\(shown)' is larger than 512 MiB") }
+        }
+    }
+
     /// The 1-based number of the first line whose bytes are not valid UTF-8.
-    static func firstLineNotUTF8(_ data: Data) -> Int {
+    static func firstLineNotUTF8(_ data: [UInt8]) -> Int {
         var number = 0
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
             number += 1
