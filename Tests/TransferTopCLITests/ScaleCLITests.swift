@@ -62,12 +62,16 @@ import TransferModel
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
 
+        // A name is anybody's text: its escape sequence is shown, not sent to the terminal.
+        try Data(count: 3).write(to: URL(fileURLWithPath: dir + "/.\u{1B}[31m.ttpart"))
+
         let dry = try await Run.binary(["clean", dir])
         #expect(dry.status == 0)
+        #expect(!dry.stdout.contains("\u{1B}") && dry.stdout.contains("(3 bytes"), "\(dry.stdout)")
         #expect(dry.stdout.contains("stale \(dir)/.a.bin.ttpart  (5 bytes, for a.bin)"))
         #expect(dry.stdout.contains("stale \(dir)/.b.bin.2.ttpart  (7 bytes, for b.bin)"))
         #expect(!dry.stdout.contains("live.bin"))
-        #expect(dry.stdout.contains("2 stale partial download(s), 12 bytes"))
+        #expect(dry.stdout.contains("3 stale partial download(s), 15 bytes"))
         #expect(FileManager.default.fileExists(atPath: dir + "/.a.bin.ttpart"))
 
         let yes = try await Run.binary(["clean", dir, "--yes"])

@@ -34,19 +34,21 @@ struct CleanCommand: ParsableCommand, CommandPlanning {
 
     static func execute(directory: String?, delete: Bool) -> Int32 {
         let dir = directory ?? FileManager.default.currentDirectoryPath
+        // Names are shown escaped (TerminalText.safe): a file's name is anybody's text.
+        let shownDir = TerminalText.safe(dir)
         guard let stale = StalePartials.list(in: dir) else {
-            Output.shared.error("transfertop: cannot read directory '\(dir)'")
+            Output.shared.error("transfertop: cannot read directory '\(shownDir)'")
             return 1
         }
         for p in stale {
             let what = delete ? (unlink(dir + "/" + p.name) == 0 ? "deleted" : "could not delete") : "stale"
-            Output.shared.line("\(what) \(dir)/\(p.name)  (\(p.size) bytes, for \(p.finalName))")
+            Output.shared.line("\(what) \(shownDir)/\(TerminalText.safe(p.name))  (\(p.size) bytes, for \(TerminalText.safe(p.finalName)))")
         }
         let total = stale.reduce(Int64(0)) { $0 + $1.size }
         if stale.isEmpty {
-            Output.shared.line("no stale partial downloads in \(dir)")
+            Output.shared.line("no stale partial downloads in \(shownDir)")
         } else if !delete {
-            Output.shared.line("\(stale.count) stale partial download(s), \(total) bytes; 'transfertop clean \(dir) --yes' deletes them")
+            Output.shared.line("\(stale.count) stale partial download(s), \(total) bytes; 'transfertop clean \(shownDir) --yes' deletes them")
         }
         return 0
     }
