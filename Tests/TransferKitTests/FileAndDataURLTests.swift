@@ -191,6 +191,24 @@ import Testing
 
     /// libcurl 7.88 copies a file inside one perform call: a slow data delegate must not turn
     /// into CURLE_WRITE_ERROR (the file protocol cannot pause), and every byte arrives in order.
+    /// A device that never ends: libcurl copies it inside one perform, where the timer scan
+    /// cannot reach, so the copy itself stops at the size limit and at the resource timeout.
+    @Test func anEndlessDeviceStopsAtTheSizeLimit() async throws {
+        let session = TransferSession(configuration: ephemeralConfig { $0.maximumContentLength = 1 << 20 })
+        defer { session.invalidateAndCancel() }
+        await #expect { _ = try await session.data(from: URL(fileURLWithPath: "/dev/zero")) } throws: { error in
+            (error as? TransferError)?.code == .dataLengthExceedsMaximum
+        }
+    }
+
+    @Test func anEndlessDeviceStopsAtTheResourceTimeout() async throws {
+        let session = TransferSession(configuration: ephemeralConfig { $0.timeoutIntervalForResource = 0.2 })
+        defer { session.invalidateAndCancel() }
+        await #expect { _ = try await session.download(for: TransferRequest(url: URL(fileURLWithPath: "/dev/zero"))) } throws: { error in
+            (error as? TransferError)?.code == .timedOut
+        }
+    }
+
     @Test func aDelegateDataTaskOfALargeFileNeverPausesLibcurl() async throws {
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -124,6 +124,14 @@ extension Transfer {
             sinkFailure = TransferError.cancelled(url: Redaction.redactURL(task.originalRequest.url.absoluteString))
             return 0
         }
+        // The copy runs inside one perform, out of the timer scan's reach: the resource timeout
+        // is checked here, and the size limit as for any body (a device never ends).
+        if now - lastLocalPublish >= TransferEngine.progressInterval, let d = engine.deadlines(self),
+           let expired = engine.expiredTimer(self, d, now: now) {
+            sinkFailure = expired
+            return 0
+        }
+        if !admitsBody(bytes.count) { return 0 }
         if exchange.isAwaitingDisposition {
             held.append(contentsOf: bytes)
         } else {
