@@ -13,8 +13,14 @@ extension Journal {
                                                arguments: [session]) else {
                 throw JournalError("journal \(path): no session named \(session)")
             }
-            if found["invalidated"] { throw JournalError("journal \(path): session \(session) is invalidated") }
-            let last: Int64 = found["last_task"]
+            // Read leniently (Row+Journal.swift): a hand-edited value must not trap.
+            if found.lenient("invalidated", as: Bool.self) == true { throw JournalError("journal \(path): session \(session) is invalidated") }
+            let highest = try Int64.fetchOne(db, sql: "SELECT MAX(number) FROM task WHERE session = ? AND typeof(number) = 'integer'",
+                                             arguments: [session]) ?? 0
+            let last = max(found.lenient("last_task", as: Int64.self) ?? 0, highest)
+            guard last >= 0, last <= Int64.max - Int64(urls.count) else {
+                throw JournalError("journal \(path): session \(session) has no task numbers left")
+            }
             try db.execute(sql: "INSERT INTO submission (session, options, created) VALUES (?, ?, ?)",
                            arguments: [session, options, Date.journalNow.journalMilliseconds])
             let submission = db.lastInsertedRowID

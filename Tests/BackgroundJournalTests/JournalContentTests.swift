@@ -56,7 +56,6 @@ import TestSupport
             try db.execute(sql: "UPDATE limits SET rate = 'fast'")
             try db.execute(sql: "UPDATE submission SET created = 'now'")
         }
-        try edit.close()
         let journal = try openJournal(path)
         let tasks = try journal.tasks(session: "a")
         #expect(tasks.map(\.number) == [1, 3], "the row whose number is text is left out")
@@ -66,6 +65,10 @@ import TestSupport
         #expect(try journal.sessions().map(\.name) == ["a"])
         #expect(try journal.submissions(session: "a").count == 1)
         #expect(try journal.limits()["a"]?.taskRates.isEmpty ?? true)
+        // A new submission: the session's edited flags read leniently, numbers go on after the
+        // highest one there is.
+        try edit.write { db in try db.execute(sql: "UPDATE session SET last_task = 'many'") }
+        #expect(try journal.addSubmission(session: "a", options: json("{}"), urls: ["https://x/4"]).tasks == [4])
     }
 
     @Test func aRecordedStateIsCommittedBeforeRecordReturns() throws {

@@ -67,6 +67,14 @@ func payload(_ key: String, _ value: JSONValue?) -> String {
 
     static let valid = sampleResumeData().encoded()
 
+    /// Integers at and past Int64's ends, as JSON text: refused, never a trap (`abs` of
+    /// Int64.min, or a UInt64 read back as a negative number).
+    @Test(arguments: ["-9223372036854775808", "9223372036854775808", "18446744073709551615", "-9223372036854775809"])
+    func createdAtTheEndsOfInt64IsRefused(_ text: String) {
+        let p = payload("createdAtMs", .int(1234567)).replacingOccurrences(of: "1234567", with: text)
+        #expect(throws: ResumeDataError.self) { try ResumeData(decoding: envelope(payload: p)) }
+    }
+
     /// Any date encodes without trapping, clamped to what decoding accepts; the earliest and
     /// latest accepted still round-trip to the millisecond.
     @Test func anyDateEncodesAndReadsBack() throws {

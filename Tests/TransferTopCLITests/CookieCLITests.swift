@@ -51,6 +51,11 @@ import Testing
         async let csvText = offPool { Self.readAll(csv) }
         let r = try await Run.binary(["--no-tui", "-c", jar, "--csv", csv, "-o", dir + "/a", "\(server.httpBase)/cookies/set?sid=abc123"],
                                      environment: env(dir))
+        // A reader the run never wrote to (it failed first) is let go: an open and a close.
+        for fifo in [jar, csv] {
+            let w = open(fifo, O_WRONLY | O_NONBLOCK)
+            if w >= 0 { close(w) }
+        }
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(await jarText.contains("\tsid\tabc123"))
         #expect(await csvText.hasPrefix("session,"))
@@ -58,6 +63,19 @@ import Testing
             var st = stat()
             #expect(stat(fifo, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO, "\(fifo) is still a FIFO")
         }
+    }
+
+    /// A FIFO that nobody reads is an error at the end, not a run that never ends.
+    @Test func anExportToAFIFONobodyReadsFailsAtOnce() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let csv = dir + "/m.fifo"
+        guard mkfifo(csv, 0o600) == 0 else { throw TestFailure("mkfifo: \(String(cString: strerror(errno)))") }
+        let r = try await Run.binary(["--no-tui", "--csv", csv, "-o", dir + "/a", "\(server.httpBase)/bytes/10"], environment: env(dir))
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("cannot write '\(csv)': nobody reads it"), "\(r.stderr)")
     }
 
     /// Everything written to `path` until its writer closes it.

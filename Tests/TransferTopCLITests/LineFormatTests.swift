@@ -89,6 +89,16 @@ import TransferKit
         #expect(try URLCheck.checkURL(URLCheck.withDefaultScheme("127.0.0.1:8080/a")).absoluteString == "http://127.0.0.1:8080/a")
     }
 
+    /// A port too long for an Int is named; a `://` inside a URL that has no authority (a
+    /// data: URL's payload) names no port.
+    @Test func portsTooLongForAnIntAndPayloadsThatLookLikeURLs() throws {
+        #expect(throws: UsageError.self) { try URLCheck.checkURL("http://h:99999999999999999999/x") }
+        #expect(throws: UsageError.self) { try URLCheck.checkURL("http://u:p@[::1]:99999999999999999999/x") }
+        #expect(throws: Never.self) { try URLCheck.checkURL("data:,http://localhost:8080") }
+        #expect(throws: Never.self) { try URLCheck.checkURL("http://[::1]/x?next=http://h:1") }
+        #expect(URLCheck.portText("http://u:p@h:123/x") == "123" && URLCheck.portText("http://[::1]/x") == nil)
+    }
+
     /// No escape codes into pipes, with NO_COLOR, or on TERM=dumb (or no TERM).
     @Test func colourOnlyOnColourTerminals() {
         #expect(LineMode.usesColor(isTerminal: true, environment: ["TERM": "xterm"]))

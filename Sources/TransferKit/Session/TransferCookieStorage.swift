@@ -166,7 +166,12 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
             load(&s)
             return s.jar.netscapeText(now: Self.now, includeSession: true)
         }
-        return Self.atomicWrite(text, to: file)
+        // A jar that names a device or a pipe (`-c /dev/null`) is written into (StreamTarget).
+        switch StreamTarget.write(Array(text.utf8), to: file) {
+        case .written: return true
+        case .failed: return false
+        case .notStream: return Self.atomicWrite(text, to: file)
+        }
     }
 
     /// The system's public suffix list (Debian's `publicsuffix`, which libcurl's libpsl uses),
@@ -244,7 +249,6 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
     /// A private temporary file beside `path`, synced, renamed over it: a reader never sees
     /// half a file. The directory is made (0700) if missing.
     static func atomicWrite(_ text: String, to path: String) -> Bool {
-        if let written = StreamTarget.write(Array(text.utf8), to: path) { return written }
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         PrivateDirectory.create(dir)
         let temp = dir + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"

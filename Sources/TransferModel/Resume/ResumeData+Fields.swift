@@ -37,7 +37,7 @@ enum ResumeFields {
     /// within about 285,000 years either way (beyond, writing it again would overflow Int64).
     static func milliseconds(_ p: [String: Any], _ key: String) throws(ResumeDataError) -> Int64 {
         let ms = try int(p, key)
-        guard abs(ms) < maxMilliseconds else { throw .malformed("\"\(key)\" \(ms) is out of range") }
+        guard ms > -maxMilliseconds && ms < maxMilliseconds else { throw .malformed("\"\(key)\" \(ms) is out of range") }
         return ms
     }
 
@@ -69,6 +69,8 @@ enum ResumeFields {
         case "d", "f":
             let d = n.doubleValue
             return d == d.rounded() && abs(d) < 9e15 ? Int64(d) : nil
+        // An unsigned 64-bit number past Int64's range would wrap to a negative one.
+        case "Q": return Int64(exactly: n.uint64Value)
         default: return n.int64Value
         }
     }

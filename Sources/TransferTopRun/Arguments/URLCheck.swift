@@ -32,7 +32,7 @@ package enum URLCheck {
             throw UsageError("port \(port) in '\(shown)' is not from 1 to 65535")
         }
         // A port too long for an Int reads as none at all: the text still names one.
-        if url.port == nil, let digits = portText(text), !digits.isEmpty {
+        if scheme.needsHost, url.port == nil, let digits = portText(text), !digits.isEmpty {
             throw UsageError("port \(SafeQuote.quote(digits, limit: 24)) in '\(shown)' is not from 1 to 65535")
         }
         // A data: URL carries its body: a malformed one is a usage error now, not a failed task.

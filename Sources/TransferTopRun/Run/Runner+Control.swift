@@ -169,8 +169,10 @@ extension Runner {
 package enum Exports {
     package static func write(_ text: String, to path: String, replace: Bool = true) -> [String] {
         let shown = SafeQuote.quote(path)
-        if let written = StreamTarget.write(Array(text.utf8), to: path) {
-            return written ? [] : ["cannot write '\(shown)': \(String(cString: strerror(errno)))"]
+        switch StreamTarget.write(Array(text.utf8), to: path) {
+        case .written: return []
+        case .failed(let why): return ["cannot write '\(shown)': \(why)"]
+        case .notStream: break
         }
         let temp = (path as NSString).deletingLastPathComponent + "/.transfertop-export-\(getpid())-\(UUID().uuidString).tmp"
         guard FileManager.default.createFile(atPath: temp, contents: Data(text.utf8),

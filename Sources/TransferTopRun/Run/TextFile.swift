@@ -26,15 +26,18 @@ package enum TextFile {
         throw UsageError("\(what) '\(shown)': line \(firstLineNotUTF8(data)) is not UTF-8 text (the file must be UTF-8)")
     }
 
-    /// The most a text file may hold, and any one line of it: a list of a million URLs is
-    /// about 100 MiB. A device that never ends (`-i /dev/zero`) stops at a limit with an error
-    /// instead of filling memory.
+    /// The most a pipe or a device may give, and any one line of it: a device that never ends
+    /// (`-i /dev/zero`) stops at a limit with an error instead of filling memory. A regular
+    /// file has an end, and is read whole (a browser's HAR keeps a body on one line).
     static let maxBytes = 512 << 20
     static let maxLineBytes = 1 << 20
 
     /// Everything `fd` gives until its end, within the limits.
     static func bounded(_ fd: Int32, _ what: String, _ shown: String) throws(UsageError) -> [UInt8] {
+        var st = stat()
+        let regular = fstat(fd, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
         var data: [UInt8] = []
+        if regular { data.reserveCapacity(Int(clamping: st.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var lineBytes = 0  // since the last line feed, counted a chunk at a time
         while true {
@@ -44,6 +47,10 @@ package enum TextFile {
                 throw UsageError("cannot read \(what) '\(shown)': \(String(cString: strerror(errno)))")
             }
             if n == 0 { return data }
+            if regular {
+                data += chunk[..<n]
+                continue
+            }
             if let feed = chunk[..<n].lastIndex(of: 0x0A) { lineBytes = n - feed - 1 } else { lineBytes += n }
             data += chunk[..<n]
             if lineBytes > maxLineBytes {
