@@ -23,8 +23,7 @@ extension TransferEngine {
         let expected = t.task.countOfBytesExpectedToReceive
         let data = ResumeData(
             url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
-            entityTag: response.value(forHTTPHeaderField: "ETag"),
-            lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
+            entityTag: response.sendableValidator("ETag"), lastModified: response.sendableValidator("Last-Modified"),
             bytesReceived: t.fileOffset, expectedTotal: expected, partialFilePath: path, createdAt: Date(),
             sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier)
         return data

@@ -50,9 +50,9 @@ public enum Resumability: Sendable, Equatable {
         guard let statusCode else { return .notResumable(.noResponseYet) }
         guard statusCode == 200 || statusCode == 206 else { return .notResumable(.status(statusCode)) }
         let h = responseHeaders
-        guard h.first(named: "ETag")?.isEmpty == false || h.first(named: "Last-Modified")?.isEmpty == false else {
-            return .notResumable(.noValidator)
-        }
+        // A validator that would break the If-Range line is none (it is never sent back).
+        func usable(_ name: String) -> Bool { h.first(named: name).map { !$0.isEmpty && !HeaderValidation.breaksLine($0) } ?? false }
+        guard usable("ETag") || usable("Last-Modified") else { return .notResumable(.noValidator) }
         let ranges = h.first(named: "Accept-Ranges").map(acceptsByteRanges) ?? false
         guard ranges || observedPartialContent || statusCode == 206 else { return .notResumable(.rangesNotSupported) }
         if let enc = ResumeResponseDecision.transformingEncoding(h) { return .notResumable(.contentEncoded(enc)) }

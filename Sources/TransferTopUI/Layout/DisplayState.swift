@@ -23,7 +23,7 @@ public enum DisplayState: String, Sendable, Equatable, CaseIterable {
             if let error = task.error {
                 self = error.code == .cancelled ? .cancelled : .failed
             } else {
-                // As the exit status counts it (`Runner.succeeded`): a final response outside
+                // As the exit status counts a response (`Runner.succeeded`): a final one outside
                 // 2xx (an error, or a 1xx or 3xx that was not followed) did not succeed.
                 let status = task.statusCode ?? 200
                 self = (200..<300).contains(status) || status == 0 ? .completed : .httpError
