@@ -17,6 +17,13 @@ public struct HostileCase: Sendable, CustomStringConvertible {
                     words: "status line is malformed"),
         HostileCase(path: "/bad-content-length", reply: .init("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhi"),
                     words: "invalid Content-Length"),
+        // A length past 64 bits read as none: the body ended with the connection, and a cut
+        // body passed as whole. Two lengths that differ frame nothing either (RFC 9112, 6.3).
+        HostileCase(path: "/huge-content-length",
+                    reply: .init("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\nConnection: close\r\n\r\nhi"),
+                    words: "invalid Content-Length"),
+        HostileCase(path: "/two-content-lengths", reply: .init("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello"),
+                    words: "invalid Content-Length"),
         HostileCase(path: "/header-without-colon", reply: .init("HTTP/1.1 200 OK\r\nno colon at all\r\nContent-Length: 2\r\n\r\nhi"),
                     words: "malformed header line"),
         HostileCase(path: "/http09", reply: .init("just some bytes without a head\n"), words: "HTTP/0.9"),

@@ -86,4 +86,20 @@ import Testing
         #expect(reason.message.contains(words), "\(reason.message)")
         #expect(reason.message.hasSuffix("; started again from byte 0"))
     }
+
+    /// Content-Length frames an HTTP/1.1 body only as one non-negative 64-bit number.
+    @Test func framing() {
+        func fault(_ headers: [(String, String)]) -> ServerFault? { ServerFault.framingFault(headers.map { HTTPHeader($0.0, $0.1) }) }
+        #expect(fault([("Content-Length", "2")]) == nil)
+        #expect(fault([("Content-Length", "2"), ("content-length", " 2 ")]) == nil, "the same value twice")
+        #expect(fault([("Content-Length", "2, 2")]) == nil)
+        #expect(fault([]) == nil && fault([("Content-Length", "9223372036854775807")]) == nil)
+        #expect(fault([("Content-Length", "99999999999999999999")]) == .invalidContentLength)
+        #expect(fault([("Content-Length", "9223372036854775808")]) == .invalidContentLength)
+        #expect(fault([("Content-Length", "2"), ("Content-Length", "5")]) == .invalidContentLength)
+        #expect(fault([("Content-Length", "2, 5")]) == .invalidContentLength)
+        #expect(fault([("Content-Length", "-1")]) == .invalidContentLength && fault([("Content-Length", "")]) == .invalidContentLength)
+        #expect(fault([("Content-Length", "+2")]) == .invalidContentLength)
+        #expect(fault([("Transfer-Encoding", "chunked"), ("Content-Length", "abc")]) == nil, "chunked framing wins")
+    }
 }

@@ -45,10 +45,12 @@ import Testing
         for fifo in [jar, csv] {
             guard mkfifo(fifo, 0o600) == 0 else { throw TestFailure("mkfifo: \(String(cString: strerror(errno)))") }
         }
-        // Readers first, each on a thread of its own: the run opens each FIFO for writing once
-        // the transfers end, and an open blocks until the other end is open too.
-        async let jarText = offPool { Self.readAll(jar) }
-        async let csvText = offPool { Self.readAll(csv) }
+        // Both read ends are open before the run starts (a FIFO nobody reads is refused at
+        // once); each is read on a thread of its own until its writer closes it.
+        let (jarEnd, csvEnd) = (open(jar, O_RDONLY | O_NONBLOCK | O_CLOEXEC), open(csv, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
+        guard jarEnd >= 0, csvEnd >= 0 else { throw TestFailure("open: \(String(cString: strerror(errno)))") }
+        async let jarText = offPool { Self.readAll(jarEnd) }
+        async let csvText = offPool { Self.readAll(csvEnd) }
         let r = try await Run.binary(["--no-tui", "-c", jar, "--csv", csv, "-o", dir + "/a", "\(server.httpBase)/cookies/set?sid=abc123"],
                                      environment: env(dir))
         // A reader the run never wrote to (it failed first) is let go: an open and a close.
@@ -78,15 +80,17 @@ import Testing
         #expect(r.stderr.contains("cannot write '\(csv)': nobody reads it"), "\(r.stderr)")
     }
 
-    /// Everything written to `path` until its writer closes it.
-    static func readAll(_ path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
+    /// Everything written into a FIFO's read end `fd` (opened non-blocking) until its writer
+    /// closes it. Linux reports the hang-up only once a writer has come and gone, so the wait
+    /// starts before the writer does.
+    static func readAll(_ fd: Int32) -> String {
         defer { close(fd) }
         var out: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
         while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, -1) < 0 { if errno == EINTR { continue }; break }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             guard n > 0 else { break }
             out += buffer[..<n]
         }

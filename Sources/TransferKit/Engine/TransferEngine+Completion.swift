@@ -13,7 +13,9 @@ extension TransferEngine {
         t.staleConnection.hopEnded()
         // An empty file (or a resumed one with nothing left) never called the write callback.
         if code == CURLE_OK, !t.scheme.isHTTP, t.response == nil { beginByteStreamResponse(t) }
-        recorder.record(t, code: code, doneAt: doneAt, error: t.failure(curlCode: code))
+        // A body the engine refused (a framing fault, a size limit) failed for that reason, not
+        // for the write error libcurl then reports.
+        recorder.record(t, code: code, doneAt: doneAt, error: t.sinkFailure ?? t.failure(curlCode: code))
         if code == CURLE_OK, !t.exchange.restartsFromZero, !t.exchange.keepsBodyAside, t.sinkFailure == nil { httpCache?.complete(t) }
         // A file or FTP resource now shorter than the partial ("offset beyond file size",
         // before any MDTM comparison) has changed: start again from zero, as a changed MDTM

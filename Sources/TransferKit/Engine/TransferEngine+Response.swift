@@ -51,6 +51,10 @@ extension TransferEngine {
         var response = original
         t.exchange.accept(partialContent: response.statusCode == 206)
         if let refusal = t.unsolicitedPartialContent(response, sessionHeaders: configuration.httpAdditionalHeaders) { t.sinkFailure = refusal }
+        // HTTP/1.1 frames the body by its Content-Length (h2 by its frames, checked by nghttp2).
+        if t.sinkFailure == nil, response.networkProtocolName == "http/1.1", let fault = ServerFault.framingFault(response.headers) {
+            t.sinkFailure = TransferError(fault.code, fault.message, failingURL: Redaction.redactURL(t.request.url.absoluteString))
+        }
         var continued = false
         if let r = t.resumeFrom, t.scheme.isHTTP, t.request.value(forHTTPHeaderField: "Range") != nil {
             response = applyResumeDecision(t, r, response)

@@ -71,6 +71,25 @@ public enum ServerFault: Sendable, Equatable {
         }
     }
 
+    /// An HTTP/1.1 head whose Content-Length cannot frame its body (RFC 9112, 6.3): without
+    /// Transfer-Encoding, every Content-Length value must be the same non-negative number that
+    /// fits 64 bits. libcurl 7.88 refuses text there itself, but reads a number too large for
+    /// it as "no length" (the body then ends when the connection does, and a cut body looks
+    /// complete) and takes one of two different values.
+    public static func framingFault(_ headers: [HTTPHeader]) -> ServerFault? {
+        guard headers.first(named: "Transfer-Encoding") == nil else { return nil }
+        var length: Int64?
+        for h in headers where HTTPHeader.namesEqual(h.name, "Content-Length") {
+            for part in h.value.split(separator: ",", omittingEmptySubsequences: false) {
+                let text = part.trimmedSpacesTabs
+                guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text),
+                      length == nil || length == value else { return .invalidContentLength }
+                length = value
+            }
+        }
+        return nil
+    }
+
     /// The error code a task fails with. A short body stays `networkConnectionLost` so a
     /// download keeps its partial file and resume data; the rest are the server's answers.
     public var code: TransferError.Code {
@@ -89,7 +108,7 @@ public enum ServerFault: Sendable, Equatable {
         case .notHTTP1StatusLine:
             return "the server's status line is malformed (not HTTP/1.x followed by a three-digit status code)"
         case .invalidContentLength:
-            return "the server sent an invalid Content-Length (not a non-negative number)"
+            return "the server sent an invalid Content-Length (not one non-negative number that fits 64 bits)"
         case .malformedHeaderLine:
             return "the server sent a malformed header line (no colon, or a NUL byte)"
         case .http09:
