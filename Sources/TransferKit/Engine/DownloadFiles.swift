@@ -46,7 +46,8 @@ struct DownloadFiles: Sendable {
               resumable() else { return }
         let data = ResumeData(
             url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
-            entityTag: response.sendableValidator("ETag"), lastModified: response.sendableValidator("Last-Modified"),
+            entityTag: HeaderValidation.sendable(response.value(forHTTPHeaderField: "ETag")),
+            lastModified: HeaderValidation.sendable(response.value(forHTTPHeaderField: "Last-Modified")),
             bytesReceived: 0, expectedTotal: t.task.countOfBytesExpectedToReceive, partialFilePath: path, createdAt: Date(),
             sessionKindName: sessionKindName, originalTaskIdentifier: t.task.taskIdentifier).encoded()
         t.task.core.withLock { $0.crashRecoveryResumeData = data }

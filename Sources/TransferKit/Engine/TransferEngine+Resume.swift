@@ -23,7 +23,8 @@ extension TransferEngine {
         let expected = t.task.countOfBytesExpectedToReceive
         let data = ResumeData(
             url: t.request.url.absoluteString, method: t.request.httpMethod, requestHeaders: t.request.headers,
-            entityTag: response.sendableValidator("ETag"), lastModified: response.sendableValidator("Last-Modified"),
+            entityTag: HeaderValidation.sendable(response.value(forHTTPHeaderField: "ETag")),
+            lastModified: HeaderValidation.sendable(response.value(forHTTPHeaderField: "Last-Modified")),
             bytesReceived: t.fileOffset, expectedTotal: expected, partialFilePath: path, createdAt: Date(),
             sessionKindName: configuration.kind.name, originalTaskIdentifier: t.task.taskIdentifier)
         return data

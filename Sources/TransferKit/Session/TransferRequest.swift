@@ -55,12 +55,6 @@ public struct TransferResponse: Sendable, Equatable {
         self.networkProtocolName = networkProtocolName
     }
 
-    /// A validator (ETag, Last-Modified) that may be sent back in a header: none when the
-    /// server's value holds CR, LF or NUL (`HeaderValidation.breaksLine`).
-    func sendableValidator(_ name: String) -> String? {
-        value(forHTTPHeaderField: name).flatMap { HeaderValidation.breaksLine($0) ? nil : $0 }
-    }
-
     public func value(forHTTPHeaderField name: String) -> String? { headers.first(named: name) }
 
     /// The response came with an HTTP status line. file, ftp and data: responses have none:

@@ -113,8 +113,8 @@ public struct CachedResponseFacts: Sendable, Equatable {
     public func isFresh(now: Double) -> Bool { freshnessLifetime > currentAge(now: now) }
 
     /// The validators sent back to revalidate; one that would break a header line is none.
-    public var etag: String? { header("ETag").flatMap { HeaderValidation.breaksLine($0) ? nil : $0 } }
-    public var lastModified: String? { header("Last-Modified").flatMap { HeaderValidation.breaksLine($0) ? nil : $0 } }
+    public var etag: String? { HeaderValidation.sendable(header("ETag")) }
+    public var lastModified: String? { HeaderValidation.sendable(header("Last-Modified")) }
     public var hasValidator: Bool { etag != nil || lastModified != nil }
 
     /// The headers of a conditional request that revalidates this response (RFC 9111 4.3.1).

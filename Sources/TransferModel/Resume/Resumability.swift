@@ -51,7 +51,7 @@ public enum Resumability: Sendable, Equatable {
         guard statusCode == 200 || statusCode == 206 else { return .notResumable(.status(statusCode)) }
         let h = responseHeaders
         // A validator that would break the If-Range line is none (it is never sent back).
-        func usable(_ name: String) -> Bool { h.first(named: name).map { !$0.isEmpty && !HeaderValidation.breaksLine($0) } ?? false }
+        func usable(_ name: String) -> Bool { HeaderValidation.sendable(h.first(named: name))?.isEmpty == false }
         guard usable("ETag") || usable("Last-Modified") else { return .notResumable(.noValidator) }
         let ranges = h.first(named: "Accept-Ranges").map(acceptsByteRanges) ?? false
         guard ranges || observedPartialContent || statusCode == 206 else { return .notResumable(.rangesNotSupported) }

@@ -22,10 +22,10 @@ public struct ResumeRequestPlan: Sendable, Equatable {
     /// A weak ETag (`W/"x"`) may not be used in If-Range (RFC 9110 §13.1.5), so the date is
     /// used instead. With only a weak ETag no If-Range is sent, and ResumeResponseDecision
     /// still refuses a 206 whose ETag differs.
-    /// A validator with CR, LF or NUL in it is not sent at all (`HeaderValidation.breaksLine`).
+    /// A validator with CR, LF or NUL in it is not sent at all (`HeaderValidation.sendable`).
     public static func ifRangeValidator(entityTag: String?, lastModified: String?) -> String? {
-        if let tag = entityTag?.trimmedSpacesTabs, !tag.isEmpty, !tag.hasPrefix("W/"), !HeaderValidation.breaksLine(tag) { return tag }
-        if let date = lastModified?.trimmedSpacesTabs, !date.isEmpty, !HeaderValidation.breaksLine(date) { return date }
+        if let tag = HeaderValidation.sendable(entityTag)?.trimmedSpacesTabs, !tag.isEmpty, !tag.hasPrefix("W/") { return tag }
+        if let date = HeaderValidation.sendable(lastModified)?.trimmedSpacesTabs, !date.isEmpty { return date }
         return nil
     }
 }

@@ -32,6 +32,13 @@ public enum HeaderValidation {
         value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
+    /// A server's validator (ETag, Last-Modified) as it may be sent back in a header of our
+    /// own: nil when there is none, or when it would break the line. The cache, resumability,
+    /// resume data and If-Range all ask here.
+    public static func sendable(_ value: String?) -> String? {
+        value.flatMap { breaksLine($0) ? nil : $0 }
+    }
+
     public static func firstProblem(_ headers: [HTTPHeader]) -> Problem? {
         for h in headers { if let p = problem(h) { return p } }
         return nil
