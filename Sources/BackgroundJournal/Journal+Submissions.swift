@@ -15,9 +15,10 @@ extension Journal {
             }
             // Read leniently (Row+Journal.swift): a hand-edited value must not trap.
             if found.lenient("invalidated", as: Bool.self) == true { throw JournalError("journal \(path): session \(session) is invalidated") }
-            let highest = try Int64.fetchOne(db, sql: "SELECT MAX(number) FROM task WHERE session = ? AND typeof(number) = 'integer'",
-                                             arguments: [session]) ?? 0
-            let last = max(found.lenient("last_task", as: Int64.self) ?? 0, highest)
+            // An unreadable highest number is found again from the tasks (numbers are never reused).
+            let last = try found.lenient("last_task", as: Int64.self)
+                ?? Int64.fetchOne(db, sql: "SELECT MAX(number) FROM task WHERE session = ? AND typeof(number) = 'integer'",
+                                  arguments: [session]) ?? 0
             guard last >= 0, last <= Int64.max - Int64(urls.count) else {
                 throw JournalError("journal \(path): session \(session) has no task numbers left")
             }
