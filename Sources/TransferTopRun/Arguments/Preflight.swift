@@ -68,10 +68,7 @@ package enum Preflight {
             throw UsageError("--cookie-jar '\(SafeQuote.quote(jar))' is a directory")
         }
         // `-c /dev/null` (curl's idiom for a session that keeps no cookies) is written into.
-        if StreamTarget.isStream(jar) {
-            if access(jar, W_OK) != 0 { throw UsageError("the cookie jar '\(SafeQuote.quote(jar))' is not writable") }
-            return
-        }
+        if try isWritableStream(jar, "the cookie jar '\(SafeQuote.quote(jar))'") { return }
         let dir = (jar as NSString).deletingLastPathComponent.isEmpty ? "." : (jar as NSString).deletingLastPathComponent
         if !fm.isWritableFile(atPath: dir) { throw UsageError("cannot write the cookie jar '\(SafeQuote.quote(jar))': its directory is not writable") }
     }
@@ -115,12 +112,7 @@ package enum Preflight {
         guard let path else { return }
         let absolute = absolutePath(path)
         let shown = SafeQuote.quote(path)
-        // A device or a pipe is written into, not replaced: neither --force nor a writable
-        // directory is needed for it (`--csv /dev/stdout`).
-        if StreamTarget.isStream(absolute) {
-            if access(absolute, W_OK) != 0 { throw UsageError("\(option) '\(shown)' is not writable") }
-            return
-        }
+        if try isWritableStream(absolute, "\(option) '\(shown)'") { return }
         let parent = (absolute as NSString).deletingLastPathComponent
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
@@ -132,6 +124,15 @@ package enum Preflight {
             if isDir.boolValue { throw UsageError("\(option) '\(shown)' is a directory") }
             if !force { throw UsageError("\(option) '\(shown)' exists (pass --force to replace it)") }
         }
+    }
+
+    /// An output that names a device or a pipe (`StreamTarget`) is written into, not replaced:
+    /// it needs neither --force nor a writable directory, only to be writable itself. True when
+    /// `path` is one; `named` starts the error.
+    static func isWritableStream(_ path: String, _ named: String) throws(UsageError) -> Bool {
+        guard StreamTarget.isStream(path) else { return false }
+        if access(path, W_OK) != 0 { throw UsageError("\(named) is not writable") }
+        return true
     }
 
     static func absolutePath(_ path: String) -> String {
