@@ -8,6 +8,11 @@ import TransferTopRun
 /// mode, the monitor, the demo or `clean`.
 public enum TransferTopMain {
     public static func run(_ arguments: [String]) async -> Int32 {
+        // Any command whose stdout lost lines ends with 1 and says so (Output).
+        Output.shared.finalStatus(await command(arguments))
+    }
+
+    private static func command(_ arguments: [String]) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which is reported and
         // resumable, rather than kill the process and lose the resume data.
@@ -90,16 +95,15 @@ public enum TransferTopMain {
             if !budgets.isEmpty { runner.collectEvidence() }
             let status = await MonitorApp.run(runner, options: options, environment: environment, stayUntilQuit: demo,
                                               daemon: demo ? nil : DaemonFeed.standard(environment))
-            await observability.finish()
+            let finished = await observability.finish(status)
             // After the screen is restored, as line mode says them.
             let results = Budget.check(budgets, runner.statistics ?? RunStatistics())
-            return LineMode.reportBreaches(results, out: Output.shared) ? 3 : status
+            return LineMode.reportBreaches(results, out: Output.shared) ? 3 : finished
         }
         let status = await LineMode.run(runner, environment: environment, progress: options.progress,
                                         summary: options.summary ?? .tasks, budgets: budgets)
         // The last spans leave before the process does (a short run must not lose them).
-        await observability.finish()
-        return status
+        return await observability.finish(status)
     }
 
     static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {

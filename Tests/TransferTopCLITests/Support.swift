@@ -38,9 +38,11 @@ enum Run {
         return (result, kib * 1024)
     }
 
-    /// Starts the binary without waiting (for signal tests).
+    /// Starts the binary without waiting (for signal tests). `standardOutput`: where stdout
+    /// goes instead of the file `RunResult.stdout` is read from.
     static func spawn(_ args: [String], environment extra: [String: String] = [:],
-                      executable: String? = nil, standardInput: String = "/dev/null") throws -> Spawned {
+                      executable: String? = nil, standardInput: String = "/dev/null",
+                      standardOutput: ChildProcess.Stream? = nil) throws -> Spawned {
         guard let path = executable ?? Binary.path else {
             throw TestFailure("transfertop binary not found near \(CommandLine.arguments[0])")
         }
@@ -56,7 +58,7 @@ enum Run {
         }
         for (k, v) in extra { env[k] = v }
         let child = try ChildProcess.spawn([path] + args, environment: env, standardInput: .path(standardInput),
-                                           standardOutput: .path(outPath), standardError: .path(errPath))
+                                           standardOutput: standardOutput ?? .path(outPath), standardError: .path(errPath))
         return Spawned(pid: child.pid, outPath: outPath, errPath: errPath, isolatedDirectory: isolated)
     }
 

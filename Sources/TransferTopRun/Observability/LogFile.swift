@@ -5,23 +5,31 @@ import TransferKit
 /// Where `--log-file` lines go: one file opened for appending (mode 0600, as it may name the
 /// URLs a user fetched), or stderr in line mode. Each line is one `write(2)` on an O_APPEND
 /// descriptor, so two processes logging to one file interleave whole lines.
+///
+/// A line that cannot be written (a full disk) is counted, never waited on: a log must not
+/// stop transfers. The run's end reports the first error and the count (`failure`).
 final class LogDestination: Sendable {
     let fd: Int32
     let ownsDescriptor: Bool
+    /// The log file's path, for the report; nil for stderr (a failed stderr is not reported).
+    let path: String?
+    /// The first errno a line failed with, and how many lines were lost.
+    private let lost = Locked<(error: Int32, lines: Int)?>(nil)
 
     static func open(_ path: String) throws(UsageError) -> LogDestination {
         let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw UsageError("cannot open log file '\(SafeQuote.quote(path))': \(String(cString: strerror(errno)))")
         }
-        return LogDestination(fd: fd, ownsDescriptor: true)
+        return LogDestination(fd: fd, ownsDescriptor: true, path: path)
     }
 
-    static let standardError = LogDestination(fd: STDERR_FILENO, ownsDescriptor: false)
+    static let standardError = LogDestination(fd: STDERR_FILENO, ownsDescriptor: false, path: nil)
 
-    init(fd: Int32, ownsDescriptor: Bool) {
+    init(fd: Int32, ownsDescriptor: Bool, path: String?) {
         self.fd = fd
         self.ownsDescriptor = ownsDescriptor
+        self.path = path
     }
 
     deinit { if ownsDescriptor { close(fd) } }
@@ -29,14 +37,15 @@ final class LogDestination: Sendable {
     func write(_ line: String) {
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
-        bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n <= 0 { if errno == EINTR { continue }; return }  // a full disk must not stop transfers
-                done += n
-            }
-        }
+        guard let error = FileDescriptorWrite.all(bytes, to: fd) else { return }
+        lost.withLock { $0 = ($0?.error ?? error, ($0?.lines ?? 0) + 1) }
+    }
+
+    /// What the run's end says when lines of a log file were lost (nil: none were).
+    var failure: String? {
+        guard let path, let (error, lines) = lost.withLock({ $0 }) else { return nil }
+        return "cannot write the log file '\(SafeQuote.quote(path))': \(String(cString: strerror(error))); "
+            + (lines == 1 ? "1 line" : "\(lines) lines") + " lost"
     }
 }
 
@@ -72,6 +81,7 @@ public struct RunLogging: Sendable {
     public let curl: Logger
     /// `--trace`: libcurl's verbose lines go to the `transfertop.curl` logger at trace level.
     public let traceCurl: Bool
+    let destination: LogDestination?
 
     /// Nothing logged anywhere: the default without `--log-file`/`--log-level`/`--trace`.
     public static let off = RunLogging(destination: nil, level: .critical, traceCurl: false)
@@ -89,6 +99,7 @@ public struct RunLogging: Sendable {
         if traceCurl { curl.logLevel = .trace }
         self.curl = curl
         self.traceCurl = traceCurl
+        self.destination = destination
     }
 
     /// The trace receiver for session configurations (`TransferConfiguration.trace`).

@@ -96,10 +96,14 @@ extension RunObservability {
     }
 
     /// Before the process exits: sends the spans still queued (within the exporter's timeout)
-    /// and says the warnings held while the monitor ran.
-    package func finish() async {
+    /// and says the warnings held while the monitor ran. Returns the run's `status`, or 1 in
+    /// place of 0 when lines of the log file were lost (said on stderr).
+    package func finish(_ status: Int32) async -> Int32 {
         await traces?.shutdown()
         for line in heldWarnings?.take() ?? [] { Output.shared.error("transfertop: warning: \(TerminalText.safe(line))") }
+        guard let failure = logging.destination?.failure else { return status }
+        Output.shared.error("transfertop: \(failure)")
+        return status == 0 ? 1 : status
     }
 }
 
@@ -108,7 +112,7 @@ extension RunObservability {
     package func finishBlocking() {
         guard traces != nil else { return }
         let done = DispatchSemaphore(value: 0)
-        Task { await finish(); done.signal() }
+        Task { _ = await finish(0); done.signal() }
         done.wait()
     }
 }
