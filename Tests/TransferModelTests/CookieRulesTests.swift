@@ -182,9 +182,47 @@ import Testing
     @Test func storeCapIsBounded() {
         var jar = CookieJar()
         for i in 0..<(CookieJar.maximumCookies + 10) {
-            jar.set(TransferCookie(name: "c\(i)", value: "v", domain: "h.test", created: now + Double(i)), now: now)
+            jar.set(TransferCookie(name: "c", value: "v", domain: "h\(i).test", created: now + Double(i)), now: now)
         }
         #expect(jar.cookies.count == CookieJar.maximumCookies)
-        #expect(jar.cookies[TransferCookie.Key(name: "c0", domain: "h.test", path: "/")] == nil)
+        #expect(jar.cookies[TransferCookie.Key(name: "c", domain: "h0.test", path: "/")] == nil)
+        #expect(jar.cookies[TransferCookie.Key(name: "c", domain: "h10.test", path: "/")] != nil)
+    }
+
+    /// One domain's flood evicts that domain's oldest cookies, never another site's.
+    @Test func oneDomainKeepsAtMostItsShareAndLeavesTheOthersAlone() {
+        var jar = CookieJar()
+        let other = TransferCookie(name: "session", value: "keep", domain: "other.test", created: now - 10)
+        jar.set(other, now: now)
+        for i in 0..<3000 {
+            jar.set(TransferCookie(name: "c\(i)", value: "v", domain: "flood.test", created: now + Double(i)), now: now)
+        }
+        #expect(jar.cookies.values.filter { $0.domain == "flood.test" }.count == CookieJar.maximumCookiesPerDomain)
+        #expect(jar.cookies[other.key] == other)
+        #expect(jar.cookies[TransferCookie.Key(name: "c2999", domain: "flood.test", path: "/")] != nil)
+        #expect(jar.cookies[TransferCookie.Key(name: "c0", domain: "flood.test", path: "/")] == nil)
+    }
+
+    /// The header stops at curl's bounds: 150 cookies, 8190 bytes; a cookie too large for what
+    /// is left is skipped and a smaller one after it still goes.
+    @Test func theCookieHeaderStaysWithinItsBounds() throws {
+        let url = try #require(URL(string: "http://h.test/"))
+        var many = CookieJar()
+        for i in 0..<170 {
+            many.set(TransferCookie(name: "c\(i)", value: "v", domain: "h.test", created: now + Double(i)), now: now)
+        }
+        let header = try #require(many.cookieHeader(for: url, now: now))
+        #expect(header.components(separatedBy: "; ").count == CookieJar.maximumCookiesSent)
+        #expect(header.hasPrefix("c0=v; c1=v"))
+
+        var large = CookieJar()
+        let big = String(repeating: "x", count: 4000)
+        for i in 0..<3 {
+            large.set(TransferCookie(name: "b\(i)", value: big, domain: "h.test", created: now + Double(i)), now: now)
+        }
+        large.set(TransferCookie(name: "small", value: "1", domain: "h.test", created: now + 10), now: now)
+        let bounded = try #require(large.cookieHeader(for: url, now: now))
+        #expect(bounded.utf8.count <= CookieJar.maximumCookieHeaderBytes)
+        #expect(bounded.components(separatedBy: "; ").map { $0.prefix(while: { $0 != "=" }) } == ["b0", "b1", "small"])
     }
 }

@@ -33,6 +33,30 @@ import Testing
         #expect(curl.contains("\"sid\":\"abc123\""), "\(curl)")
     }
 
+    /// A jar of 400 cookies for one host (56 bytes each): the jar keeps 180
+    /// of the host, and a request carries 150 of them in a header within 8190 bytes, as curl
+    /// bounds it, instead of one the server would refuse.
+    @Test func aFloodOfCookiesIsBoundedInTheJarAndInTheRequest() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let jar = dir + "/jar.txt", saved = dir + "/saved.txt"
+        let value = String(repeating: "v", count: 50)
+        let lines = (1000..<1400).map { "127.0.0.1\tFALSE\t/\tFALSE\t0\tc\($0)\t\(value)" }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: jar, atomically: true, encoding: .utf8)
+        let r = try await Run.binary(["--no-tui", "-b", jar, "-c", saved, "-o", dir + "/out", "\(server.httpBase)/cookies"],
+                                     environment: env(dir))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let echoed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/cookies"))) as? [String: Any])
+        let header = try #require(echoed["cookie"] as? String)
+        #expect(header.utf8.count <= 8190)
+        // "cNNNN=" and 50 bytes, "; " between: 141 pairs are 8176 bytes, a 142nd would be 8234.
+        #expect(header.components(separatedBy: "; ").count == 141, "\(header.prefix(200))")
+        let kept = try String(contentsOfFile: saved, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("127.0.0.1\t") }
+        #expect(kept.count == 180)
+    }
+
     /// A jar or an export that names a pipe or a device (`-c /dev/null`, `--csv >(…)`) is
     /// written into, as curl writes there: the node stays what it was. Renaming a file over it
     /// replaced the node, which run as root was the system's /dev/null.

@@ -10,6 +10,16 @@ public struct CookieJar: Sendable, Equatable {
     public private(set) var deleted: Set<TransferCookie.Key> = []
     /// At most this many (a hostile server cannot grow the file without bound); the oldest go.
     public static let maximumCookies = 3000
+    /// At most this many per domain, the oldest of the domain going first (Chromium's figure;
+    /// RFC 6265 6.1 asks for at least 50): one server cannot fill the jar and push out every
+    /// other site's cookies.
+    public static let maximumCookiesPerDomain = 180
+    /// A request's `Cookie` header carries at most this many cookies and bytes (curl's
+    /// MAX_COOKIE_SEND_AMOUNT and MAX_COOKIE_HEADER_LEN): past them servers answer 431 or
+    /// close the connection. The cookies left out are the last in RFC 6265's order (shorter
+    /// paths, then newer).
+    public static let maximumCookiesSent = 150
+    public static let maximumCookieHeaderBytes = 8190
 
     public init() {}
 
@@ -30,12 +40,24 @@ public struct CookieJar: Sendable, Equatable {
         if let old = cookies[key] {
             c.created = old.created
             if old == c { return false }
-        } else if cookies.count >= Self.maximumCookies, let oldest = cookies.values.min(by: { $0.created < $1.created }) {
-            cookies.removeValue(forKey: oldest.key)
+        } else {
+            // Counted only once the jar could hold a full domain (a lookup per new cookie).
+            let sameDomain = cookies.count < Self.maximumCookiesPerDomain ? [] : cookies.values.filter { $0.domain == c.domain }
+            if sameDomain.count >= Self.maximumCookiesPerDomain, let oldest = sameDomain.min(by: Self.olderFirst) {
+                cookies.removeValue(forKey: oldest.key)
+            } else if cookies.count >= Self.maximumCookies, let oldest = cookies.values.min(by: Self.olderFirst) {
+                cookies.removeValue(forKey: oldest.key)
+            }
         }
         deleted.remove(key)
         cookies[key] = c
         return true
+    }
+
+    /// Creation time, then name and path: which of two cookies is evicted first, the same
+    /// every run even for cookies made in one instant.
+    private static func olderFirst(_ a: TransferCookie, _ b: TransferCookie) -> Bool {
+        (a.created, a.name, a.path) < (b.created, b.name, b.path)
     }
 
     @discardableResult
@@ -63,10 +85,19 @@ public struct CookieJar: Sendable, Equatable {
             .sorted { ($1.path.count, $0.created, $0.name) < ($0.path.count, $1.created, $1.name) }
     }
 
-    /// The `Cookie` header value for `url`, nil when no cookie goes there.
+    /// The `Cookie` header value for `url`, nil when no cookie goes there; within
+    /// `maximumCookiesSent` cookies and `maximumCookieHeaderBytes` bytes (a cookie that does
+    /// not fit is left out, a later smaller one may still go).
     public func cookieHeader(for url: URL, now: Double) -> String? {
-        let list = cookies(for: url, now: now)
-        return list.isEmpty ? nil : list.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        var header = "", sent = 0
+        for c in cookies(for: url, now: now) where sent < Self.maximumCookiesSent {
+            let pair = "\(c.name)=\(c.value)"
+            let length = header.utf8.count + (sent == 0 ? 0 : 2) + pair.utf8.count
+            guard length <= Self.maximumCookieHeaderBytes else { continue }
+            header += (sent == 0 ? "" : "; ") + pair
+            sent += 1
+        }
+        return sent == 0 ? nil : header
     }
 
     /// Adds the cookies of another jar that this one neither has nor deleted (another process's
