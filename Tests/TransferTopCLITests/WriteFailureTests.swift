@@ -54,6 +54,23 @@ import Testing
         #expect(r.stdout.contains("completed ok"), "\(r.stdout)")
     }
 
+    /// A state directory that cannot hold the completion records (here a file) is said once;
+    /// the downloads are made and the run succeeds: only a rerun's skip is lost.
+    @Test func aStateDirectoryThatCannotBeUsedIsSaidOnce() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let state = dir + "/state"
+        #expect(FileManager.default.createFile(atPath: state, contents: Data()))
+        let r = try await Run.binary(["-o", dir + "/out", "\(server.httpBase)/bytes/100", "\(server.httpBase)/bytes/200"],
+                                     environment: ["XDG_STATE_HOME": state])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let said = "note: completed downloads cannot be recorded in '\(state)/transfertop/complete': Not a directory; a rerun downloads them again"
+        #expect(r.stdout.components(separatedBy: said).count == 2, "\(r.stdout)")
+        #expect(fileSize(dir + "/out/100") == 100 && fileSize(dir + "/out/200") == 200)
+    }
+
     @Test func aWritableLogAndStdoutLeaveTheStatusAlone() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { try? await server.shutdown() } }

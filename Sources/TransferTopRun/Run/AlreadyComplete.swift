@@ -199,8 +199,8 @@ extension Runner {
                                             lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
         guard completions.append(record, url: task.originalRequest.url.absoluteString) else { return }
         group.enter()
-        session.delegateQueue.async { [group] in
-            completions.flush()
+        session.delegateQueue.async { [self] in
+            if let problem = completions.flush() { notice(problem) }
             group.leave()
         }
     }

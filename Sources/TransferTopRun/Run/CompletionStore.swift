@@ -113,6 +113,8 @@ public final class CompletionStore: @unchecked Sendable {
             var lockFD: Int32 = -1
             /// Lines appended and not written yet.
             var pending: [UInt8] = []
+            /// Whether `flush` has said that lines were lost (it says so once).
+            var toldLoss = false
         }
         private let file = Locked(File())
 
@@ -142,23 +144,38 @@ public final class CompletionStore: @unchecked Sendable {
             }
         }
 
-        /// Writes the lines waiting, in one `write`.
-        public func flush() {
-            let written = file.withLock { f -> Bool in
-                guard !f.pending.isEmpty else { return false }
+        /// Writes the lines waiting, in one `write`. The first time lines cannot be written
+        /// it returns why, for the run to say (nil otherwise): nothing is lost but the records,
+        /// and a rerun downloads those files again.
+        @discardableResult
+        public func flush() -> String? {
+            let (written, failure) = file.withLock { f -> (Bool, Int32?) in
+                guard !f.pending.isEmpty else { return (false, nil) }
                 defer { f.pending.removeAll(keepingCapacity: true) }
                 if f.fd < 0 { (f.fd, f.lockFD) = openJournal() }
-                guard f.fd >= 0 else { return false }  // no record: a rerun downloads the files again, nothing is lost
-                // One write of whole lines: O_APPEND puts them at the end even with another
-                // run appending to the same journal.
-                return f.pending.withUnsafeBytes { Foundation.write(f.fd, $0.baseAddress, $0.count) } == f.pending.count
+                var failure: Int32? = errno
+                if f.fd >= 0 {
+                    // One write of whole lines: O_APPEND puts them at the end even with another
+                    // run appending to the same journal.
+                    let n = f.pending.withUnsafeBytes { Foundation.write(f.fd, $0.baseAddress, $0.count) }
+                    if n == f.pending.count { return (true, nil) }
+                    failure = n < 0 ? errno : EFBIG
+                }
+                if f.toldLoss { return (false, nil) }
+                f.toldLoss = true
+                return (false, failure)
             }
-            guard written else { return }
+            if let failure {
+                return "completed downloads cannot be recorded in '\(SafeQuote.quote(store.directory))': "
+                    + "\(String(cString: strerror(failure))); a rerun downloads them again"
+            }
+            guard written else { return nil }
             // The index read for this run's look-ups is dropped, not extended: the look-ups
             // happen before the first download, and a run of 100,000 URLs kept every record
             // it appended (28 MiB of its 100 MiB peak heap). A later look-up in this
             // process reads the journal again, appended lines included.
             store.indexes.withLock { $0[path] = nil }
+            return nil
         }
 
         /// The journal, open for appending, and its lock file's descriptor (-1 when either
