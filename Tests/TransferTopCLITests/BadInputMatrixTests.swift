@@ -146,6 +146,10 @@ struct BadInput: Sendable, CustomStringConvertible {
                  fragment: "keys.toml:2: unknown key `zz`"),
         BadInput(args: [url], files: ["config/transfertop/keys.conf": BadInput.text("x = cancel\n")],
                  fragment: "keys.conf:1: not valid TOML"),
+        BadInput(args: [url], directories: ["config/transfertop/keys.toml"],
+                 fragment: "cannot read key bindings '{dir}/config/transfertop/keys.toml': it is a directory"),
+        BadInput(args: [url], files: ["config/transfertop/keys.toml": [0x78, 0x20, 0x3D, 0x20, 0xFF, 0x0A]],
+                 fragment: "key bindings '{dir}/config/transfertop/keys.toml': line 1 is not UTF-8 text"),
         // Diagnostics and metrics: checked before any transfer.
         BadInput(args: ["--log-file", "/proc/transfertop-nope/log", url], fragment: "cannot open log file '/proc/transfertop-nope/log'"),
         BadInput(args: ["--trace", "--log-file", "{dir}/logs", url], directories: ["logs"], fragment: "cannot open log file"),

@@ -115,9 +115,10 @@ extension MonitorLoop {
 
     /// Key bindings from `$XDG_CONFIG_HOME/transfertop/keys.toml`, if present.
     func loadBindings() {
-        guard let path = KeyBindingParser.configPath(environment: environment),
-              let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
-        do { bindings = try KeyBindingParser.parse(text, file: path) } catch {
+        do {
+            guard let (path, text) = try Preflight.keyBindingsText(environment: environment) else { return }
+            bindings = try KeyBindingParser.parse(text, file: path)
+        } catch {
             model.statusMessage = "\(error) — using the default keys"
         }
     }

@@ -151,12 +151,17 @@ package enum Preflight {
     /// keys.toml: one bad line is an error naming file and line, before any transfer (it used
     /// to turn the whole file off silently once the monitor was up).
     package static func checkKeyBindings(environment: [String: String]) throws(UsageError) {
-        guard let path = KeyBindingParser.configPath(environment: environment),
-              let data = FileManager.default.contents(atPath: path) else { return }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw UsageError("key bindings '\(SafeQuote.quote(path))' are not UTF-8 text")
-        }
+        guard let (path, text) = try keyBindingsText(environment: environment) else { return }
         do { _ = try KeyBindingParser.parse(text, file: path) } catch { throw UsageError("\(error)") }
+    }
+
+    /// The key bindings file and its text; nil when there is none. One that is there but cannot
+    /// be read as text (a directory, no permission, not UTF-8) is an error saying so, not the
+    /// default keys in silence.
+    package static func keyBindingsText(environment: [String: String]) throws(UsageError) -> (path: String, text: String)? {
+        guard let path = KeyBindingParser.configPath(environment: environment),
+              FileManager.default.fileExists(atPath: path) else { return nil }
+        return (path, try TextFile.read(path, "key bindings"))
     }
 
     /// `--theme`: a file that exists but is not a valid theme says what is wrong (it used to
