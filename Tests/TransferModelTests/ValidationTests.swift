@@ -66,6 +66,12 @@ import Testing
         ("http://h/x y?q=%41ä#f", "http://h/x%20y?q=%41%C3%A4#f"),
         ("http://h/100%", "http://h/100%25"),
         ("http://h/%zz", "http://h/%25zz"),
+        // Host names in other scripts take their IDNA form (as curl's libidn2 gives them);
+        // the path and query are percent-encoded; a name IDNA refuses is left to fail.
+        ("http://bücher.example/ü", "http://xn--bcher-kva.example/%C3%BC"),
+        ("https://u:p@BÜCHER.example:8443/?q=ü", "https://u:p@xn--bcher-kva.example:8443/?q=%C3%BC"),
+        ("http://例え.テスト/", "http://xn--r8jz45g.xn--zckzah/"),
+        ("ftp://ü.example", "ftp://xn--tda.example"),
     ])
     func urlsAreEncodedOnce(_ text: String, _ expected: String) {
         #expect(URLText.encodeOnce(text) == expected)

@@ -9,10 +9,11 @@ public enum URLText {
         URL(string: encodeOnce(text))
     }
 
-    public static func encodeOnce(_ text: String) -> String {
+    public static func encodeOnce(_ given: String) -> String {
         // The common case, a plain URL, needs nothing: checked without copying (a 1,000,000
         // line list spent most of its validation building strings byte by byte).
-        if !text.utf8Contains(where: { !keeps($0) }) { return text }
+        if !given.utf8Contains(where: { !keeps($0) }) { return given }
+        let text = withASCIIHost(given)
         let bytes = Array(text.utf8)
         let digits = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
@@ -33,6 +34,24 @@ public enum URLText {
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text` with a host name typed in another script in its IDNA form (`bücher.example` is
+    /// `xn--bcher-kva.example`, as curl sends it through libidn2): percent-encoded, it named no
+    /// host at all. Foundation's IDNA (UTS 46, through ICU) makes the ASCII form; a name it
+    /// cannot convert is left as it was, and the URL is refused as malformed.
+    static func withASCIIHost(_ text: String) -> String {
+        guard let start = text.range(of: "://")?.upperBound else { return text }
+        let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        let host = authority[hostStart...].prefix { $0 != ":" }
+        guard !host.hasPrefix("["), host.utf8.contains(where: { $0 >= 0x80 }), !host.contains("%") else { return text }
+        var components = URLComponents()
+        components.host = String(host)
+        guard let ascii = components.encodedHost, !ascii.isEmpty, ascii.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") }) else {
+            return text
+        }
+        return text.replacingCharacters(in: host.startIndex..<host.endIndex, with: ascii)
     }
 
     /// Whether `text` is a plain `http://` or `https://` URL that needs no parser to be known
