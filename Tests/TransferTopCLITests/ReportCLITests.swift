@@ -66,6 +66,36 @@ import TransferTopUI
         #expect(out.status == 0 && out.stdout.hasPrefix("<!DOCTYPE html>") && out.stdout.contains("<section id=\"compare\">"))
     }
 
+    /// `-o /dev/stdout` is written into without --force, as a run's exports are; a socket is
+    /// refused by its kind, --force or not.
+    @Test func aDeviceIsWrittenIntoAndASocketIsRefused() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.csv.write(toFile: dir + "/run.csv", atomically: true, encoding: .utf8)
+        let stdout = try await Run.binary(["report", dir + "/run.csv", "-o", "/dev/stdout"])
+        #expect(stdout.status == 0, "\(stdout.stderr)")
+        #expect(stdout.stdout.hasPrefix("<!DOCTYPE html>"))
+
+        let socketPath = dir + "/listening.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in socketPath.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0, "bind: \(String(cString: strerror(errno)))")
+        for extra in [[], ["--force"]] {
+            let r = try await Run.binary(["report", dir + "/run.csv", "-o", socketPath] + extra)
+            #expect(r.status == 2, "\(r.stderr)")
+            #expect(r.stderr.contains("-o '\(socketPath)' is a socket; an export goes to a file, a pipe or a device"), "\(r.stderr)")
+        }
+        #expect(FileKind.of(socketPath) == .socket)
+    }
+
     /// The page's colours are the theme's phase and text roles: the default palette is the
     /// built-in theme's, and another theme's colours reach the style sheet.
     @Test func thePaletteIsTheThemes() async throws {

@@ -92,6 +92,9 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
         if ([request.run] + (request.after.map { [$0] } ?? [])).contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.path == target }) {
             throw UsageError("-o '\(shown)' is the export the report is made from")
         }
+        // `-o /dev/stdout` or a pipe is written into, as a run's exports are.
+        if try Preflight.isWritableStream(Preflight.absolutePath(output), "-o '\(shown)'") { return }
+        try Preflight.refuseSocket(output, "-o '\(shown)'")
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDir) {
             if isDir.boolValue { throw UsageError("-o '\(shown)' is a directory") }

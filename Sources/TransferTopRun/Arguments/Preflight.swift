@@ -113,6 +113,7 @@ package enum Preflight {
         let absolute = absolutePath(path)
         let shown = SafeQuote.quote(path)
         if try isWritableStream(absolute, "\(option) '\(shown)'") { return }
+        try refuseSocket(absolute, "\(option) '\(shown)'")
         let parent = (absolute as NSString).deletingLastPathComponent
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue,
@@ -129,13 +130,19 @@ package enum Preflight {
     /// An output that names a device or a pipe (`StreamTarget`) is written into, not replaced:
     /// it needs neither --force nor a writable directory, only to be writable itself. True when
     /// `path` is one; `named` starts the error.
-    static func isWritableStream(_ path: String, _ named: String) throws(UsageError) -> Bool {
+    package static func isWritableStream(_ path: String, _ named: String) throws(UsageError) -> Bool {
         guard StreamTarget.isStream(path) else { return false }
         if access(path, W_OK) != 0 { throw UsageError("\(named) is not writable") }
         return true
     }
 
-    static func absolutePath(_ path: String) -> String {
+    /// A socket is neither written into nor replaced (a rename over it, with --force, would
+    /// take the name from whatever listens there).
+    package static func refuseSocket(_ path: String, _ named: String) throws(UsageError) {
+        if FileKind.of(path) == .socket { throw UsageError("\(named) is a socket; an export goes to a file, a pipe or a device") }
+    }
+
+    package static func absolutePath(_ path: String) -> String {
         let cwd = FileManager.default.currentDirectoryPath
         return AbsolutePath.of(path, in: cwd)
     }
