@@ -131,15 +131,6 @@ public final class CredentialStore: @unchecked Sendable, Equatable {
         for (host, c) in (items + kept).sorted(by: { $0.0 < $1.0 }) where seen.insert(host).inserted {
             text += Netrc.line(machine: host, login: c.user, password: c.password)
         }
-        let dir = (netrcPath as NSString).deletingLastPathComponent
-        PrivateDirectory.create(dir)
-        // Created 0600 before any byte is written, then renamed over the old file.
-        let temp = netrcPath + ".tmp"
-        unlink(temp)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let ok = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) == $0.count }
-        close(fd)
-        if ok { rename(temp, netrcPath) } else { unlink(temp) }
+        _ = PrivateFile.replace(netrcPath, with: Array(text.utf8))
     }
 }

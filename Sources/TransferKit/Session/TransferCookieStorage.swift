@@ -170,7 +170,7 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
         switch StreamTarget.write(Array(text.utf8), to: file) {
         case .written: return true
         case .failed: return false
-        case .notStream: return Self.atomicWrite(text, to: file)
+        case .notStream: return PrivateFile.replace(file, with: Array(text.utf8))
         }
     }
 
@@ -225,7 +225,7 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
         if skipped > 0 {
             // Never lose what we could not read: a copy stays beside the store.
             let copy = path + ".corrupt"
-            _ = Self.atomicWrite(text, to: copy)
+            _ = PrivateFile.replace(copy, with: Array(text.utf8))
             s.problem = "skipped \(skipped) unreadable line\(skipped == 1 ? "" : "s") of the cookie store '\(SafeQuote.quote(path))' (a copy is in '\(SafeQuote.quote(copy))')"
         }
     }
@@ -241,30 +241,8 @@ public final class TransferCookieStorage: @unchecked Sendable, Equatable {
             merged.adoptMissing(from: theirs)
             s.jar = merged
         }
-        if !Self.atomicWrite(merged.netscapeText(now: now, includeSession: false), to: path) {
+        if !PrivateFile.replace(path, with: Array(merged.netscapeText(now: now, includeSession: false).utf8)) {
             s.problem = "cannot write the cookie store '\(SafeQuote.quote(path))'"
         }
-    }
-
-    /// A private temporary file beside `path`, synced, renamed over it: a reader never sees
-    /// half a file. The directory is made (0700) if missing.
-    static func atomicWrite(_ text: String, to path: String) -> Bool {
-        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        PrivateDirectory.create(dir)
-        let temp = dir + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            written += n
-        }
-        let ok = written == bytes.count && fchmod(fd, 0o600) == 0 && fsync(fd) == 0
-        close(fd)
-        if ok, rename(temp, path) == 0 { return true }
-        unlink(temp)
-        return false
     }
 }

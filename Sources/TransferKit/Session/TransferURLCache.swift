@@ -206,7 +206,7 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
         bytes.append(entry.body)
         guard bytes.count <= diskCapacity else { return }
         let name = Self.fileName(key)
-        guard Self.atomicWrite(bytes, dir: dir, name: name) else {
+        guard PrivateFile.replace(dir + "/" + name, with: bytes) else {
             s.problem = "cannot write the cache directory '\(SafeQuote.quote(dir))'; the cache is in memory only"
             return
         }
@@ -269,25 +269,5 @@ public final class TransferURLCache: @unchecked Sendable, Equatable {
         return CachedResponse(url: head.url, statusCode: head.statusCode, headers: head.headers.map { HTTPHeader($0[0], $0[1]) },
                               requestTime: head.requestTime, responseTime: head.responseTime, varyNames: head.varyNames,
                               varyValues: head.varyValues, body: Data(data[(nl + 1)...]))
-    }
-
-    static func atomicWrite(_ bytes: Data, dir: String, name: String) -> Bool {
-        PrivateDirectory.create(dir)
-        let temp = dir + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        var written = 0
-        bytes.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if n <= 0 { if errno == EINTR { continue }; break }
-                written += n
-            }
-        }
-        let ok = written == bytes.count && fsync(fd) == 0
-        close(fd)
-        if ok, rename(temp, dir + "/" + name) == 0 { return true }
-        unlink(temp)
-        return false
     }
 }
