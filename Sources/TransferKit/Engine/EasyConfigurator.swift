@@ -77,6 +77,13 @@ final class EasyConfigurator {
             if scheme.isHTTP && scheme.isTLS { try trustExceptions.configure(easy, t) }
             try trace.configure(easy, t)
         } catch {
+            // A header refused before libcurl saw it is the request's fault, as a session's own
+            // refusal of such a header is (invalidRequest); anything else libcurl refused here
+            // is the URL's.
+            if let refused = error.refusal {
+                throw TransferError(.invalidRequest, "refused to send the request: \(refused)",
+                                    failingURL: Redaction.redactURL(r.url.absoluteString))
+            }
             throw TransferError(.badURL, "the request could not be set up: \(error)",
                                 failingURL: Redaction.redactURL(r.url.absoluteString))
         }
