@@ -18,16 +18,21 @@ extension BackgroundHost {
         case .rateLimit(let rate):
             let shown = rate > 0 ? "\(rate) bytes/s" : "none"
             if let number {
+                var waiting = false
                 try keep(name) {
-                    let task = try liveTask(name, number)
+                    // A task the daemon has not started yet keeps the rate for its start
+                    // (`applyTaskLimit`), as a session keeps its own for its next tasks.
+                    waiting = try unfinishedTask(name, number) == nil
                     try journal.setRateLimit(session: name, task: number, rate)
                     return { [self] in
                         state.withLock { $0.limits[name, default: JournalLimits()].taskRates[number] = rate }
-                        task.rateLimit = rate
+                        // Looked up again under `applying`: a task that started meanwhile took
+                        // its kept rate already, or takes this one now.
+                        liveEngineTask(name, number)?.rateLimit = rate
                         return 1
                     }
                 }
-                return "limit \(name):\(number): \(shown)"
+                return "limit \(name):\(number): \(shown)" + (waiting ? " (it has not started: kept for its start)" : "")
             }
             let running = try keep(name) {
                 try journal.setRateLimit(session: name, task: nil, rate)
@@ -121,12 +126,21 @@ extension BackgroundHost {
         }
     }
 
-    private func liveTask(_ name: String, _ number: Int64) throws -> TransferTask {
-        let key = TaskKey(session: name, number: number)
+    /// The engine task of a task that has not ended; nil when the daemon has not started it
+    /// yet. One that has ended is refused.
+    private func unfinishedTask(_ name: String, _ number: Int64) throws -> TransferTask? {
         guard let t = try journal.task(session: name, number: number) else { throw DaemonError("no task \(name):\(number)") }
-        guard let (hosted, tid) = state.withLock({ $0.live[key] }), let task = hosted.runner.task(tid), task.state != .completed else {
-            throw DaemonError("task \(name):\(number) is not running (\(t.state.rawValue))")
+        if let task = liveEngineTask(name, number) { return task }
+        guard t.state != .completed else {
+            throw DaemonError("task \(name):\(number) has ended; a limit is for a task that runs or has not started")
         }
+        return nil
+    }
+
+    /// The engine task running under `number`, nil when none is.
+    private func liveEngineTask(_ name: String, _ number: Int64) -> TransferTask? {
+        guard let (hosted, tid) = state.withLock({ $0.live[TaskKey(session: name, number: number)] }),
+              let task = hosted.runner.task(tid), task.state != .completed else { return nil }
         return task
     }
 

@@ -35,7 +35,7 @@ extension BackgroundDaemonTests {
         #expect(Self.sha(rig.out + "/\(size)") == SHA256.hex(Data(LoopbackServer.body(size: size, seed: 3))))
         // A finished task takes no limit.
         let late = try await rig.run(["control", "lim", "limit", "1", "1M"])
-        #expect(late.status == 1 && late.stderr.contains("is not running"), "\(late.stderr)")
+        #expect(late.status == 1 && late.stderr.contains("task lim:1 has ended; a limit is for a task that runs or has not started"), "\(late.stderr)")
     }
 
     /// A download that failed (404) is retried under its number once the file exists, and

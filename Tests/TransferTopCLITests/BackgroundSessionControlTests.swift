@@ -52,6 +52,35 @@ import Testing
         #expect(wait.stdout.contains("q: \(count) task(s) completed, 0 failed"), "\(wait.stdout.suffix(300))")
     }
 
+    /// A task's limit set before the daemon started it is kept for its start: the last task
+    /// of the list (1 MB, behind a window held at a gate) then runs at 100 KiB/s. Only a lower
+    /// bound on its time is checked (a loaded machine only makes it slower); an ended task is
+    /// still refused.
+    @Test func aLimitForATaskNotStartedYetIsKeptForItsStart() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString, size = 1_000_000
+        let count = Runner.window + 1
+        let list = rig.dir + "/late.txt"
+        let held = (1..<count).map { "\(server.httpBase)/bytes/10?n=\($0)&headGate=\(gate)" }
+        try (held + ["\(server.httpBase)/bytes/\(size)?seed=3"]).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        #expect(try await rig.run(["--background", "late", "-o", rig.out + "/late", "-i", list]).status == 0)
+        try await server.waitForGate(gate)
+        let limit = try await rig.run(["control", "late", "limit", String(count), "100K"])
+        #expect(limit.status == 0, "\(limit.stderr)")
+        #expect(limit.stdout.contains("limit late:\(count): 102400 bytes/s (it has not started: kept for its start)"), "\(limit.stdout)")
+        let opened = ContinuousClock.now
+        server.openGate(gate)
+        let wait = try await rig.run(["wait", "late"])
+        let elapsed = ContinuousClock.now - opened
+        #expect(wait.status == 0, "\(wait.stdout.suffix(300))\(wait.stderr)")
+        // All but one 512 KiB receive buffer at 100 KiB/s: over 4 s.
+        #expect(elapsed >= .milliseconds(Int(Double(size - 524_288) / 102_400 * 900)), "\(elapsed)")
+        let ended = try await rig.run(["control", "late", "limit", String(count), "1M"])
+        #expect(ended.status == 1 && ended.stderr.contains("task late:\(count) has ended"), "\(ended.stderr)")
+    }
+
     /// The gate never opens: without the drop, the cancelled window's places would start the
     /// rest, which would wait at the gate forever (and `wait` with them).
     @Test func cancelOfTheSessionEndsTasksNotStartedYet() async throws {
