@@ -398,6 +398,36 @@ import TransferKit
     }
 }
 
+/// A small body is kept in memory and written once at the end; when that write fails (here
+/// the output directory is removed while the server holds the body), the task's line, the
+/// summary and the CSV all say it failed, not "completed ok".
+@Suite struct PlacementFailureTests {
+    @Test func aFileThatCouldNotBeWrittenIsATaskThatFailed() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = dir + "/out", csv = dir + "/run.csv"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let gate = UUID().uuidString
+        let run = try Run.spawn(["--no-tui", "--request-timeout", "3600", "-o", out, "--csv", csv,
+                                 "\(server.httpBase)/bytes/1000?gate=\(gate)&holdAfter=100"],
+                                environment: ["XDG_STATE_HOME": dir + "/state"])
+        try await server.waitForGate(gate)
+        try FileManager.default.removeItem(atPath: out)
+        server.openGate(gate)
+        let r = await run.wait()
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        let said = "cannot write '\(out)/1000': No such file or directory"
+        #expect(r.stdout.contains("1.1 completed error \(server.httpBase)/bytes/1000"), "\(r.stdout)")
+        #expect(r.stdout.contains("error: " + said), "\(r.stdout)")
+        #expect(!r.stdout.contains("completed ok"), "\(r.stdout)")
+        #expect(r.stdout.contains("(ok 0, HTTP error 0, error 1, cancelled 0)"), "\(r.stdout)")
+        let row = try #require(try CSVRead.records(String(contentsOfFile: csv, encoding: .utf8)).dropFirst().first)
+        #expect(row.contains("cannotWriteToFile: " + said), "\(row)")
+    }
+}
+
 @Suite struct DuplicateURLTests {
     /// The same URL twice in one command (on the command line and in an input file) is
     /// downloaded once, and the run says so: never two tasks racing for one destination.

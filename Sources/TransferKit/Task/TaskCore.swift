@@ -23,6 +23,8 @@ struct TaskCore {
     var isResumable = false { didSet { version &+= 1 } }
     var resumeOffset: Int64? { didSet { version &+= 1 } }
     var outputPath: String? { didSet { version &+= 1 } }
+    /// What the task's owner could not do with what it fetched (`setOwnerError`).
+    var ownerError: TransferError? { didSet { version &+= 1 } }
     /// The task's own bandwidth limit (TransferSession+Limits.swift; 0: none).
     var rateLimit: Int64 = 0 { didSet { version &+= 1 } }
 

@@ -122,7 +122,7 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
                 currentURL: c.currentRequest.url.absoluteString, countOfBytesReceived: c.countOfBytesReceived,
                 countOfBytesExpectedToReceive: c.countOfBytesExpectedToReceive, countOfBytesSent: c.countOfBytesSent,
                 countOfBytesExpectedToSend: c.countOfBytesExpectedToSend, statusCode: c.response.flatMap { $0.hasStatusCode ? $0.statusCode : nil },
-                networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error,
+                networkProtocolName: c.response?.networkProtocolName, metrics: c.metrics, error: c.error ?? c.ownerError,
                 isResumable: c.isResumable, resumeOffset: c.resumeOffset, outputPath: c.outputPath,
                 rateLimit: c.rateLimit)
             c.snapshotCache = (c.version, nameVersion, made)
@@ -132,6 +132,11 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
 
     /// Lets an owner (such as the CLI) record where it placed the finished file.
     public func setOutputPath(_ path: String?) { core.withLock { $0.outputPath = path } }
+
+    /// Lets an owner record that it could not keep what the task fetched (the CLI could not
+    /// place the file): snapshots show it as the task's error, so every view and export tells
+    /// the same outcome. `error`, URLSession's, stays the transfer's own.
+    public func setOwnerError(_ error: TransferError) { core.withLock { $0.ownerError = error } }
 }
 
 /// A task whose response body is collected in memory or delivered to the delegate.

@@ -339,7 +339,8 @@ extension Runner {
             }
         } catch {
             state.withLock { $0.placementErrors[tid] = "\(error)" }
-            notice("task \(tid): \(error)")
+            // The task's own line, row and exports say it (not a separate note).
+            task.setOwnerError(TransferError(.cannotWriteToFile, "\(error)"))
         }
     }
 
