@@ -66,6 +66,11 @@ import Testing
         ("http://h/x y?q=%41ä#f", "http://h/x%20y?q=%41%C3%A4#f"),
         ("http://h/100%", "http://h/100%25"),
         ("http://h/%zz", "http://h/%25zz"),
+        // Brackets outside the host are encoded, and the escapes beside them kept.
+        ("http://h/q?ids[]=1&name=a%26b", "http://h/q?ids%5B%5D=1&name=a%26b"),
+        ("http://h/a%20b]c", "http://h/a%20b%5Dc"),
+        ("http://[::1]:8080/x[1]", "http://[::1]:8080/x%5B1%5D"),
+        ("http://u:p@[::1]/", "http://u:p@[::1]/"),
         // Host names in other scripts take their IDNA form (as curl's libidn2 gives them);
         // the path and query are percent-encoded; a name IDNA refuses is left to fail.
         ("http://bücher.example/ü", "http://xn--bcher-kva.example/%C3%BC"),
@@ -108,6 +113,14 @@ import Testing
             Issue.record("not followed"); return
         }
         #expect(trusted.headers.count == 3)
+        // Brackets in a relative or scheme-relative Location: encoded in the path, kept in a
+        // host; the escapes beside them are kept.
+        for (location, expected) in [("/x[1]?a=%26", "https://a.test/x%5B1%5D?a=%26"), ("//[::1]:8443/y]", "https://[::1]:8443/y%5D")] {
+            guard case .follow(let hop) = RedirectPolicy.evaluate(request, status: 302, location: location) else {
+                Issue.record("\(location) not followed"); continue
+            }
+            #expect(hop.url.absoluteString == expected)
+        }
     }
 
     @Test func resumeDataKeepsNoCredentialsAndGetsThemBack() {

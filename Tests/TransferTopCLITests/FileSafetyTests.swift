@@ -126,6 +126,18 @@ import TransferKit
         #expect(try URLCheck.checkURL("http://h/100%").absoluteString == "http://h/100%25")
     }
 
+    /// What the server is asked for: brackets in the query encoded, the `%26` beside them
+    /// kept (it was sent as `%2526`, another value). RedirectPolicy encodes a Location the same way.
+    @Test func theServerGetsTheQueryAsTyped() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Run.binary(["-o", dir, "\(server.httpBase)/bytes/10?ids[]=1&name=a%26b"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(server.stats.requests.map(\.path).contains("/bytes/10?ids%5B%5D=1&name=a%26b"), "\(server.stats.requests.map(\.path))")
+    }
+
     @Test(arguments: [
         (3, 3, 0, 0, 0, "interrupted after every task had finished: nothing to continue"),
         (3, 1, 2, 0, 0, "interrupted: 2 download(s) kept resume data: run the same command again to continue them"),

@@ -4,6 +4,8 @@ import Foundation
 /// `URL(string:)` encodes a string holding non-ASCII characters as a whole, `%` included, so
 /// `/a%20b/ü` became `/a%2520b/%C3%BC`: the server was asked for another file. Here only bytes
 /// that cannot appear in a URL are encoded; an existing `%XX` escape is kept as it is.
+/// `[` and `]` are such bytes outside the host (RFC 3986 keeps them for IPv6 literals): left
+/// in `?ids[]=1`, they sent Foundation down the same encode-everything path.
 public enum URLText {
     public static func url(_ text: String) -> URL? {
         URL(string: encodeOnce(text))
@@ -16,6 +18,7 @@ public enum URLText {
         let text = withASCIIHost(given)
         let bytes = Array(text.utf8)
         let digits = Array("0123456789ABCDEF".utf8)
+        let authority = authorityRange(bytes)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
         var i = 0
@@ -26,7 +29,7 @@ public enum URLText {
                 i += 3
                 continue
             }
-            if keeps(b) {
+            if keeps(b) || (isBracket(b) && authority.contains(i)) {
                 out.append(b)
             } else {
                 out.append(contentsOf: [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0xF)]])
@@ -100,7 +103,7 @@ public enum URLText {
         }
         while i < b.count {
             let c = b[i]
-            guard keeps(c), c != UInt8(ascii: "["), c != UInt8(ascii: "]") else { return false }
+            guard keeps(c) else { return false }  // no `%`, no brackets
             i += 1
         }
         return true
@@ -112,11 +115,35 @@ public enum URLText {
     }
 
     /// RFC 3986 unreserved, reserved and `%`-free printable ASCII that URL parsers accept.
+    /// Where the authority (`user@host:port`) lies in `bytes`: after `://` (or a leading `//`,
+    /// a Location relative to the scheme), up to the first `/`, `?` or `#`; empty when there
+    /// is none.
+    static func authorityRange(_ bytes: [UInt8]) -> Range<Int> {
+        let slash = UInt8(ascii: "/")
+        var start = 0
+        if bytes.starts(with: [slash, slash]) {
+            start = 2
+        } else {
+            var i = 0
+            while i + 2 < bytes.count, !(bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == slash && bytes[i + 2] == slash) {
+                if bytes[i] == slash || bytes[i] == UInt8(ascii: "?") || bytes[i] == UInt8(ascii: "#") { return 0..<0 }
+                i += 1
+            }
+            guard i + 2 < bytes.count else { return 0..<0 }
+            start = i + 3
+        }
+        let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        return start..<end
+    }
+
+    static func isBracket(_ b: UInt8) -> Bool { b == UInt8(ascii: "[") || b == UInt8(ascii: "]") }
+
     static func keeps(_ b: UInt8) -> Bool {
         guard b > 0x20, b < 0x7F else { return false }
         switch b {
         case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
-             UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"), UInt8(ascii: "%"):
+             UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"), UInt8(ascii: "%"),
+             UInt8(ascii: "["), UInt8(ascii: "]"):
             return false
         default:
             return true
