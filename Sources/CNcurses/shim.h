@@ -20,6 +20,20 @@ static inline int tt_key_resize(void) { return KEY_RESIZE; }
 
 static inline WINDOW *_Nullable tt_curscr(void) { return curscr; }
 
+/// Whether terminfo knows terminal `name`: initscr() prints "Error opening terminal" and
+/// exits the process for one it does not, so the monitor asks first. setupterm with an error
+/// pointer returns instead of exiting; the TERMINAL it made is freed again. (Declared here
+/// rather than through <term.h>, whose macros name common words.)
+extern int setupterm(const char *_Nullable term, int fd, int *_Nullable errret);
+extern int del_curterm(void *_Nullable oterm);
+extern void *_Nullable cur_term;
+static inline int tt_terminal_known(const char *_Nonnull name) {
+    int err = 0;
+    if (setupterm(name, 1, &err) != 0 || err != 1) return 0;
+    del_curterm(cur_term);
+    return 1;
+}
+
 /// Off-screen tests: one cell of `win` read back without moving its cursor.
 /// Copies the cell's characters (NUL-terminated, at most `n - 1`) into `text`, and its
 /// attributes (colour bits removed) and pair; returns ncurses' wide-character mark: 0 for an

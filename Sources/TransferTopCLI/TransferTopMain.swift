@@ -1,6 +1,7 @@
 import BackgroundWire
 import Foundation
 import RunEvidence
+import Synchronization
 import TransferKit
 import TransferTopRun
 
@@ -106,7 +107,19 @@ public enum TransferTopMain {
         return await observability.finish(status)
     }
 
+    /// The monitor on a terminal whose TERM terminfo knows; line mode otherwise. An unknown
+    /// TERM (`xterm-kitty` over ssh to a host without its entry) is said once on stderr:
+    /// ncurses would have ended the process after the transfers had started.
     static func useMonitor(_ o: Options, _ env: [String: String]) -> Bool {
-        !o.noTUI && isatty(STDOUT_FILENO) == 1 && env["TERM"].map { $0 != "dumb" && !$0.isEmpty } ?? false
+        guard !o.noTUI, isatty(STDOUT_FILENO) == 1, let term = env["TERM"], term != "dumb", !term.isEmpty else { return false }
+        guard CursesScreen.knows(terminal: term) else {
+            if !saidUnknownTerminal.exchange(true, ordering: .relaxed) {
+                Output.shared.error("transfertop: note: terminal type '\(SafeQuote.quote(term, limit: 40))' is not in this system's terminfo; using line mode")
+            }
+            return false
+        }
+        return true
     }
+
+    private static let saidUnknownTerminal = Atomic<Bool>(false)
 }

@@ -113,6 +113,23 @@ import TransferKit
         #expect(!raw.contains("\u{1B}["), "\(raw)")
     }
 
+    /// A TERM terminfo does not know: the run says so once and goes on in line mode, to the
+    /// end, instead of ncurses ending the process once the transfers have started.
+    @Test func anUnknownTerminalTypeRunsInLineMode() async throws {
+        let rig = try await TmuxRig.start()
+        defer { rig.close() }
+        let (binary, server, dir, tmux) = (rig.binary, rig.server, rig.dir, rig.tmux)
+        let command = "cd \(dir) && env TERM=no-such-terminal-xyz LANG=C.UTF-8 XDG_STATE_HOME=\(dir)/state \(binary) -o \(dir) "
+            + "'\(server.httpBase)/bytes/40000'; echo TT-EXITED $?; sleep 3600"
+        try await tmux.run(["new-session", "-d", "-s", "t", "-x", "160", "-y", "30", command])
+        let screen = try await tmux.waitFor { $0.contains("TT-EXITED") }
+        #expect(screen.contains("TT-EXITED 0"), "\(screen)")
+        let note = "transfertop: note: terminal type 'no-such-terminal-xyz' is not in this system's terminfo; using line mode"
+        #expect(screen.components(separatedBy: note).count == 2, "\(screen)")
+        #expect(screen.contains("1 task: 1 succeeded"), "\(screen)")
+        #expect(!screen.contains("Error opening terminal"), "\(screen)")
+    }
+
     /// Tab gives the detail pane the focus (its title rule turns heavy) in a real terminal, and
     /// Shift-Tab gives it back.
     @Test func tabFocusesTheDetailPane() async throws {

@@ -24,6 +24,9 @@ final class CursesScreen {
         static let italic: UInt32 = 1 << 31
     }
 
+    /// Whether terminfo has an entry for `terminal` (initscr exits the process when not).
+    static func knows(terminal: String) -> Bool { tt_terminal_known(terminal) == 1 }
+
     /// Takes over the terminal: locale, raw-ish keyboard, no echo, keypad, frame-time reads.
     init(environment: [String: String], inputIsTerminal: Bool) {
         setlocale(LC_ALL, "")
