@@ -146,6 +146,16 @@ struct BadInput: Sendable, CustomStringConvertible {
                  fragment: "keys.toml:2: unknown key `zz`"),
         BadInput(args: [url], files: ["config/transfertop/keys.conf": BadInput.text("x = cancel\n")],
                  fragment: "keys.conf:1: not valid TOML"),
+        // A NUL escape is valid TOML, but toml++ cut the string there (a header or URL became
+        // another): refused wherever TOML is read, naming the line.
+        BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text(
+            "[[session]]\nheaders = [\"X-A: a\\u0000b\"]\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "j.toml:2: not valid TOML: a string holds \\u0000 (NUL)"),
+        BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text(
+            "[[session]]\n[[session.task]]\nurl = \"\"\"\(url)x\\U00000000y\"\"\"\n")],
+                 fragment: "j.toml:3: not valid TOML: a string holds \\u0000 (NUL)"),
+        BadInput(args: [url], files: ["config/transfertop/keys.toml": BadInput.text("\"\\u0000\" = \"quit\"\n")],
+                 fragment: "keys.toml:1: not valid TOML: a string holds \\u0000 (NUL)"),
         BadInput(args: [url], directories: ["config/transfertop/keys.toml"],
                  fragment: "cannot read key bindings '{dir}/config/transfertop/keys.toml': it is a directory"),
         BadInput(args: [url], files: ["config/transfertop/keys.toml": [0x78, 0x20, 0x3D, 0x20, 0xFF, 0x0A]],

@@ -8,6 +8,9 @@ import TransferModel
 ///   `[=`, `[` then a line break) — toml++ PR #301 fixes it upstream;
 /// - an array element that starts with a value terminator (`[}`, `[1, }`, a Unicode line
 ///   separator after `[`).
+/// It also refuses a basic string's `\u0000` escape: valid TOML, but toml++ hands strings
+/// over as C strings, so the text after it was dropped without a word (a header value or a
+/// URL silently became another).
 /// This is not a TOML parser: it follows strings, comments and brackets only far enough to
 /// find those spots and where each top-level statement starts (for `ConfigLineIndex`);
 /// everything else is toml++'s to judge. Valid TOML is never refused.
@@ -27,6 +30,8 @@ enum TOMLPrecheck {
         /// Open `[` (arrays) and `{` (inline tables) of the value being read.
         var stack: [Unicode.Scalar] = []
         var index = ConfigLineIndex()
+        /// The first `\u0000` (or `\U00000000`) escape in a basic string.
+        var nulEscape: ConfigSyntaxError?
 
         init(_ s: [Unicode.Scalar]) { self.s = s }
 
@@ -87,7 +92,7 @@ enum TOMLPrecheck {
                     advance()
                 }
             }
-            return nil
+            return nulEscape
         }
 
         /// The text of the line being scanned.
@@ -149,6 +154,14 @@ enum TOMLPrecheck {
 
         /// A basic or literal string, one-line or multi-line; a closing triple quote may be
         /// followed by up to two more quotes that belong to the content (`"""a""""`).
+        /// At a basic string's backslash: notes a NUL escape (the first one).
+        mutating func noteNulEscape() {
+            guard nulEscape == nil else { return }
+            let digits = peek(1) == "u" ? 4 : peek(1) == "U" ? 8 : 0
+            guard digits > 0, (2..<(2 + digits)).allSatisfy({ peek($0) == "0" }) else { return }
+            nulEscape = fail("a string holds \\u0000 (NUL), which no header, URL or name can carry")
+        }
+
         mutating func skipString() {
             let q = s[i]
             let triple = peek(1) == q && peek(2) == q
@@ -156,7 +169,7 @@ enum TOMLPrecheck {
             if triple {
                 advance(); advance()
                 while !atEnd {
-                    if q == "\"" && s[i] == "\\" { advance(); if !atEnd { advance() }; continue }
+                    if q == "\"" && s[i] == "\\" { noteNulEscape(); advance(); if !atEnd { advance() }; continue }
                     if s[i] == q && peek(1) == q && peek(2) == q {
                         advance(); advance(); advance()
                         var extra = 0
@@ -168,7 +181,7 @@ enum TOMLPrecheck {
                 return
             }
             while let c = peek(), c != "\n" {
-                if q == "\"" && c == "\\" { advance(); if !atEnd && peek() != "\n" { advance() }; continue }
+                if q == "\"" && c == "\\" { noteNulEscape(); advance(); if !atEnd && peek() != "\n" { advance() }; continue }
                 advance()
                 if c == q { return }
             }
