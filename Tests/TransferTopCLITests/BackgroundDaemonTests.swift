@@ -105,6 +105,9 @@ import TransferModel
         let stop = try await rig.run(["daemon", "stop"])
         #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)\(rig.log)")
         #expect(rig.daemonPID == nil)
+        // Stopped, the journal is all in its file: the WAL was checkpointed into it.
+        #expect(fileSize(rig.paths.journal + "-wal") == 0, "\(rig.log)")
+        #expect(fileSize(rig.paths.journal) > 4096)
         let after = try await rig.run(["daemon", "status"])
         #expect(after.status == 1 && after.stdout.contains("no transfertop daemon is running"))
     }
