@@ -21,6 +21,17 @@ import Testing
         #expect(r.stderr.contains("transfertop: cannot write to standard output: File too large"), "\(r.stderr)")
     }
 
+    /// `report` to a stdout that cannot take the page: exit 2, as for any report that cannot
+    /// be written.
+    @Test func aReportThatCannotBeWrittenToStdoutExitsTwo() async throws {
+        let dir = try Run.tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try ReportCLITests.csv.write(toFile: dir + "/run.csv", atomically: true, encoding: .utf8)
+        let r = try await Self.runLimited(["report", dir + "/run.csv"])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("transfertop: cannot write to standard output: File too large"), "\(r.stderr)")
+    }
+
     /// A reader that closed the pipe (`| head`) fails the command without a message, and the
     /// download is still made.
     @Test func aClosedPipeFailsTheRunQuietlyAndTheDownloadIsKept() async throws {

@@ -105,7 +105,7 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
     static func emit(_ text: String, _ request: ReportRequest, out: Output) -> Int32 {
         guard let output = request.output, output != "-" else {
             out.write(text, fd: STDOUT_FILENO)
-            return 0
+            return out.hasLostStdout ? 2 : 0  // "the report cannot be written" (finalStatus says why)
         }
         let problems = Exports.write(text, to: output, replace: request.force)
         for p in problems { out.error("transfertop: " + TerminalText.safe(p)) }

@@ -148,6 +148,9 @@ package final class Output: Sendable {
         }
     }
 
+    /// Whether a write to stdout has failed (and not been reported by `finalStatus` yet).
+    package var hasLostStdout: Bool { lock.withLock { $0.stdoutError != nil } }
+
     /// The status a command ends with: `status`, or 1 in place of 0 when stdout lost lines
     /// (said on stderr, except for a reader that closed the pipe: `| head` meant it). Clears
     /// the failure for the next command run in this process.
