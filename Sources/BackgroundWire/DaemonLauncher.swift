@@ -58,10 +58,26 @@ public enum DaemonLauncher {
             waitpid(pid, &status, 0)
             // Another client's daemon won the start: it listens from the moment it holds the lock.
             if let other = DaemonLock.holderPID(paths.lock), other != pid { return }
-            throw DaemonError("the daemon did not start; see \(paths.log)")
+            let why = lastLine(of: paths.log).map { ": " + $0 } ?? ""
+            throw DaemonError("the daemon did not start\(why) (see \(paths.log))")
         }
         // Reap it when it exits one day, so no zombie stays while this client runs.
         Thread.detachNewThread { var status: Int32 = 0; waitpid(pid, &status, 0) }
+    }
+
+    /// The last line of the daemon's log (read from its last 4 KiB): why it just ended.
+    static func lastLine(of log: String) -> String? {
+        let fd = open(log, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let end = lseek(fd, 0, SEEK_END)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = pread(fd, &buffer, buffer.count, max(0, end - off_t(buffer.count)))
+        guard n > 0 else { return nil }
+        let text = String(decoding: buffer[..<n], as: UTF8.self)
+        guard let line = text.split(separator: "\n").last?.trimmingCharacters(in: .whitespaces), !line.isEmpty else { return nil }
+        let said = line.hasPrefix("transfertop daemon: ") ? String(line.dropFirst("transfertop daemon: ".count)) : line
+        return SafeQuote.quote(said, limit: 400)
     }
 
     /// Waits (at most `seconds`) for a stopping daemon to release its lock; it exits right

@@ -25,6 +25,9 @@ public struct DaemonPaths: Sendable, Equatable {
     public var socket: String { runtimeDirectory + "/daemon.sock" }
     public var lock: String { runtimeDirectory + "/daemon.lock" }
     public var journal: String { stateDirectory + "/background.sqlite" }
+    /// The journal's own lock: one daemon per journal, also for two daemons whose runtime
+    /// directories differ (one shell with XDG_RUNTIME_DIR, another falling back to /tmp).
+    public var journalLock: String { stateDirectory + "/background.lock" }
     /// The detached daemon's stderr (its start-up failures and notices).
     public var log: String { stateDirectory + "/daemon.log" }
 

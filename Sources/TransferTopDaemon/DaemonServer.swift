@@ -17,9 +17,18 @@ package enum DaemonServer {
     /// Runs until `daemon stop`, SIGTERM or SIGINT; returns the exit status (1: could not start).
     package static func run(_ paths: DaemonPaths) async -> Int32 {
         let say: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("transfertop daemon: \($0)\n".utf8)) }
-        let lock: DaemonLock
+        let lock: DaemonLock, journalLock: DaemonLock
         do { lock = try DaemonLock.acquire(paths.lock) } catch {
             say(error.message)
+            return 1
+        }
+        do { journalLock = try DaemonLock.acquire(paths.journalLock) } catch {
+            guard let holder = DaemonLock.holderPID(paths.journalLock) else {
+                say(error.message)
+                return 1
+            }
+            say("another transfertop daemon (pid \(holder)) runs the journal \(paths.journal), listening in another runtime "
+                + "directory (its XDG_RUNTIME_DIR differs): stop it, or use the same XDG_RUNTIME_DIR")
             return 1
         }
         // Listening before the journal is read and restored: a client that lost the start race
@@ -54,7 +63,7 @@ package enum DaemonServer {
             // Everything is on disk: the WAL goes into the file, which alone then holds the
             // journal (a copy of the file, or a damaged WAL, loses nothing acknowledged).
             do { try journal.close() } catch { say("closing the journal: \(error)") }
-            withExtendedLifetime(lock) {}
+            withExtendedLifetime((lock, journalLock)) {}
             exit(0)
         }
         listener.serve { channel in serve(channel, host: host, paths: paths, stop: stop) }

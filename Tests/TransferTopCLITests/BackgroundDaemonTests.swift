@@ -139,6 +139,22 @@ import TransferModel
         #expect(rig.daemonPID == pid)
     }
 
+    /// Two runtime directories over one journal (a shell with XDG_RUNTIME_DIR, another without):
+    /// the second daemon refuses the journal the first runs, and the command that started it
+    /// on demand says why.
+    @Test func aSecondDaemonOverTheSameJournalRefusesAndSaysWhy() async throws {
+        let rig = try Rig()
+        let start = try await rig.run(["daemon", "start"])
+        #expect(start.status == 0, "\(start.stdout)\(start.stderr)\(rig.log)")
+        let pid = try #require(rig.daemonPID)
+        let elsewhere = ["XDG_RUNTIME_DIR": rig.dir + "/other-runtime"]
+        let status = try await rig.run(["status"], extra: elsewhere)
+        #expect(status.status == 1, "\(status.stdout)\(status.stderr)")
+        #expect(status.stderr.contains("the daemon did not start: another transfertop daemon (pid \(pid)) runs the journal \(rig.paths.journal)"),
+                "\(status.stderr)")
+        #expect(rig.daemonPID == pid)
+    }
+
     /// The client dies; the transfers do not, and a new client gets every event it missed.
     @Test func killingTheClientLosesNothingAndReattachingDeliversTheMissedEvents() async throws {
         let server = try await LoopbackServer.start()
