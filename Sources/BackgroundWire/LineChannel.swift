@@ -97,6 +97,7 @@ public final class LineChannel: @unchecked Sendable {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw DaemonError(Self.timedOut) }
                 throw DaemonError("connection lost: \(String(cString: strerror(errno)))")
             }
             if n == 0 {
@@ -105,6 +106,17 @@ public final class LineChannel: @unchecked Sendable {
             }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// What `receive` throws when a receive timeout (`setReceiveTimeout`) passed first.
+    public static let timedOut = "no answer in time"
+
+    /// Bounds each wait of `receive` (nil: none, the default). For a peer that must answer at
+    /// once; a connection that waits for events does not set one.
+    public func setReceiveTimeout(_ seconds: Double?) {
+        let s = seconds ?? 0
+        var tv = timeval(tv_sec: Int(s), tv_usec: Int((s - s.rounded(.down)) * 1_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Whether the other side is still there (it has not hung up), without reading.

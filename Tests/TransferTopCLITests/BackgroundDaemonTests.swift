@@ -155,6 +155,27 @@ import TransferModel
         #expect(rig.daemonPID == pid)
     }
 
+    /// A daemon stopped with SIGSTOP (Ctrl-Z on `daemon run`) still accepts connections but
+    /// never answers: a command says so after the hello's bound (shortened here; the daemon
+    /// cannot answer, so no machine is too slow for it), and `daemon stop` ends it with
+    /// SIGTERM and SIGCONT, keeping resume data as a stop does.
+    @Test func aStoppedDaemonIsSaidAndDaemonStopEndsIt() async throws {
+        let rig = try Rig()
+        let start = try await rig.run(["daemon", "start"])
+        #expect(start.status == 0, "\(start.stdout)\(start.stderr)\(rig.log)")
+        let pid = try #require(rig.daemonPID)
+        kill(pid, SIGSTOP)
+        let quick = ["TRANSFERTOP_TEST_HELLO_TIMEOUT": "1"]
+        let status = try await rig.run(["status"], extra: quick)
+        #expect(status.status == 1, "\(status.stdout)\(status.stderr)")
+        #expect(status.stderr.contains("the transfertop daemon (pid \(pid)) does not answer within 1 s: it may be stopped ('kill -CONT \(pid)' resumes it)"),
+                "\(status.stderr)")
+        let stop = try await rig.run(["daemon", "stop"], extra: quick)
+        #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)\(rig.log)")
+        #expect(stop.stdout.contains("transfertop daemon (pid \(pid)) stopped"), "\(stop.stdout)")
+        #expect(rig.daemonPID == nil)
+    }
+
     /// The client dies; the transfers do not, and a new client gets every event it missed.
     @Test func killingTheClientLosesNothingAndReattachingDeliversTheMissedEvents() async throws {
         let server = try await LoopbackServer.start()

@@ -34,9 +34,13 @@ enum BackgroundCLI {
             case .daemon(.status):
                 return daemonStatus(paths)
             case .daemon(.stop):
-                guard let client = try? DaemonClient.connectAnyVersion(paths) else {
-                    out.line("no transfertop daemon is running")
-                    return 0
+                let client: DaemonClient
+                do { client = try DaemonClient.connectAnyVersion(paths) } catch {
+                    guard let pid = DaemonLock.holderPID(paths.lock) else {
+                        out.line("no transfertop daemon is running")
+                        return 0
+                    }
+                    return stopSilentDaemon(pid, paths, error)
                 }
                 _ = try client.request(.stop)
                 guard DaemonClient.waitUntilGone(paths) else {
@@ -142,8 +146,13 @@ enum BackgroundCLI {
     }
 
     static func daemonStatus(_ paths: DaemonPaths) -> Int32 {
-        guard let client = try? DaemonClient.connectAnyVersion(paths) else {
-            Output.shared.line("no transfertop daemon is running (socket \(paths.socket))")
+        let client: DaemonClient
+        do { client = try DaemonClient.connectAnyVersion(paths) } catch {
+            if DaemonLock.holderPID(paths.lock) != nil {
+                Output.shared.error("transfertop: \(error.message)")
+            } else {
+                Output.shared.line("no transfertop daemon is running (socket \(paths.socket))")
+            }
             return 1
         }
         var summary = ""
@@ -152,6 +161,22 @@ enum BackgroundCLI {
             summary = ", \(sessions.count) session(s), \(tasks.filter { $0.state != "completed" }.count) of \(tasks.count) task(s) unfinished"
         }
         Output.shared.line("transfertop daemon running: pid \(client.daemonPID), version \(client.daemonVersion), socket \(paths.socket), journal \(paths.journal)\(summary)")
+        return 0
+    }
+
+    /// `daemon stop` of a daemon that holds its lock but does not answer (stopped with
+    /// Ctrl-Z, or hung): SIGTERM, which it handles as `daemon stop` (resume data kept), and
+    /// SIGCONT so that a stopped one runs to handle it.
+    static func stopSilentDaemon(_ pid: Int32, _ paths: DaemonPaths, _ error: DaemonError) -> Int32 {
+        let out = Output.shared
+        out.error("transfertop: \(error.message); sending it SIGTERM")
+        kill(pid, SIGTERM)
+        kill(pid, SIGCONT)
+        guard DaemonClient.waitUntilGone(paths) else {
+            out.line("transfertop daemon (pid \(pid)) is stopping; still saving resume data after 30 s")
+            return 1
+        }
+        out.line("transfertop daemon (pid \(pid)) stopped; unfinished downloads kept their resume data")
         return 0
     }
 
