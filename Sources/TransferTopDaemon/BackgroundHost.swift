@@ -212,7 +212,7 @@ final class BackgroundHost: @unchecked Sendable {
     /// its file is placed and its completion event sent: an earlier event's write that finds
     /// it completed writes the state it was told, and the completion's own event, which comes
     /// after the placement, writes the completion with its file (a library got none, once).
-    func record(_ task: TransferTask, of hosted: Hosted, number: Int64, told: TaskState? = nil) {
+    func record(_ task: TransferTask, of hosted: Hosted, number: Int64, told: TaskState? = nil, attempt: Int = 0) {
         writer.async { [self] in
             // The runner's notices so far ("resuming … from where the last run stopped") go
             // before the state they led to, so followers read them in the order they happened.
@@ -246,12 +246,25 @@ final class BackgroundHost: @unchecked Sendable {
                     progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
                     try pruneSuperseded(event)
                 }
+                if attempt > 0 { FileHandle.standardError.write(Data("transfertop daemon: journal: task \(key.session):\(number) written\n".utf8)) }
             } catch {
-                FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8))
+                // Said once a minute at most while it is tried again.
+                if attempt % 30 == 0 { FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8)) }
+                // A completion the journal could not take (a full disk) is written again until
+                // it can: until then the task reads as running, and `wait` waits for it.
+                if journalState == .completed {
+                    hosted.completed.withLock { _ = $0.remove(number) }
+                    writer.asyncAfter(deadline: .now() + Self.journalRetryDelay) { [self] in
+                        record(task, of: hosted, number: number, told: told, attempt: attempt + 1)
+                    }
+                }
             }
             bell.ring()
         }
     }
+
+    /// How soon a completion the journal refused is written again.
+    static let journalRetryDelay: DispatchTimeInterval = .seconds(2)
 
     /// A completion's event tells all there is of its task: the task's earlier state events
     /// go (DECISIONS 133), so a long-lived daemon keeps about one event per finished task.

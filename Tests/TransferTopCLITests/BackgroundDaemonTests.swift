@@ -1,4 +1,5 @@
 import BackgroundWire
+import CTestSupport
 import Digest
 import Foundation
 import LoopbackServer
@@ -174,6 +175,33 @@ import TransferModel
         #expect(stop.status == 0, "\(stop.stdout)\(stop.stderr)\(rig.log)")
         #expect(stop.stdout.contains("transfertop daemon (pid \(pid)) stopped"), "\(stop.stdout)")
         #expect(rig.daemonPID == nil)
+    }
+
+    /// A completion the journal cannot take (its file may grow no further, as on a full disk)
+    /// is written again once it can: `wait` then ends with the task's outcome, where it had
+    /// waited for ever on a task that had ended. A 404 writes no file, so only the journal
+    /// meets the limit; the limit is set past the daemon's log, which says the failure.
+    @Test func aCompletionTheJournalRefusedIsWrittenOnceItCanBe() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let rig = try Rig()
+        let gate = UUID().uuidString
+        let submit = try await rig.run(["--background", "full", "-o", rig.out, "\(server.httpBase)/status/404?headGate=\(gate)"])
+        #expect(submit.status == 0, "\(submit.stderr)\(rig.log)")
+        try await server.waitForGate(gate)
+        let pid = try #require(rig.daemonPID)
+        let paths = rig.paths
+        let logSize = fileSize(paths.log)
+        try #require(fileSize(paths.journal + "-wal") > logSize + 4096, "the WAL is past the limit")
+        #expect(tt_set_soft_file_size_limit(pid, Int64(logSize + 4096)) == 0)
+        server.openGate(gate)
+        try await waitFor("the journal to refuse the completion") {
+            ((try? String(contentsOfFile: paths.log, encoding: .utf8)) ?? "").contains("transfertop daemon: journal:")
+        }
+        #expect(tt_set_soft_file_size_limit(pid, -1) == 0)
+        let wait = try await rig.run(["wait", "full"])
+        #expect(wait.status == 1, "\(wait.stdout)\(wait.stderr)\(rig.log)")
+        #expect(wait.stdout.contains("full:1 completed failed 404"), "\(wait.stdout)\(rig.log)")
     }
 
     /// The client dies; the transfers do not, and a new client gets every event it missed.
