@@ -36,6 +36,10 @@ public enum ThemeLoader {
     /// that is not text (a binary file used to be reported as "not found"), or a bad line.
     public static func problem(_ nameOrPath: String, locator: ThemeLocator,
                                readData: (String) -> [UInt8]? = readBytes) -> String? {
+        // A path that names something other than a file says what it is (not "not found").
+        if nameOrPath.contains("/"), let kind = notAFile(nameOrPath) {
+            return "theme '\(SafeQuote.quote(nameOrPath))' is \(kind), not a theme file"
+        }
         for path in locator.candidates(for: nameOrPath) {
             guard let bytes = readData(path) else { continue }
             let shown = SafeQuote.quote(path)
@@ -47,6 +51,20 @@ public enum ThemeLoader {
         }
         if nameOrPath == "default" { return nil }
         return "theme '\(SafeQuote.quote(nameOrPath))' not found (looked in: \(locator.candidates(for: nameOrPath).joined(separator: ", ")))"
+    }
+
+    /// What `path` is when it exists and is not a regular file ("a directory", "a device"…).
+    static func notAFile(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFIFO: return "a pipe"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
     }
 
     @Sendable public static func readBytes(_ path: String) -> [UInt8]? {
