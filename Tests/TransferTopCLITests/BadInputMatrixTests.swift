@@ -141,6 +141,8 @@ struct BadInput: Sendable, CustomStringConvertible {
                  fragment: "old.theme:2: not valid TOML"),
         BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text("[[session]]\n[[session.task]]\nurl = \"\(url)\"\nurl = \"\(url)\"\n")],
                  fragment: "j.toml:4: not valid TOML"),
+        BadInput(args: ["--job", "{dir}/j.toml"], files: ["j.toml": BadInput.text("[[session]]\nname = \" \"\n[[session.task]]\nurl = \"\(url)\"\n")],
+                 fragment: "j.toml:2: field 'name': must not be empty"),
         BadInput(args: ["--theme", "no-such-theme", url], fragment: "theme 'no-such-theme' not found"),
         BadInput(args: ["--theme", "{dir}/themes.toml", url], directories: ["themes.toml"],
                  fragment: "theme '{dir}/themes.toml' is a directory, not a theme file"),

@@ -98,6 +98,8 @@ struct JobReader {
                 guard !TerminalText.hasControlCharacters(v) else {
                     throw fail("must not contain control characters, not \"\(SafeQuote.quote(v, limit: 30))\"")
                 }
+                // An empty name is an empty SESSION column and nothing to tell sessions by.
+                guard !v.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("must not be empty") }
                 s.name = v
             case ("kind", .string(let v)):
                 guard let k = Options.SessionChoice(rawValue: v) else { throw fail("must be \"default\" or \"ephemeral\", not \"\(SafeQuote.quote(v, limit: 20))\"") }
