@@ -9,7 +9,7 @@ import TransferModel
 /// The live-control keys on the daemon's rows (DECISIONS 178): the same effects as on local
 /// rows, which the feed sends as `control … retry|limit|connections`.
 @Suite struct BackgroundLiveControlModelTests {
-    @Test func liveKeysOnBackgroundRowsBecomeDaemonEffects() {
+    @Test func liveKeysOnBackgroundRowsBecomeDaemonEffects() throws {
         var (m, _) = BackgroundMonitorModelTests.model()
         let bg = DaemonRows.firstSessionID
         BackgroundMonitorModelTests.select(&m, 6)  // completed with HTTP 404
@@ -17,6 +17,9 @@ import TransferModel
         BackgroundMonitorModelTests.select(&m, 1)  // running
         let (asking, _) = Reducer.handleKey(m, .char("l"))
         #expect(asking.prompt?.purpose == .taskRateLimit(TaskID(session: bg, task: 1)))
+        // The prompt names the task as the user does (NAME:N), not by its row id.
+        let name = try #require(m.session(bg)?.name)
+        #expect(ScreenRenderer.render(asking).render().contains("limit task \(name):1 to"))
         var after = asking
         var effect: Effect?
         for k in ["2", "M"].map({ Key.char(Character($0)) }) + [.enter] { (after, effect) = Reducer.handleKey(after, k) }

@@ -3,7 +3,7 @@ extension ScreenRenderer {
     static func drawStatus(_ grid: inout CellGrid, _ model: MonitorModel, row: Int, list: TaskList) {
         let cut = ellipsis(utf8: model.utf8)
         if let prompt = model.prompt {
-            let label = promptLabel(prompt.purpose)
+            let label = promptLabel(prompt.purpose, model)
             let x = grid.write(label, column: 0, row: row, role: .keyHint)
             grid.write(prompt.text + (model.utf8 ? "▏" : "_"), column: x, row: row, role: .statusLine)
         } else if let c = model.confirmation {
@@ -19,12 +19,15 @@ extension ScreenRenderer {
     /// What ends a line cut at the screen's edge.
     static func ellipsis(utf8: Bool) -> String { utf8 ? "…" : "..." }
 
-    static func promptLabel(_ purpose: Prompt.Purpose) -> String {
+    /// Tasks and sessions as the user names them (a daemon's `NAME:N`, not its row ids).
+    static func promptLabel(_ purpose: Prompt.Purpose, _ model: MonitorModel) -> String {
         switch purpose {
         case .filter: return "filter: "
         case .newTaskURL(let session): return "new task in session \(session), URL: "
-        case .taskRateLimit(let id): return "limit task \(id) to (500K, 2M, 0 none): "
-        case .sessionRateLimit(let session): return "limit session \(session) to (500K, 2M, 0 none): "
+        case .taskRateLimit(let id): return "limit task \(model.taskLabel(id)) to (500K, 2M, 0 none): "
+        case .sessionRateLimit(let session):
+            let name = DaemonRows.owns(session) ? model.sessionLabel(session) : "session \(session)"
+            return "limit \(name) to (500K, 2M, 0 none): "
         }
     }
 
