@@ -39,6 +39,7 @@ import TransferTopUI
         try "{\"log\": 1}".write(toFile: dir + "/bad.har", atomically: true, encoding: .utf8)
         try Data([0x66, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: dir + "/binary.csv"))
         try "old".write(toFile: dir + "/exists.html", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/dangling.html", withDestinationPath: dir + "/nowhere")
         for (args, fragment) in [
             ([dir + "/missing.csv"], "cannot read run export '\(dir)/missing.csv'"),
             ([dir + "/other.csv"], "not a transfertop --csv export (no column 'url'"),
@@ -47,6 +48,7 @@ import TransferTopUI
             ([dir], "it is a directory"),
             ([dir + "/run.csv", dir + "/other.csv"], "not a transfertop --csv export"),
             ([dir + "/run.csv", "-o", dir + "/exists.html"], "exists (pass --force to replace it)"),
+            ([dir + "/run.csv", "-o", dir + "/dangling.html"], "exists, a link to nothing (pass --force to replace it)"),
             ([dir + "/run.csv", "-o", dir + "/run.csv", "--force"], "is the export the report is made from"),
             ([dir + "/run.csv", "-o", dir], "is a directory"),
             ([dir + "/run.csv", "-o", dir + "/no/such/dir/r.html"], "cannot write"),

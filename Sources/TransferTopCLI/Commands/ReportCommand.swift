@@ -99,6 +99,8 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDir) {
             if isDir.boolValue { throw UsageError("-o '\(shown)' is a directory") }
             if !request.force { throw UsageError("-o '\(shown)' exists (pass --force to replace it)") }
+        } else if !request.force, Preflight.isDanglingLink(output) {
+            throw UsageError("-o '\(shown)' exists, a link to nothing (pass --force to replace it)")
         }
     }
 

@@ -124,7 +124,16 @@ package enum Preflight {
         if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDir) {
             if isDir.boolValue { throw UsageError("\(option) '\(shown)' is a directory") }
             if !force { throw UsageError("\(option) '\(shown)' exists (pass --force to replace it)") }
+        } else if !force, isDanglingLink(absolute) {
+            throw UsageError("\(option) '\(shown)' exists, a link to nothing (pass --force to replace it)")
         }
+    }
+
+    /// A symbolic link whose target is missing: `fileExists` says no, yet the name is taken
+    /// (the export's final link would fail at the end, after the run).
+    package static func isDanglingLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK && !FileManager.default.fileExists(atPath: path)
     }
 
     /// An output that names a device or a pipe (`StreamTarget`) is written into, not replaced:
