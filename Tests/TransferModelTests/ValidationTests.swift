@@ -77,6 +77,8 @@ import Testing
         ("https://u:p@BÜCHER.example:8443/?q=ü", "https://u:p@xn--bcher-kva.example:8443/?q=%C3%BC"),
         ("http://例え.テスト/", "http://xn--r8jz45g.xn--zckzah/"),
         ("ftp://ü.example", "ftp://xn--tda.example"),
+        // Only the host: a URL in the query is the query's, percent-encoded.
+        ("http://h/login?next=https://bücher.example/", "http://h/login?next=https://b%C3%BCcher.example/"),
     ])
     func urlsAreEncodedOnce(_ text: String, _ expected: String) {
         #expect(URLText.encodeOnce(text) == expected)
@@ -115,7 +117,9 @@ import Testing
         #expect(trusted.headers.count == 3)
         // Brackets in a relative or scheme-relative Location: encoded in the path, kept in a
         // host; the escapes beside them are kept.
-        for (location, expected) in [("/x[1]?a=%26", "https://a.test/x%5B1%5D?a=%26"), ("//[::1]:8443/y]", "https://[::1]:8443/y%5D")] {
+        for (location, expected) in [("/x[1]?a=%26", "https://a.test/x%5B1%5D?a=%26"), ("//[::1]:8443/y]", "https://[::1]:8443/y%5D"),
+                                     ("/login?next=https://bücher.example/", "https://a.test/login?next=https://b%C3%BCcher.example/"),
+                                     ("//bücher.example/ü", "https://xn--bcher-kva.example/%C3%BC")] {
             guard case .follow(let hop) = RedirectPolicy.evaluate(request, status: 302, location: location) else {
                 Issue.record("\(location) not followed"); continue
             }

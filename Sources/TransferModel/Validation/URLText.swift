@@ -44,17 +44,19 @@ public enum URLText {
     /// host at all. Foundation's IDNA (UTS 46, through ICU) makes the ASCII form; a name it
     /// cannot convert is left as it was, and the URL is refused as malformed.
     static func withASCIIHost(_ text: String) -> String {
-        guard let start = text.range(of: "://")?.upperBound else { return text }
-        let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
-        let host = authority[hostStart...].prefix { $0 != ":" }
-        guard !host.hasPrefix("["), host.utf8.contains(where: { $0 >= 0x80 }), !host.contains("%") else { return text }
+        let bytes = Array(text.utf8)
+        let authority = authorityRange(bytes)
+        guard !authority.isEmpty else { return text }
+        let hostStart = bytes[authority].lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? authority.lowerBound
+        let hostEnd = bytes[hostStart..<authority.upperBound].firstIndex(of: UInt8(ascii: ":")) ?? authority.upperBound
+        let host = bytes[hostStart..<hostEnd]
+        guard host.first != UInt8(ascii: "["), host.contains(where: { $0 >= 0x80 }), !host.contains(UInt8(ascii: "%")) else { return text }
         var components = URLComponents()
-        components.host = String(host)
+        components.host = String(decoding: host, as: UTF8.self)
         guard let ascii = components.encodedHost, !ascii.isEmpty, ascii.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") }) else {
             return text
         }
-        return text.replacingCharacters(in: host.startIndex..<host.endIndex, with: ascii)
+        return String(decoding: bytes[..<hostStart], as: UTF8.self) + ascii + String(decoding: bytes[hostEnd...], as: UTF8.self)
     }
 
     /// Whether `text` is a plain `http://` or `https://` URL that needs no parser to be known
@@ -114,7 +116,6 @@ public enum URLText {
             || c == UInt8(ascii: ".") || c == UInt8(ascii: "-")
     }
 
-    /// RFC 3986 unreserved, reserved and `%`-free printable ASCII that URL parsers accept.
     /// Where the authority (`user@host:port`) lies in `bytes`: after `://` (or a leading `//`,
     /// a Location relative to the scheme), up to the first `/`, `?` or `#`; empty when there
     /// is none.
@@ -138,6 +139,7 @@ public enum URLText {
 
     static func isBracket(_ b: UInt8) -> Bool { b == UInt8(ascii: "[") || b == UInt8(ascii: "]") }
 
+    /// RFC 3986 unreserved, reserved and `%`-free printable ASCII that URL parsers accept.
     static func keeps(_ b: UInt8) -> Bool {
         guard b > 0x20, b < 0x7F else { return false }
         switch b {
