@@ -223,8 +223,10 @@ final class BackgroundHost: @unchecked Sendable {
             var s = task.snapshot()
             if let told, told != .completed, s.state == .completed { s.state = told }
             let journalState = Self.journalState(s)
+            // A retry (`attempt` > 0) is the one write its completion still needs; any other
+            // call for a completion already taken returns here.
             let first = hosted.completed.withLock { done -> Bool in
-                if done.contains(number) { return false }
+                if attempt == 0, done.contains(number) { return false }
                 if journalState == .completed { done.insert(number) }
                 return true
             }
@@ -232,36 +234,41 @@ final class BackgroundHost: @unchecked Sendable {
             let key = TaskKey(session: hosted.session, number: number)
             let error = hosted.runner.placementError(s.id) ?? s.error.map { "\($0)" }
             let resume = s.error?.resumeData.flatMap { try? ResumeData(decoding: $0).withoutCredentials().encoded() }
+            let status: BackgroundTaskStatus, event: JournalEvent
             do {
-                let status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
+                status = BackgroundTaskStatus(number: number, url: Redaction.redactURL(s.originalURL), state: journalState.rawValue,
                                                   statusCode: s.statusCode, error: s.state == .completed ? error : nil,
                                                   path: s.outputPath, bytesReceived: s.countOfBytesReceived + s.countOfBytesSent,
                                                   bytesExpected: s.countOfBytesExpectedToReceive > 0 ? s.countOfBytesExpectedToReceive : nil,
                                                   keptResumeData: journalState == .completed && resume != nil)
-                let event = try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
-                                               error: status.error, path: s.outputPath, resumeData: resume,
-                                               event: "state", payload: try JSONEncoder().encode(
-                                                   BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
-                if journalState == .completed {
-                    progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
-                    try pruneSuperseded(event)
-                }
-                if attempt > 0 { FileHandle.standardError.write(Data("transfertop daemon: journal: task \(key.session):\(number) written\n".utf8)) }
+                event = try journal.record(session: key.session, task: number, state: journalState, statusCode: s.statusCode,
+                                           error: status.error, path: s.outputPath, resumeData: resume,
+                                           event: "state", payload: try JSONEncoder().encode(
+                                               BackgroundEvent(seq: 0, session: key.session, kind: "state", task: status, note: nil)))
             } catch {
                 // Said once a minute at most while it is tried again.
-                if attempt % 30 == 0 { FileHandle.standardError.write(Data("transfertop daemon: journal: \(error)\n".utf8)) }
+                if attempt % 30 == 0 { Self.log("journal: \(error)") }
                 // A completion the journal could not take (a full disk) is written again until
                 // it can: until then the task reads as running, and `wait` waits for it.
                 if journalState == .completed {
-                    hosted.completed.withLock { _ = $0.remove(number) }
                     writer.asyncAfter(deadline: .now() + Self.journalRetryDelay) { [self] in
                         record(task, of: hosted, number: number, told: told, attempt: attempt + 1)
                     }
                 }
+                return
+            }
+            if attempt > 0 { Self.log("journal: task \(key.session):\(number) written") }
+            if journalState == .completed {
+                progress.note(key, received: status.bytesReceived, expected: status.bytesExpected, final: true)
+                // Written: a prune that fails leaves old events, never a second completion.
+                do { try pruneSuperseded(event) } catch { Self.log("journal: pruning: \(error)") }
             }
             bell.ring()
         }
     }
+
+    /// A line in the daemon's log (its stderr).
+    static func log(_ line: String) { FileHandle.standardError.write(Data("transfertop daemon: \(line)\n".utf8)) }
 
     /// How soon a completion the journal refused is written again.
     static let journalRetryDelay: DispatchTimeInterval = .seconds(2)
