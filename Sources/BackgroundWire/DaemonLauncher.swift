@@ -45,6 +45,8 @@ public enum DaemonLauncher {
         let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var spawned: pid_t = 0
+        var logStat = stat()
+        let logBefore = stat(paths.log, &logStat) == 0 ? logStat.st_size : 0  // what this daemon writes comes after
         let rc = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
         let pid = spawned
         close(writeEnd)
@@ -58,21 +60,24 @@ public enum DaemonLauncher {
             waitpid(pid, &status, 0)
             // Another client's daemon won the start: it listens from the moment it holds the lock.
             if let other = DaemonLock.holderPID(paths.lock), other != pid { return }
-            let why = lastLine(of: paths.log).map { ": " + $0 } ?? ""
+            let why = lastLine(of: paths.log, after: logBefore).map { ": " + $0 } ?? ""
             throw DaemonError("the daemon did not start\(why) (see \(paths.log))")
         }
         // Reap it when it exits one day, so no zombie stays while this client runs.
         Thread.detachNewThread { var status: Int32 = 0; waitpid(pid, &status, 0) }
     }
 
-    /// The last line of the daemon's log (read from its last 4 KiB): why it just ended.
-    static func lastLine(of log: String) -> String? {
+    /// The last line the daemon just wrote to its log (past `offset`, from the last 4 KiB):
+    /// why it ended. Nil when it wrote none (an older run's line would be a wrong reason).
+    static func lastLine(of log: String, after offset: off_t) -> String? {
         let fd = open(log, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         let end = lseek(fd, 0, SEEK_END)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = pread(fd, &buffer, buffer.count, max(0, end - off_t(buffer.count)))
+        let from = max(offset, end - off_t(buffer.count))
+        guard from < end else { return nil }
+        let n = pread(fd, &buffer, min(buffer.count, Int(end - from)), from)
         guard n > 0 else { return nil }
         let text = String(decoding: buffer[..<n], as: UTF8.self)
         guard let line = text.split(separator: "\n").last?.trimmingCharacters(in: .whitespaces), !line.isEmpty else { return nil }

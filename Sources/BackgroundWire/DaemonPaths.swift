@@ -4,7 +4,9 @@ import TransferModel
 /// A problem of the background daemon or of talking to it: one line for the user.
 public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// A daemon holds its lock but did not answer a hello in time (`DaemonHello`).
+    public let isNoAnswer: Bool
+    public init(_ message: String, isNoAnswer: Bool = false) { (self.message, self.isNoAnswer) = (message, isNoAnswer) }
     public var description: String { message }
 }
 

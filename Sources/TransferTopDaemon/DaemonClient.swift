@@ -22,7 +22,7 @@ public final class DaemonClient: @unchecked Sendable {
         let client: DaemonClient
         do { client = try hello(paths) } catch {
             // One holds the lock and does not answer: starting another would only wait for it.
-            if DaemonLock.holderPID(paths.lock) != nil, error.message == silent(paths) { throw error }
+            if error.isNoAnswer { throw error }
             guard start else { throw DaemonError("no transfertop daemon is running") }
             try startDaemon(paths)
             client = try helloWhileStarting(paths)
@@ -33,36 +33,11 @@ public final class DaemonClient: @unchecked Sendable {
 
     static func hello(_ paths: DaemonPaths, claiming version: String = DaemonServer.version) throws(DaemonError) -> DaemonClient {
         let channel = try LineChannel.connect(paths.socket)
-        try channel.send(DaemonRequest.hello(version: version))
-        // A daemon that is stopped (Ctrl-Z on `daemon run`) or hung still accepts connections
-        // (the kernel queues them): without a bound every command would wait for ever.
-        channel.setReceiveTimeout(helloTimeout)
-        let reply: DaemonReply?
-        do { reply = try channel.receive(DaemonReply.self) } catch {
-            guard error.message == LineChannel.timedOut else { throw error }
-            throw DaemonError(Self.silent(paths))
-        }
-        guard case .hello(let version, let pid, _)? = reply else {
+        guard case .hello(let version, let pid, _)? = try DaemonHello.exchange(DaemonRequest.hello(version: version), on: channel,
+                                                                               reply: DaemonReply.self, paths: paths) else {
             throw DaemonError("the daemon at '\(paths.socket)' did not answer hello")
         }
-        channel.setReceiveTimeout(nil)
         return DaemonClient(channel: channel, version: version, pid: pid)
-    }
-
-    /// How long a hello may take: far more than a loaded machine needs. A daemon answers it on
-    /// a thread of its own, but only once it has restored its journal (a starting daemon
-    /// listens first), which for a journal of many thousand tasks under a sanitizer takes tens
-    /// of seconds. `TRANSFERTOP_TEST_HELLO_TIMEOUT` shortens it for the test of a stopped daemon.
-    static var helloTimeout: Double {
-        ProcessEnvironment.value("TRANSFERTOP_TEST_HELLO_TIMEOUT").flatMap(Double.init).map { max(0.1, $0) } ?? 120
-    }
-
-    /// What a daemon that holds its lock but does not answer is told as.
-    static func silent(_ paths: DaemonPaths) -> String {
-        let pid = DaemonLock.holderPID(paths.lock)
-        let who = pid.map { "the transfertop daemon (pid \($0))" } ?? "the transfertop daemon"
-        return "\(who) does not answer within \(Int(helloTimeout)) s: it may be stopped"
-            + (pid.map { " ('kill -CONT \($0)' resumes it)" } ?? "") + " or hung ('transfertop daemon stop' ends it)"
     }
 
     /// Hello to a daemon that has just started (ours, or another client's that won the race):

@@ -95,8 +95,8 @@ final class BackgroundLink: @unchecked Sendable {
 
     func hello(_ paths: DaemonPaths) throws(DaemonError) -> LineChannel {
         let channel = try LineChannel.connect(paths.socket)
-        try channel.send(LibraryEnvelope.hello(version: LibraryWire.helloVersion))
-        guard case .hello? = try channel.receive(LibraryReplyEnvelope.self) else {
+        guard case .hello? = try DaemonHello.exchange(LibraryEnvelope.hello(version: LibraryWire.helloVersion), on: channel,
+                                                      reply: LibraryReplyEnvelope.self, paths: paths) else {
             throw DaemonError("the daemon at '\(paths.socket)' did not answer hello")
         }
         return channel

@@ -36,11 +36,11 @@ enum BackgroundCLI {
             case .daemon(.stop):
                 let client: DaemonClient
                 do { client = try DaemonClient.connectAnyVersion(paths) } catch {
-                    guard let pid = DaemonLock.holderPID(paths.lock) else {
-                        out.line("no transfertop daemon is running")
-                        return 0
-                    }
-                    return stopSilentDaemon(pid, paths, error)
+                    // Only one that holds its lock and does not answer is signalled (not one
+                    // that is starting or stopping).
+                    if error.isNoAnswer, let pid = DaemonLock.holderPID(paths.lock) { return stopSilentDaemon(pid, paths, error) }
+                    out.line("no transfertop daemon is running")
+                    return 0
                 }
                 _ = try client.request(.stop)
                 guard DaemonClient.waitUntilGone(paths) else {
@@ -148,7 +148,7 @@ enum BackgroundCLI {
     static func daemonStatus(_ paths: DaemonPaths) -> Int32 {
         let client: DaemonClient
         do { client = try DaemonClient.connectAnyVersion(paths) } catch {
-            if DaemonLock.holderPID(paths.lock) != nil {
+            if error.isNoAnswer {
                 Output.shared.error("transfertop: \(error.message)")
             } else {
                 Output.shared.line("no transfertop daemon is running (socket \(paths.socket))")
