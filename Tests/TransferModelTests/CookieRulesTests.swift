@@ -203,6 +203,23 @@ import Testing
         #expect(jar.cookies[TransferCookie.Key(name: "c0", domain: "flood.test", path: "/")] == nil)
     }
 
+    /// Another process's cookies merged in keep the caps too; deleting frees a domain's place.
+    @Test func aMergeKeepsTheCapsAndDeletingFreesAPlace() {
+        var mine = CookieJar(), theirs = CookieJar()
+        for i in 0..<100 {
+            mine.set(TransferCookie(name: "m\(i)", value: "v", domain: "flood.test", created: now + Double(i)), now: now)
+            theirs.set(TransferCookie(name: "t\(i)", value: "v", domain: "flood.test", created: now + 200 + Double(i)), now: now)
+        }
+        mine.adoptMissing(from: theirs)
+        let flood = mine.cookies.values.filter { $0.domain == "flood.test" }
+        #expect(flood.count == CookieJar.maximumCookiesPerDomain)
+        #expect(flood.contains { $0.name == "t99" } && !flood.contains { $0.name == "m0" })
+        mine.delete(TransferCookie.Key(name: "t99", domain: "flood.test", path: "/"))
+        mine.set(TransferCookie(name: "new", value: "v", domain: "flood.test", created: now + 1000), now: now)
+        #expect(mine.cookies.values.filter { $0.domain == "flood.test" }.count == CookieJar.maximumCookiesPerDomain)
+        #expect(mine.cookies[TransferCookie.Key(name: "m20", domain: "flood.test", path: "/")] != nil, "no eviction was needed")
+    }
+
     /// The header stops at curl's bounds: 150 cookies, 8190 bytes; a cookie too large for what
     /// is left is skipped and a smaller one after it still goes.
     @Test func theCookieHeaderStaysWithinItsBounds() throws {

@@ -8,6 +8,9 @@ public struct CookieJar: Sendable, Equatable {
     /// Cookies deleted (or expired by a server) since this jar was made: a merge with an older
     /// file must not bring them back.
     public private(set) var deleted: Set<TransferCookie.Key> = []
+    /// How many of `cookies` each domain has: the per-domain cap is checked without a pass
+    /// over the jar (loading a store of thousands was a pass per cookie).
+    private var perDomain: [String: Int] = [:]
     /// At most this many (a hostile server cannot grow the file without bound); the oldest go.
     public static let maximumCookies = 3000
     /// At most this many per domain, the oldest of the domain going first (Chromium's figure;
@@ -37,20 +40,35 @@ public struct CookieJar: Sendable, Equatable {
         let key = cookie.key
         if cookie.isExpired(now: now) { return delete(key) }
         var c = cookie
+        deleted.remove(key)
         if let old = cookies[key] {
             c.created = old.created
             if old == c { return false }
+            cookies[key] = c  // the same key: the same domain, counted already
         } else {
-            // Counted only once the jar could hold a full domain (a lookup per new cookie).
-            let sameDomain = cookies.count < Self.maximumCookiesPerDomain ? [] : cookies.values.filter { $0.domain == c.domain }
-            if sameDomain.count >= Self.maximumCookiesPerDomain, let oldest = sameDomain.min(by: Self.olderFirst) {
-                cookies.removeValue(forKey: oldest.key)
-            } else if cookies.count >= Self.maximumCookies, let oldest = cookies.values.min(by: Self.olderFirst) {
-                cookies.removeValue(forKey: oldest.key)
-            }
+            insert(c)
         }
-        deleted.remove(key)
-        cookies[key] = c
+        return true
+    }
+
+    /// Adds a cookie under a key the jar does not hold, first making room: the domain's oldest
+    /// goes when the domain is full, else the jar's oldest when the jar is.
+    private mutating func insert(_ c: TransferCookie) {
+        if perDomain[c.domain, default: 0] >= Self.maximumCookiesPerDomain,
+           let oldest = cookies.values.filter({ $0.domain == c.domain }).min(by: Self.olderFirst) {
+            remove(oldest.key)
+        } else if cookies.count >= Self.maximumCookies, let oldest = cookies.values.min(by: Self.olderFirst) {
+            remove(oldest.key)
+        }
+        cookies[c.key] = c
+        perDomain[c.domain, default: 0] += 1
+    }
+
+    @discardableResult
+    private mutating func remove(_ key: TransferCookie.Key) -> Bool {
+        guard let old = cookies.removeValue(forKey: key) else { return false }
+        let left = perDomain[old.domain, default: 1] - 1
+        perDomain[old.domain] = left > 0 ? left : nil
         return true
     }
 
@@ -63,20 +81,20 @@ public struct CookieJar: Sendable, Equatable {
     @discardableResult
     public mutating func delete(_ key: TransferCookie.Key) -> Bool {
         deleted.insert(key)
-        return cookies.removeValue(forKey: key) != nil
+        return remove(key)
     }
 
     /// Drops expired cookies; true when any went.
     @discardableResult
     public mutating func removeExpired(now: Double) -> Bool {
         let gone = cookies.values.filter { $0.isExpired(now: now) }.map(\.key)
-        for k in gone { cookies.removeValue(forKey: k) }
+        for k in gone { remove(k) }
         return !gone.isEmpty
     }
 
     /// Drops the cookies that live only as long as the process (for a fresh process's view).
     public mutating func removeSessionCookies() {
-        cookies = cookies.filter { !$0.value.isSessionOnly }
+        for k in cookies.values.filter(\.isSessionOnly).map(\.key) { remove(k) }
     }
 
     /// The cookies for a request to `url` (RFC 6265 5.4): longer paths first, then older.
@@ -101,9 +119,10 @@ public struct CookieJar: Sendable, Equatable {
     }
 
     /// Adds the cookies of another jar that this one neither has nor deleted (another process's
-    /// writes, merged before this one writes the file).
+    /// writes, merged before this one writes the file), within the same caps, oldest first.
     public mutating func adoptMissing(from other: CookieJar) {
-        for (k, c) in other.cookies where cookies[k] == nil && !deleted.contains(k) { cookies[k] = c }
+        let missing = other.cookies.values.filter { cookies[$0.key] == nil && !deleted.contains($0.key) }
+        for c in missing.sorted(by: Self.olderFirst) { insert(c) }
     }
 
     // MARK: the Netscape format
