@@ -15,16 +15,7 @@ enum PrivateFile {
         let temp = dir + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return false }
-        let written = bytes.withUnsafeBytes { raw -> Bool in
-            var done = 0
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
-        }
+        let written = FileDescriptorWrite.all(bytes, to: fd) == nil
         // fchmod: a umask such as 0277 would have left it unwritable to its owner.
         let ok = written && fchmod(fd, 0o600) == 0 && fsync(fd) == 0
         close(fd)
