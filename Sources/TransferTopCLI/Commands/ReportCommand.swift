@@ -95,13 +95,7 @@ struct ReportCommand: ParsableCommand, CommandPlanning {
         // `-o /dev/stdout` or a pipe is written into, as a run's exports are.
         if try Preflight.isWritableStream(Preflight.absolutePath(output), "-o '\(shown)'") { return }
         try Preflight.refuseSocket(output, "-o '\(shown)'")
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDir) {
-            if isDir.boolValue { throw UsageError("-o '\(shown)' is a directory") }
-            if !request.force { throw UsageError("-o '\(shown)' exists (pass --force to replace it)") }
-        } else if !request.force, Preflight.isDanglingLink(output) {
-            throw UsageError("-o '\(shown)' exists, a link to nothing (pass --force to replace it)")
-        }
+        try Preflight.refuseExisting(output, "-o '\(shown)'", force: request.force)
     }
 
     static func emit(_ text: String, _ request: ReportRequest, out: Output) -> Int32 {

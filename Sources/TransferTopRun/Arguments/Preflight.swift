@@ -121,19 +121,21 @@ package enum Preflight {
             throw UsageError("\(option) '\(shown)': the directory is missing or not writable")
         }
         if downloads.contains(absolute) { throw UsageError("\(option) '\(shown)' is where a download of this run goes") }
-        if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDir) {
-            if isDir.boolValue { throw UsageError("\(option) '\(shown)' is a directory") }
-            if !force { throw UsageError("\(option) '\(shown)' exists (pass --force to replace it)") }
-        } else if !force, isDanglingLink(absolute) {
-            throw UsageError("\(option) '\(shown)' exists, a link to nothing (pass --force to replace it)")
-        }
+        try refuseExisting(absolute, "\(option) '\(shown)'", force: force)
     }
 
-    /// A symbolic link whose target is missing: `fileExists` says no, yet the name is taken
-    /// (the export's final link would fail at the end, after the run).
-    package static func isDanglingLink(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK && !FileManager.default.fileExists(atPath: path)
+    /// An output file's name that is taken: a directory always, anything else without
+    /// `--force` (a link to nothing too: `fileExists` says no, yet the final link of the file
+    /// would fail at the end, after the run).
+    package static func refuseExisting(_ path: String, _ named: String, force: Bool) throws(UsageError) {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            if isDir.boolValue { throw UsageError("\(named) is a directory") }
+            if !force { throw UsageError("\(named) exists (pass --force to replace it)") }
+        } else if !force {
+            var st = stat()
+            if lstat(path, &st) == 0 { throw UsageError("\(named) exists, a link to nothing (pass --force to replace it)") }
+        }
     }
 
     /// An output that names a device or a pipe (`StreamTarget`) is written into, not replaced:
