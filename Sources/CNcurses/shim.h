@@ -23,10 +23,13 @@ static inline WINDOW *_Nullable tt_curscr(void) { return curscr; }
 /// Whether terminfo knows terminal `name`: initscr() prints "Error opening terminal" and
 /// exits the process for one it does not, so the monitor asks first. setupterm with an error
 /// pointer returns instead of exiting; the TERMINAL it made is freed again. (Declared here
-/// rather than through <term.h>, whose macros name common words.)
+/// rather than through <term.h>, whose macros name common words; `struct term` is the type
+/// term.h calls TERMINAL. These match a non-reentrant ncursesw, as Debian's is: a reentrant
+/// build has no `cur_term` variable, and the link would say so.)
+struct term;
 extern int setupterm(const char *_Nullable term, int fd, int *_Nullable errret);
-extern int del_curterm(void *_Nullable oterm);
-extern void *_Nullable cur_term;
+extern int del_curterm(struct term *_Nullable oterm);
+extern struct term *_Nullable cur_term;
 static inline int tt_terminal_known(const char *_Nonnull name) {
     int err = 0;
     if (setupterm(name, 1, &err) != 0 || err != 1) return 0;

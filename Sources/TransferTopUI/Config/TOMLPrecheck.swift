@@ -13,7 +13,7 @@ import TransferModel
 /// URL silently became another).
 /// This is not a TOML parser: it follows strings, comments and brackets only far enough to
 /// find those spots and where each top-level statement starts (for `ConfigLineIndex`);
-/// everything else is toml++'s to judge. Valid TOML is never refused.
+/// everything else is toml++'s to judge. Valid TOML is never refused but for that NUL escape.
 enum TOMLPrecheck {
     /// The first unsafe spot, if any, and the line of every table header and key (the
     /// scanner passes each top-level statement to the `ConfigLineIndex`).
@@ -152,8 +152,6 @@ enum TOMLPrecheck {
             }
         }
 
-        /// A basic or literal string, one-line or multi-line; a closing triple quote may be
-        /// followed by up to two more quotes that belong to the content (`"""a""""`).
         /// At a basic string's backslash: notes a NUL escape (the first one).
         mutating func noteNulEscape() {
             guard nulEscape == nil else { return }
@@ -162,6 +160,8 @@ enum TOMLPrecheck {
             nulEscape = fail("a string holds \\u0000 (NUL), which no header, URL or name can carry")
         }
 
+        /// A basic or literal string, one-line or multi-line; a closing triple quote may be
+        /// followed by up to two more quotes that belong to the content (`"""a""""`).
         mutating func skipString() {
             let q = s[i]
             let triple = peek(1) == q && peek(2) == q

@@ -26,7 +26,7 @@ extension ScreenRenderer {
         case .newTaskURL(let session): return "new task in session \(session), URL: "
         case .taskRateLimit(let id): return "limit task \(model.taskLabel(id)) to (500K, 2M, 0 none): "
         case .sessionRateLimit(let session):
-            let name = DaemonRows.owns(session) ? model.sessionLabel(session) : "session \(session)"
+            let name = DaemonRows.owns(session) && model.session(session) != nil ? model.sessionLabel(session) : "session \(session)"
             return "limit \(name) to (500K, 2M, 0 none): "
         }
     }
