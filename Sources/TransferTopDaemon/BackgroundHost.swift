@@ -232,7 +232,8 @@ final class BackgroundHost: @unchecked Sendable {
             }
             guard first else { return }
             let key = TaskKey(session: hosted.session, number: number)
-            let error = hosted.runner.placementError(s.id) ?? s.error.map { "\($0)" }
+            // A file the runner could not place is said as it said it (the owner error).
+            let error = task.ownerError?.message ?? s.error.map { "\($0)" }
             let resume = s.error?.resumeData.flatMap { try? ResumeData(decoding: $0).withoutCredentials().encoded() }
             let status: BackgroundTaskStatus, event: JournalEvent
             do {

@@ -137,6 +137,9 @@ public class TransferTask: @unchecked Sendable, Identifiable, CustomStringConver
     /// place the file): snapshots show it as the task's error, so every view and export tells
     /// the same outcome. `error`, URLSession's, stays the transfer's own.
     public func setOwnerError(_ error: TransferError) { core.withLock { $0.ownerError = error } }
+
+    /// What `setOwnerError` recorded.
+    public var ownerError: TransferError? { core.withLock { $0.ownerError } }
 }
 
 /// A task whose response body is collected in memory or delivered to the delegate.

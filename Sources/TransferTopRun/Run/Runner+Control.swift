@@ -131,15 +131,14 @@ extension Runner {
         return session.writeCookies(to: jar) ? [] : ["cannot write the cookie jar '\(SafeQuote.quote(jar))'"]
     }
 
-    public func placementError(_ id: TaskID) -> String? { state.withLock { $0.placementErrors[id] } }
-
-    /// Whether a task counts as a success for the exit status: completed, no error, a 2xx
-    /// response (or none needed: file URLs), and its file placed.
     /// Tasks that have completed so far (line mode's progress line).
     public var finishedCount: Int { state.withLock { $0.finished.count } }
 
+    /// Whether a task counts as a success for the exit status: completed, no error (a file
+    /// that could not be placed is one: the snapshot carries it), and a 2xx response (or none
+    /// needed: file URLs).
     public func succeeded(_ t: TaskSnapshot) -> Bool {
-        guard t.state == .completed, t.error == nil, placementError(t.id) == nil else { return false }
+        guard t.state == .completed, t.error == nil else { return false }
         guard let status = t.statusCode else { return !(t.currentURL.hasPrefix("http")) }
         return (200..<300).contains(status)
     }

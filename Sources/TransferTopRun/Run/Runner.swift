@@ -38,7 +38,6 @@ public final class Runner: @unchecked Sendable {
         var tasks: [TaskID: TransferTask] = [:]
         package var plans: [TaskID: TaskPlan] = [:]
         var finished: Set<TaskID> = []
-        var placementErrors: [TaskID: String] = [:]
         /// `--upload -` gave standard input to a task already.
         var standardInputTaken = false
         /// Uploads from a FIFO, device or socket whose stream was given (once each).
@@ -329,7 +328,6 @@ extension Runner {
     /// outcome: the completion journal, the task's output path, the resume record it ends.
     private func placing(_ session: TransferSession, _ task: TransferDownloadTask, size: Int64? = nil,
                          _ place: () throws -> String?) {
-        let tid = TaskID(session: session.sessionID, task: task.taskIdentifier)
         do {
             guard let path = try place() else { return }
             recordCompletion(task, in: session, path: path, size: size)
@@ -338,7 +336,6 @@ extension Runner {
                 store?.remove(url: task.originalRequest.url.absoluteString, outputDirectory: plan.outputDirectory)
             }
         } catch {
-            state.withLock { $0.placementErrors[tid] = "\(error)" }
             // The task's own line, row and exports say it (not a separate note).
             task.setOwnerError(TransferError(.cannotWriteToFile, "\(error)"))
         }
