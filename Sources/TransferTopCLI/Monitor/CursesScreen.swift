@@ -1,5 +1,6 @@
 import CNcurses
 import Foundation
+import TransferKit
 import TransferTopUI
 
 /// The only code that calls ncurses, and only from the UI loop's thread (one
@@ -25,7 +26,18 @@ final class CursesScreen {
     }
 
     /// Whether terminfo has an entry for `terminal` (initscr exits the process when not).
-    static func knows(terminal: String) -> Bool { tt_terminal_known(terminal) == 1 }
+    /// Asked once per process: a command decides monitor or line mode in two or three places,
+    /// and each answer reads the terminfo file.
+    static func knows(terminal: String) -> Bool {
+        known.withLock { cache in
+            if let (name, answer) = cache, name == terminal { return answer }
+            let answer = tt_terminal_known(terminal) == 1
+            cache = (terminal, answer)
+            return answer
+        }
+    }
+
+    private static let known = Locked<(String, Bool)?>(nil)
 
     /// Takes over the terminal: locale, raw-ish keyboard, no echo, keypad, frame-time reads.
     init(environment: [String: String], inputIsTerminal: Bool) {
